@@ -1,0 +1,101 @@
+"""``truco bench``: the engine's speed on complete random matches, one core.
+
+The random policy is the one other truco engines' benchmarks use: uniform over the legal
+actions except ``mazo`` (unless it is the only one) and megaphone words. Each timed step
+is: legal-action generation, the random pick, applying the action.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import time
+from dataclasses import asdict, dataclass
+
+from .actions import MAZO
+from .deal import StreamDealer
+from .game import Game
+from .rules import Rules
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    players: int
+    flor: bool
+    hands_per_s: float
+    matches_per_s: float
+    us_per_action: float
+
+
+def play_random_matches(rules: Rules, seconds: float, seed: int | None = None) -> BenchResult:
+    """Play whole random matches for about ``seconds``; return the rates."""
+    rng = random.Random(seed)
+    randbelow = rng._randbelow  # type: ignore[attr-defined]
+    dealer = StreamDealer(rng)
+    hands = matches = actions = 0
+    clock = time.perf_counter
+    start = clock()
+    deadline = start + seconds
+    while True:
+        game = Game(rules, first_mano=randbelow(rules.players), dealer=dealer)
+        actors = game.actors
+        legal_actions = game.legal_actions
+        apply = game.push
+        while game.winner < 0:
+            seats = actors()
+            seat = seats[0] if len(seats) == 1 else seats[randbelow(len(seats))]
+            legal = legal_actions(seat, False)
+            count = len(legal)
+            if count > 1 and legal[-1] == MAZO:
+                count -= 1
+            apply(seat, legal[randbelow(count)])
+            actions += 1
+        hands += len(game.history)
+        matches += 1
+        if clock() >= deadline:
+            break
+    elapsed = clock() - start
+    return BenchResult(
+        players=rules.players,
+        flor=rules.flor,
+        hands_per_s=hands / elapsed,
+        matches_per_s=matches / elapsed,
+        us_per_action=elapsed / actions * 1e6,
+    )
+
+
+def median_result(results: list[BenchResult]) -> BenchResult:
+    first = results[0]
+    return BenchResult(
+        players=first.players,
+        flor=first.flor,
+        hands_per_s=statistics.median(r.hands_per_s for r in results),
+        matches_per_s=statistics.median(r.matches_per_s for r in results),
+        us_per_action=statistics.median(r.us_per_action for r in results),
+    )
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    players = args.players or [2, 4, 6]
+    flors = [True] if args.flor else [False, True]
+    results = []
+    for n in players:
+        for flor in flors:
+            rules = Rules(players=n, flor=flor)
+            runs = [
+                play_random_matches(rules, args.seconds, None if args.seed is None else args.seed + i)
+                for i in range(max(1, args.runs))
+            ]
+            result = median_result(runs)
+            results.append(result)
+            if not args.json:
+                print(
+                    f"{rules.describe():<22} {result.hands_per_s:>10,.0f} hands/s "
+                    f"{result.matches_per_s:>8,.1f} matches/s {result.us_per_action:>6.2f} µs/action",
+                    flush=True,
+                )
+    if args.json:
+        print(json.dumps([asdict(r) for r in results]))
+    return 0

@@ -1,0 +1,68 @@
+"""The ``truco`` command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from .record import RecordError, load_record, replay
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    name = args.file
+    try:
+        if name == "-":
+            text = sys.stdin.buffer.read()
+        else:
+            with open(name, "rb") as f:
+                text = f.read()
+    except OSError as exc:
+        print(f"truco replay: cannot read {name}: {exc.strerror}", file=sys.stderr)
+        return 2
+    try:
+        result = replay(load_record(text))
+    except RecordError as exc:
+        print(f"truco replay: {name}: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(result.to_json(), ensure_ascii=False))
+    return 1 if result.error else 0
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import run_bench
+
+    return run_bench(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="truco", description="Argentine truco.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("replay", help="replay a game record and print what each hand scored")
+    p.add_argument("file", metavar="FILE", help="a truco-record/1 file, or - for standard input")
+    p.set_defaults(func=_cmd_replay)
+
+    p = sub.add_parser("bench", help="play random matches and report the engine's speed")
+    p.add_argument("--players", type=int, choices=(2, 4, 6), action="append")
+    p.add_argument("--flor", action="store_true", default=None, help="only tables con flor")
+    p.add_argument("--seconds", type=float, default=2.0, help="time per table (default 2)")
+    p.add_argument("--runs", type=int, default=3, help="runs per table; the median is reported")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--json", action="store_true", help="print a JSON list")
+    p.set_defaults(func=_cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.func(args)
+    except KeyboardInterrupt:
+        return 130
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

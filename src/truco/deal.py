@@ -1,0 +1,64 @@
+"""Where the cards of each hand come from.
+
+A dealer gives the three cards of every seat for hand number ``hand_index`` (counted
+from 0 over the whole match). Every hand is dealt from a fresh full deck.
+
+- :class:`SecureDealer` (the default): the operating system's cryptographically secure
+  generator; nobody can predict a deal.
+- :class:`SeededDealer`: reproducible from a seed, hand by hand (records, tests, arenas);
+  a record that carries ``seed`` instead of ``deal`` is replayed with it.
+- :class:`StreamDealer`: draws from a ``random.Random`` you own (fast; simulations).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Protocol
+
+from .cards import DECK
+
+Deal = tuple[tuple[int, ...], ...]
+
+
+class Dealer(Protocol):
+    def deal(self, players: int, hand_index: int) -> Deal: ...
+
+
+def _split(cards: list[int], players: int) -> Deal:
+    return tuple(tuple(cards[3 * i : 3 * i + 3]) for i in range(players))
+
+
+class SecureDealer:
+    """Deals with :class:`random.SystemRandom` (``os.urandom``)."""
+
+    def __init__(self) -> None:
+        self._rng = random.SystemRandom()
+
+    def deal(self, players: int, hand_index: int) -> Deal:
+        return _split(self._rng.sample(DECK, 3 * players), players)
+
+
+class SeededDealer:
+    """The deal of hand ``h`` depends only on ``(seed, h)``: any hand can be reproduced
+    without the ones before it.
+
+    >>> SeededDealer(7).deal(2, 3) == SeededDealer(7).deal(2, 3)
+    True
+    """
+
+    def __init__(self, seed: int | str) -> None:
+        self.seed = seed
+
+    def deal(self, players: int, hand_index: int) -> Deal:
+        rng = random.Random(f"truco-record/1:{self.seed}:{hand_index}")
+        return _split(rng.sample(DECK, 3 * players), players)
+
+
+class StreamDealer:
+    """Draws successive deals from one ``random.Random`` (cheap; for simulations)."""
+
+    def __init__(self, rng: random.Random | int | None = None) -> None:
+        self.rng = rng if isinstance(rng, random.Random) else random.Random(rng)
+
+    def deal(self, players: int, hand_index: int) -> Deal:
+        return _split(self.rng.sample(DECK, 3 * players), players)
