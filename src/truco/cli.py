@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from collections.abc import Sequence
 
 from .record import RecordError, load_record, replay
+
+
+#: Modules with a ``register(subparsers)`` function that adds their commands.
+_COMMAND_MODULES: list[str] = []
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -52,6 +57,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--json", action="store_true", help="print a JSON list")
     p.set_defaults(func=_cmd_bench)
+
+    # Each part of the package adds its own commands (arena, serve, play, ...).
+    for module_name in _COMMAND_MODULES:
+        module = importlib.import_module(module_name)
+        module.register(sub)
     return parser
 
 

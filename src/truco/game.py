@@ -98,6 +98,7 @@ class HandResult:
     chicos: tuple[int, int]
     pica_pica: bool
     revealed: tuple[tuple[int, tuple[int, ...]], ...]
+    showdowns: tuple[tuple[Declaration, ...], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +121,7 @@ class Game:
         "rules", "n", "target", "dealer", "seed", "first_mano",
         "_score", "_chicos", "winner", "hand_index", "mano", "chico_over", "history",
         "pica_started", "pica_now", "cards", "dealt", "actions", "needs_deal",
-        "rounds", "in_hand", "rmano", "rdealer", "played_any", "baza", "leader", "table",
+        "rounds", "participants", "in_hand", "rmano", "rdealer", "played_any", "baza", "leader", "table",
         "baza_played", "results", "turn", "truco_level", "truco_owner", "pending",
         "envido_state", "chain", "showdowns", "flor_holder", "flor_sung", "flor_state",
         "flor_team", "why_flor", "why_envido", "why_truco", "reveal", "notes",
@@ -366,6 +367,7 @@ class Game:
 
     def _reset_round_state(self, seats: tuple[int, ...]) -> None:
         n = self.n
+        self.participants = seats
         self.in_hand = [False] * n
         for s in seats:
             self.in_hand[s] = True
@@ -690,6 +692,7 @@ class Game:
                 chicos=(self._chicos[0], self._chicos[1]),
                 pica_pica=was_pica,
                 revealed=tuple(self.reveal),
+                showdowns=tuple(self.showdowns),
             )
         )
         # pica-pica: the hand after a team first reaches 5, then every other hand below 25
@@ -743,7 +746,7 @@ class Game:
 
 _SCALARS = (
     "rules", "n", "target", "dealer", "seed", "first_mano", "winner", "hand_index", "mano",
-    "chico_over", "pica_started", "pica_now", "dealt", "needs_deal", "rmano", "rdealer",
+    "chico_over", "pica_started", "pica_now", "dealt", "participants", "needs_deal", "rmano", "rdealer",
     "baza", "leader", "turn", "truco_level", "truco_owner", "envido_state", "flor_state",
     "flor_team",
 )  # fmt: skip
