@@ -102,6 +102,24 @@ class HandResult:
 
 
 @dataclass(frozen=True, slots=True)
+class MatchPosition:
+    """Where a match stands at the start of a hand: all that the next hands depend
+    on besides the cards. Public: every seat knows it."""
+
+    rules: Rules
+    first_mano: int
+    hand_index: int
+    score: tuple[int, int]
+    chicos: tuple[int, int]
+    pica_started: bool = False
+    pica_now: bool = False
+
+    @property
+    def mano(self) -> int:
+        return (self.first_mano + self.hand_index) % self.rules.players
+
+
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """The end of a match: the winning team and the chicos."""
 
@@ -174,6 +192,46 @@ class Game:
         self._reset_round_state(())
         if self.dealer is not None:
             self.deal(self.dealer.deal(self.n, 0))
+
+    @classmethod
+    def at_position(
+        cls,
+        position: MatchPosition,
+        *,
+        seed: int | str | None = None,
+        dealer: Dealer | None = None,
+        manual_deal: bool = False,
+    ) -> Game:
+        """A game that starts at ``position``, its hand not dealt yet (with
+        ``manual_deal``) or dealt by ``dealer``/``seed``/the secure shuffle.
+        Search bots use it to rebuild a hand from what a seat has seen."""
+        game = cls(position.rules, first_mano=position.first_mano, manual_deal=True)
+        game._score = list(position.score)
+        game._chicos = list(position.chicos)
+        game.hand_index = position.hand_index
+        game.mano = position.mano
+        game.pica_started = position.pica_started
+        game.pica_now = position.pica_now
+        game.seed = seed
+        if not manual_deal:
+            game.dealer = dealer or (SeededDealer(seed) if seed is not None else SecureDealer())
+            game.deal(game.dealer.deal(game.n, game.hand_index))
+        return game
+
+    def position(self) -> MatchPosition:
+        """The match position at the start of the current hand (or of the next hand
+        to deal). Points of a hand are only added when it closes, so the score is the
+        one the hand started with."""
+        score = (0, 0) if self.chico_over else self.score
+        return MatchPosition(
+            self.rules,
+            self.first_mano,
+            self.hand_index,
+            score,
+            self.chicos,
+            self.pica_started and not self.chico_over,
+            self.pica_now,
+        )
 
     # ------------------------------------------------------------------ queries
     @property

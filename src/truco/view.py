@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from .actions import action_token, is_say
 from .cards import card_name
-from .game import PENDING_NAMES, Declaration, Game, HandResult
+from .game import PENDING_NAMES, Declaration, Game, HandResult, MatchPosition
 from .rules import Rules
 
 
@@ -57,6 +57,7 @@ class SeatView:
 
     seat: int | None
     rules: Rules
+    position: MatchPosition
     hand_index: int
     mano: int
     dealer: int
@@ -135,6 +136,7 @@ def seat_view(game: Game, seat: int | None) -> SeatView:
     return SeatView(
         seat=seat,
         rules=game.rules,
+        position=game.position(),
         hand_index=game.hand_index,
         mano=game.mano,
         dealer=game.dealer_seat,
