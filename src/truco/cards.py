@@ -87,6 +87,19 @@ def tanto(cards: Iterable[int]) -> int:
     return best
 
 
+_TANTO_CACHE: dict[int, int] = {}
+
+
+def hand_tanto(hand: tuple[int, ...]) -> int:
+    """:func:`tanto` of a dealt hand, memoized by the set of its cards (there are only
+    9,880 three-card hands)."""
+    key = (1 << hand[0]) | (1 << hand[1]) | (1 << hand[2])
+    value = _TANTO_CACHE.get(key)
+    if value is None:
+        value = _TANTO_CACHE[key] = tanto(hand)
+    return value
+
+
 def tanto_cards(cards: Sequence[int]) -> tuple[int, ...]:
     """The cards that make up a hand's tanto (shown when its envido wins)."""
     target = tanto(cards)

@@ -55,10 +55,22 @@ class SeededDealer:
 
 
 class StreamDealer:
-    """Draws successive deals from one ``random.Random`` (cheap; for simulations)."""
+    """Draws successive deals from one ``random.Random`` (cheap; for simulations).
+
+    A partial Fisher-Yates shuffle driven by ``random()``: the bias of scaling a
+    53-bit float to at most 40 choices is below 1e-14, irrelevant for simulations
+    (the secure and seeded dealers use exact sampling).
+    """
 
     def __init__(self, rng: random.Random | int | None = None) -> None:
         self.rng = rng if isinstance(rng, random.Random) else random.Random(rng)
 
     def deal(self, players: int, hand_index: int) -> Deal:
-        return _split(self.rng.sample(DECK, 3 * players), players)
+        deck = list(DECK)
+        uniform = self.rng.random
+        for i in range(3 * players):
+            j = i + int(uniform() * (40 - i))
+            deck[i], deck[j] = deck[j], deck[i]
+        if players == 2:
+            return ((deck[0], deck[1], deck[2]), (deck[3], deck[4], deck[5]))
+        return _split(deck, players)

@@ -22,6 +22,7 @@ the state is a handful of flat lists, so :meth:`Game.clone` is a shallow copy.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from . import scoring
 from .actions import (
@@ -42,7 +43,7 @@ from .actions import (
     action_token,
     parse_action,
 )
-from .cards import STRENGTH, flor_value, has_flor, tanto, tanto_cards
+from .cards import STRENGTH, flor_value, has_flor, hand_tanto, tanto_cards
 from .deal import Deal, Dealer, SecureDealer, SeededDealer
 from .rules import Rules
 
@@ -63,6 +64,27 @@ _ORDER = {n: tuple(tuple((s + k) % n for k in range(1, n)) for s in range(n)) fo
 # _FROM[n][s]: all seats in playing order starting at s
 _FROM = {n: tuple(tuple((s + k) % n for k in range(n)) for s in range(n)) for n in (2, 4, 6)}
 _TEAM_SEATS = {n: (tuple(range(0, n, 2)), tuple(range(1, n, 2))) for n in (2, 4, 6)}
+_ALONE = tuple((s,) for s in range(6))
+
+# The calls after the cards on a seat's turn: [envido open][truco level, 3 = may not raise]
+_TURN_CALLS = tuple(
+    tuple(
+        (_ENVIDO_CALLS if envido_open else []) + ([TRUCO + level] if level < 3 else []) + [MAZO]
+        for level in range(4)
+    )
+    for envido_open in (False, True)
+)
+# The answers to a truco call: [el envido está primero][level called]
+_TRUCO_ANSWERS = tuple(
+    tuple(
+        [QUIERO, NO_QUIERO]
+        + ([TRUCO + level] if 0 < level < 3 else [])
+        + (_ENVIDO_CALLS if primero else [])
+        + [MAZO]
+        for level in range(4)
+    )
+    for primero in (False, True)
+)
 
 
 class IllegalAction(ValueError):
@@ -84,8 +106,7 @@ class Declaration:
     tanto: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class HandResult:
+class HandResult(NamedTuple):
     """A closed hand: what each team scored and why, and the match after it."""
 
     index: int
@@ -191,7 +212,7 @@ class Game:
         self.rounds: list[tuple[int, ...]] = []
         self._reset_round_state(())
         if self.dealer is not None:
-            self.deal(self.dealer.deal(self.n, 0))
+            self._start_hand(self.dealer.deal(self.n, 0))
 
     @classmethod
     def at_position(
@@ -215,7 +236,7 @@ class Game:
         game.seed = seed
         if not manual_deal:
             game.dealer = dealer or (SeededDealer(seed) if seed is not None else SecureDealer())
-            game.deal(game.dealer.deal(game.n, game.hand_index))
+            game._start_hand(game.dealer.deal(game.n, game.hand_index))
         return game
 
     def position(self) -> MatchPosition:
@@ -272,7 +293,7 @@ class Game:
             return ()
         pending = self.pending
         if not pending:
-            return (self.turn,)
+            return _ALONE[self.turn]
         kind, team, _ = pending[-1]
         in_hand = self.in_hand
         if kind == P_FLOR:
@@ -298,44 +319,35 @@ class Game:
         return acts
 
     def _flor_obliged(self, seat: int) -> bool:
+        """A flor holder who has not sung it must sing it before anything else."""
         return self.flor_holder[seat] and not self.flor_sung[seat]
 
     def _turn_actions(self, seat: int) -> list[int]:
         if self.flor_holder[seat] and not self.flor_sung[seat]:
             return [FLOR, MAZO]
-        acts = self.cards[seat][:]
-        if (
+        level = self.truco_level
+        envido_open = (
             self.envido_state == OPEN
             and self.baza == 0
-            and self.truco_level == 0
+            and level == 0
             and not self.played_any[self.rdealer]
             and self._is_pie(seat)
-        ):
-            acts += _ENVIDO_CALLS
-        level = self.truco_level
-        if level == 0:
-            acts.append(TRUCO)
-        elif level < 3 and self.truco_owner == seat & 1:
-            acts.append(TRUCO + level)
-        acts.append(MAZO)
-        return acts
+        )
+        if level and self.truco_owner != seat & 1:
+            level = 3  # only the team that accepted the last call may raise
+        return self.cards[seat] + _TURN_CALLS[envido_open][level]
 
     def _answers(self, seat: int, kind: int, level: int) -> list[int]:
         if kind == P_TRUCO:
             if self.flor_holder[seat] and not self.flor_sung[seat]:
                 return [FLOR, MAZO]
-            acts = [QUIERO, NO_QUIERO]
-            if level < 3:
-                acts.append(TRUCO + level)
-            if (
+            envido_primero = (
                 level == 1
                 and self.envido_state == OPEN
                 and self.baza == 0
                 and not self.played_any[self.rdealer]
-            ):
-                acts += _ENVIDO_CALLS  # el envido está primero
-            acts.append(MAZO)
-            return acts
+            )
+            return _TRUCO_ANSWERS[envido_primero][level][:]
         if kind == P_ENVIDO:
             if self.flor_holder[seat] and not self.flor_sung[seat]:
                 return [FLOR, MAZO]
@@ -376,10 +388,6 @@ class Game:
             raise IllegalAction(seat, action, why_illegal(self, seat, action))
         self._apply(seat, action)
 
-    def push(self, seat: int, action: int) -> None:
-        """Apply an action known to be legal (taken from :meth:`legal_actions`) without
-        checking it again: the fast path for search and simulations."""
-        self._apply(seat, action)
 
     def play(self, seat: int, token: str) -> None:
         """Apply an action written in the record notation (``"play 1e"``, ``"truco"``)."""
@@ -395,8 +403,12 @@ class Game:
         flat = [c for h in cards for c in h]
         if any(not (isinstance(c, int) and 0 <= c < 40) for c in flat) or len(set(flat)) != len(flat):
             raise ValueError("a deal must give distinct cards of the deck")
-        self.dealt = tuple(tuple(h) for h in cards)
-        self.cards = [list(h) for h in self.dealt]
+        self._start_hand(tuple(tuple(h) for h in cards))
+
+    def _start_hand(self, cards: Deal) -> None:
+        n = self.n
+        self.dealt = cards
+        self.cards = [list(h) for h in cards]
         self.actions = []
         self.why_flor = []
         self.why_envido = []
@@ -480,6 +492,10 @@ class Game:
                 self.flor_sung[seat] = True
             kind = P_CONTRAFLOR if action == CONTRAFLOR else P_AL_RESTO
             self.pending[-1] = (kind, 1 - (seat & 1), 0)
+
+    push = _apply
+    """Apply an action known to be legal (taken from :meth:`legal_actions`) without
+    checking it again: the fast path for search and simulations."""
 
     # -- cards and bazas
     def _play_card(self, seat: int, card: int) -> None:
@@ -611,7 +627,7 @@ class Game:
         for s in _FROM[self.n][self.rmano]:
             if not in_hand[s]:
                 continue
-            value = tanto(cards[s])
+            value = hand_tanto(cards[s])
             team = s & 1
             if value > best[1 - team] and value > best[team]:
                 words.append(Declaration(s, value))
@@ -767,7 +783,7 @@ class Game:
         self.hand_index += 1
         self.mano = (self.first_mano + self.hand_index) % self.n
         if self.dealer is not None:
-            self.deal(self.dealer.deal(self.n, self.hand_index))
+            self._start_hand(self.dealer.deal(self.n, self.hand_index))
 
     # ------------------------------------------------------------------ copies
     def clone(self) -> Game:
