@@ -1,0 +1,26 @@
+"""The research interface: truco in the shapes agents are trained on.
+
+- :mod:`truco.rl.game`: :class:`TrucoGame` / :class:`TrucoState`, OpenSpiel's API without
+  OpenSpiel (fixed action enumeration, chance nodes for the deal, information-state
+  strings and tensors, ``resample_from_infostate``).
+- :mod:`truco.rl.encoding`: what one seat knows, as a string and as fixed-shape tensors.
+- :mod:`truco.rl.env`: the PettingZoo AEC environment and a Gymnasium environment where
+  the other seats are bots of the project.
+- :mod:`truco.rl.policy_bot`: a trained policy seated as a :class:`truco.bots.Bot`.
+- :mod:`truco.rl.openspiel`: registration with ``pyspiel`` where OpenSpiel is installed.
+
+Needs the ``rl`` extra (``pip install 'truco-argento[rl]'``: numpy, gymnasium,
+pettingzoo); the rest of the package does not.
+
+>>> from truco.rl import TrucoGame
+>>> game = TrucoGame(players=2, flor=False)
+>>> state = game.new_initial_state()
+>>> state.is_chance_node(), game.num_distinct_actions()
+(True, 61)
+"""
+
+from __future__ import annotations
+
+from .game import CHANCE_PLAYER_ID, TERMINAL_PLAYER_ID, TrucoGame, TrucoState
+
+__all__ = ["CHANCE_PLAYER_ID", "TERMINAL_PLAYER_ID", "TrucoGame", "TrucoState"]
