@@ -1,0 +1,702 @@
+"""One live table: an asyncio actor that owns its :class:`~truco.game.Game`.
+
+Everything that changes a table goes through its inbox and is handled one message at
+a time by :meth:`Table.run`, so no locks are needed (the lichess model). Every change
+is an event with a version number; each connection gets the events it may see and
+its own seat's view, and a reconnecting client asks for the events after the last
+version it saw. Persistence is off the hot path: the actor hands snapshots to the
+:class:`~truco.server.store.Store` and never waits for the database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..actions import ActionError, action_token, is_play, is_say, parse_action
+from ..bots import Bot, make_bot
+from ..cards import card_name
+from ..deal import SecureDealer
+from ..game import Game, IllegalAction
+from ..record import game_to_record, record_from_json, replay
+from ..rules import Rules
+from ..view import public_hand, seat_view
+from .config import ServerConfig
+from .players import Player
+from .protocol import (
+    Act,
+    AddBot,
+    Back,
+    ClientMessage,
+    Ping,
+    RemoveBot,
+    Sit,
+    Stand,
+    Sync,
+    error_message,
+    public_hand_json,
+    view_json,
+)
+from .store import MatchRow, Store
+
+log = logging.getLogger("truco.server")
+
+Status = Literal["waiting", "playing", "finished"]
+#: who may see an event: everyone, one team, or one seat
+Audience = tuple[Literal["all"], None] | tuple[Literal["team", "seat"], int]
+EVERYONE: Audience = ("all", None)
+
+
+@dataclass(slots=True)
+class Seat:
+    """Who sits in a seat. A person covered by a bot (clock ran out, disconnected)
+    is ``away`` until they come back."""
+
+    kind: Literal["empty", "human", "bot"] = "empty"
+    player_id: str | None = None
+    name: str = ""
+    bot: str | None = None
+    away: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "player_id": self.player_id, "name": self.name, "bot": self.bot, "away": self.away}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Seat:
+        return cls(data["kind"], data.get("player_id"), data.get("name", ""), data.get("bot"), bool(data.get("away")))
+
+
+class Client:
+    """One WebSocket connection: what it may see and a bounded outbox of frames."""
+
+    def __init__(self, player: Player | None, outbox_size: int = 512) -> None:
+        self.player = player
+        self.outbox: asyncio.Queue[str | None] = asyncio.Queue(outbox_size)
+        self.sent_version = 0
+        self.closed = False
+        self.close_reason = ""
+
+    def send(self, message: dict[str, Any] | str) -> None:
+        if self.closed:
+            return
+        text = message if isinstance(message, str) else json.dumps(message)
+        try:
+            self.outbox.put_nowait(text)
+        except asyncio.QueueFull:
+            self.close("too slow: too many unread messages")
+
+    def close(self, reason: str) -> None:
+        """Ask the connection's sender to close with ``reason``."""
+        if self.closed:
+            return
+        self.closed = True
+        self.close_reason = reason
+        while True:  # make room for the closing sentinel
+            try:
+                self.outbox.put_nowait(None)
+                return
+            except asyncio.QueueFull:
+                self.outbox.get_nowait()
+
+
+# ------------------------------------------------------------------ inbox messages
+@dataclass(slots=True)
+class Join:
+    client: Client
+    since: int | None = None
+
+
+@dataclass(slots=True)
+class Leave:
+    client: Client
+
+
+@dataclass(slots=True)
+class Command:
+    client: Client
+    message: ClientMessage
+
+
+@dataclass(slots=True)
+class BotMove:
+    seat: int
+    action: int
+    move: int  # the move counter the bot thought about
+
+
+@dataclass(slots=True)
+class Stop:
+    pass
+
+
+@dataclass(slots=True)
+class TableEvent:
+    version: int
+    audience: Audience
+    body: dict[str, Any]
+
+
+class TableError(ValueError):
+    """A request the table refuses; ``code`` is a stable short name."""
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+
+@dataclass
+class Table:
+    """A table: its options, seats, the match, the connections, and the actor loop."""
+
+    id: str
+    name: str
+    rules: Rules
+    config: ServerConfig
+    store: Store | None
+    creator: str | None = None
+    turn_seconds: float = 30.0
+    seats: list[Seat] = field(default_factory=list)
+    status: Status = "waiting"
+    game: Game | None = None
+    version: int = 0
+    created_at: float = field(default_factory=time.time)
+    inbox: asyncio.Queue[Join | Leave | Command | BotMove | Stop] = field(default_factory=asyncio.Queue)
+    clients: set[Client] = field(default_factory=set)
+    events: deque[TableEvent] = field(init=False)
+    committed: dict[int, int] = field(default_factory=dict)
+    moves: int = 0  # counts the actions that change whose turn it is
+    clock_deadline: float | None = None
+    clock_total: float = 0.0
+    reconnect_deadlines: dict[int, float] = field(default_factory=dict)
+    bots: dict[int, Bot] = field(default_factory=dict)
+    thinking: int | None = None  # the move counter a bot is thinking about
+    task: asyncio.Task[None] | None = None
+    _dirty: bool = False
+    _summary_cache: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.seats:
+            self.seats = [Seat() for _ in range(self.rules.players)]
+        self.events = deque(maxlen=self.config.event_buffer)
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self) -> None:
+        self.task = asyncio.create_task(self.run(), name=f"table-{self.id}")
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            await self.inbox.put(Stop())
+            await self.task
+            self.task = None
+
+    async def run(self) -> None:
+        """The actor loop: one message at a time, then timers, bots, broadcast."""
+        loop = asyncio.get_running_loop()
+        self._settle()
+        while True:
+            deadline = self._next_deadline()
+            try:
+                if deadline is None:
+                    message = await self.inbox.get()
+                else:
+                    message = await asyncio.wait_for(self.inbox.get(), max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                self._on_timers(loop.time())
+            else:
+                if isinstance(message, Stop):
+                    for client in list(self.clients):
+                        client.close("the server is stopping")
+                    return
+                try:
+                    self._handle(message)
+                except Exception:  # a bug must not take the table down
+                    log.exception("table %s: error handling %r", self.id, message)
+            self._settle()
+
+    # ------------------------------------------------------------------ handling
+    def _handle(self, message: Join | Leave | Command | BotMove) -> None:
+        if isinstance(message, Join):
+            self._join(message.client, message.since)
+        elif isinstance(message, Leave):
+            self._leave(message.client)
+        elif isinstance(message, BotMove):
+            self._bot_move(message)
+        else:
+            client, msg = message.client, message.message
+            try:
+                self._command(client, msg)
+            except TableError as exc:
+                client.send(error_message(exc.code, exc.reason))
+
+    def _command(self, client: Client, msg: ClientMessage) -> None:
+        if isinstance(msg, Ping):
+            client.send({"type": "pong", "v": self.version})
+        elif isinstance(msg, Sync):
+            self._send_since(client, msg.since)
+        elif isinstance(msg, Act):
+            self._act(client, msg.action)
+        elif isinstance(msg, Back):
+            seat = self._seat_of(client)
+            if seat is None:
+                raise TableError("not_seated", "you have no seat at this table")
+            self._set_away(seat, False, "back")
+        elif isinstance(msg, Sit):
+            self._sit(client, msg.seat)
+        elif isinstance(msg, Stand):
+            self._stand(client)
+        elif isinstance(msg, AddBot):
+            self._add_bot(client, msg.seat, msg.level)
+        elif isinstance(msg, RemoveBot):
+            self._remove_bot(client, msg.seat)
+
+    # ------------------------------------------------------------------ connections
+    def _join(self, client: Client, since: int | None) -> None:
+        self.clients.add(client)
+        seat = self._seat_of(client)
+        if seat is not None:
+            self.reconnect_deadlines.pop(seat, None)
+            if self.seats[seat].away:
+                self._set_away(seat, False, "reconnected")
+            self._emit({"kind": "presence", "seat": seat, "connected": True})
+        if since is not None:
+            self._send_since(client, since)
+        else:
+            self._send_full(client)
+
+    def _leave(self, client: Client) -> None:
+        self.clients.discard(client)
+        seat = self._seat_of(client)
+        if seat is None or any(self._seat_of(c) == seat for c in self.clients):
+            return
+        self._emit({"kind": "presence", "seat": seat, "connected": False})
+        if self.status == "playing":
+            self.reconnect_deadlines[seat] = asyncio.get_running_loop().time() + self.config.disconnect_grace
+
+    def _seat_of(self, client: Client) -> int | None:
+        if client.player is None:
+            return None
+        for i, seat in enumerate(self.seats):
+            if seat.kind == "human" and seat.player_id == client.player.id:
+                return i
+        return None
+
+    def _connected(self, seat: int) -> bool:
+        return any(self._seat_of(c) == seat for c in self.clients)
+
+    # ------------------------------------------------------------------ seating
+    def _require_waiting(self) -> None:
+        if self.status != "waiting":
+            raise TableError("started", "the match has started: seats cannot change now")
+
+    def _sit(self, client: Client, seat: int) -> None:
+        if client.player is None:
+            raise TableError("no_player", "sitting needs a guest token (POST /api/guest)")
+        self._require_waiting()
+        if seat >= len(self.seats):
+            raise TableError("no_seat", f"there is no seat {seat} at a {len(self.seats)}-player table")
+        if self.seats[seat].kind != "empty":
+            raise TableError("seat_taken", f"seat {seat} is taken")
+        old = self._seat_of(client)
+        if old is not None:
+            self.seats[old] = Seat()
+        self.seats[seat] = Seat("human", client.player.id, client.player.name)
+        self._emit({"kind": "seated", "seat": seat, "name": client.player.name, "from": old})
+        self.start_if_full()
+
+    def _stand(self, client: Client) -> None:
+        self._require_waiting()
+        seat = self._seat_of(client)
+        if seat is None:
+            raise TableError("not_seated", "you have no seat at this table")
+        self.seats[seat] = Seat()
+        self._emit({"kind": "stood", "seat": seat})
+
+    def _require_creator(self, client: Client) -> None:
+        if client.player is None or client.player.id != self.creator:
+            raise TableError("not_creator", "only the table's creator seats and removes bots")
+
+    def _add_bot(self, client: Client, seat: int, level: str) -> None:
+        self._require_creator(client)
+        self._require_waiting()
+        if seat >= len(self.seats):
+            raise TableError("no_seat", f"there is no seat {seat} at a {len(self.seats)}-player table")
+        if self.seats[seat].kind != "empty":
+            raise TableError("seat_taken", f"seat {seat} is taken")
+        try:
+            self.bots[seat] = make_bot(level)
+        except ValueError as exc:
+            raise TableError("bad_bot", str(exc)) from None
+        self.seats[seat] = Seat("bot", None, f"Bot {level}", level)
+        self._emit({"kind": "seated", "seat": seat, "name": self.seats[seat].name, "bot": level})
+        self.start_if_full()
+
+    def _remove_bot(self, client: Client, seat: int) -> None:
+        self._require_creator(client)
+        self._require_waiting()
+        if seat >= len(self.seats) or self.seats[seat].kind != "bot":
+            raise TableError("no_bot", f"there is no bot in seat {seat}")
+        self.seats[seat] = Seat()
+        self.bots.pop(seat, None)
+        self._emit({"kind": "stood", "seat": seat})
+
+    def start_if_full(self) -> None:
+        if any(seat.kind == "empty" for seat in self.seats):
+            return
+        self.game = Game(self.rules, first_mano=secrets.randbelow(self.rules.players))
+        self.status = "playing"
+        self._emit({"kind": "start", "first_mano": self.game.first_mano})
+        self._emit({"kind": "deal", "hand": self.game.hand_index, "mano": self.game.mano})
+        self._after_move()
+
+    # ------------------------------------------------------------------ playing
+    def _act(self, client: Client, token: str) -> None:
+        seat = self._seat_of(client)
+        if seat is None:
+            raise TableError("not_seated", "you have no seat at this table: spectators cannot act")
+        game = self.game
+        if game is None or self.status != "playing":
+            raise TableError("not_playing", "the match is not being played")
+        try:
+            action = parse_action(token)
+        except ActionError as exc:
+            raise TableError("bad_action", str(exc)) from None
+        if self.seats[seat].away:
+            self._set_away(seat, False, "back")
+        if is_play(action) and not self._on_turn(seat):
+            self._commit(seat, action)
+            return
+        try:
+            self._apply(seat, action, "player")
+        except IllegalAction as exc:
+            raise TableError("illegal", exc.reason) from None
+
+    def _on_turn(self, seat: int) -> bool:
+        game = self.game
+        assert game is not None
+        return not game.pending and game.turn == seat and not game.needs_deal
+
+    def _commit(self, seat: int, card: int) -> None:
+        """A card released before its turn: it goes down when the turn comes."""
+        game = self.game
+        assert game is not None
+        if not game.in_hand[seat] or card not in game.cards[seat]:
+            raise TableError("illegal", f"{card_name(card)} is not in your hand")
+        if seat in self.committed:
+            raise TableError(
+                "illegal", f"{card_name(self.committed[seat])} is already committed: a card released cannot be taken back"
+            )
+        self.committed[seat] = card
+        self._emit({"kind": "committed", "seat": seat, "card": card_name(card)}, ("seat", seat))
+
+    def _apply(self, seat: int, action: int, by: str) -> None:
+        game = self.game
+        assert game is not None
+        hands = len(game.history)
+        hand = game.hand_index
+        game.apply(seat, action)
+        self._dirty = True
+        audience: Audience = ("team", seat & 1) if is_say(action) else EVERYONE
+        self._emit({"kind": "action", "hand": hand, "seat": seat, "action": action_token(action), "by": by}, audience)
+        if is_say(action):
+            return
+        if self.committed.get(seat) == action:
+            del self.committed[seat]
+        if len(game.history) > hands:
+            self.committed.clear()
+            self._emit({"kind": "hand_closed", **public_hand_json(public_hand(game.history[-1]))})
+            if game.is_over:
+                self.status = "finished"
+                self._emit({"kind": "over", "winner": game.winner, "chicos": list(game.chicos)})
+            else:
+                self._emit({"kind": "deal", "hand": game.hand_index, "mano": game.mano})
+        self._after_move()
+
+    def _after_move(self) -> None:
+        self.moves += 1
+        self.clock_deadline = None
+
+    def _bot_move(self, move: BotMove) -> None:
+        if self.thinking == move.move:
+            self.thinking = None
+        game = self.game
+        if (
+            game is None
+            or self.status != "playing"
+            or move.move != self.moves
+            or not self._bot_controls(move.seat)
+            or move.action not in game.legal_actions(move.seat, megaphone=False)
+        ):
+            return
+        self._apply(move.seat, move.action, "bot")
+
+    def _bot_controls(self, seat: int) -> bool:
+        info = self.seats[seat]
+        return info.kind == "bot" or (info.kind == "human" and info.away)
+
+    def _set_away(self, seat: int, away: bool, why: str) -> None:
+        if self.seats[seat].away == away:
+            return
+        self.seats[seat].away = away
+        self._dirty = True
+        self._emit({"kind": "away", "seat": seat, "away": away, "why": why})
+        if not away:
+            self.clock_deadline = None  # the returning player gets a fresh clock
+
+    # ------------------------------------------------------------------ timers, bots
+    def _next_deadline(self) -> float | None:
+        times = list(self.reconnect_deadlines.values())
+        if self.clock_deadline is not None:
+            times.append(self.clock_deadline)
+        return min(times) if times else None
+
+    def _on_timers(self, now: float) -> None:
+        for seat, when in list(self.reconnect_deadlines.items()):
+            if when <= now:
+                del self.reconnect_deadlines[seat]
+                self._set_away(seat, True, "disconnected")
+        if self.clock_deadline is not None and self.clock_deadline <= now and self.game is not None:
+            self.clock_deadline = None
+            for seat in self.game.actors():
+                if self.seats[seat].kind == "human":
+                    self._set_away(seat, True, "clock")
+
+    def _settle(self) -> None:
+        """After each message: committed cards, the clock, bots, saving, broadcast."""
+        game = self.game
+        if game is not None and self.status == "playing":
+            self._play_committed()
+            self._run_clock()
+            self._wake_bot()
+        if self._dirty:
+            self._dirty = False
+            if self.store is not None:
+                self.store.save_soon(self.snapshot())
+        self._broadcast()
+
+    def _play_committed(self) -> None:
+        game = self.game
+        assert game is not None
+        progress = True
+        while progress and self.status == "playing":
+            progress = False
+            for seat, card in list(self.committed.items()):
+                if card not in game.cards[seat] or not game.in_hand[seat]:
+                    del self.committed[seat]
+                elif self._on_turn(seat) and card in game.legal_actions(seat, megaphone=False):
+                    self._apply(seat, card, "committed")
+                    progress = True
+                    break
+
+    def _human_actors(self) -> list[int]:
+        assert self.game is not None
+        return [s for s in self.game.actors() if self.seats[s].kind == "human" and not self.seats[s].away]
+
+    def _run_clock(self) -> None:
+        if self.turn_seconds <= 0 or self.clock_deadline is not None:
+            return
+        if self._human_actors():
+            self.clock_total = self.turn_seconds
+            self.clock_deadline = asyncio.get_running_loop().time() + self.turn_seconds
+
+    def _wake_bot(self) -> None:
+        game = self.game
+        assert game is not None
+        if self.thinking == self.moves or self._human_actors():
+            return
+        seats = [s for s in game.actors() if self._bot_controls(s)]
+        if not seats:
+            return
+        seat = seats[0]
+        bot = self.bots.get(seat)
+        if bot is None or self.seats[seat].kind == "human":
+            bot = self.bots[seat] = make_bot(self.seats[seat].bot or self.config.cover_bot)
+        view = seat_view(game, seat)
+        legal = game.legal_actions(seat, megaphone=False)
+        self.thinking = self.moves
+        asyncio.create_task(self._think(bot, seat, view, legal, self.moves))
+
+    async def _think(self, bot: Bot, seat: int, view: Any, legal: list[int], move: int) -> None:
+        if self.config.bot_delay > 0:
+            await asyncio.sleep(self.config.bot_delay)
+        if bot.name == "random":
+            action = bot.choose(view, legal, self.rules)
+        else:
+            action = await asyncio.to_thread(bot.choose, view, legal, self.rules)
+        await self.inbox.put(BotMove(seat, action, move))
+
+    # ------------------------------------------------------------------ events, views
+    def _emit(self, body: dict[str, Any], audience: Audience = EVERYONE) -> None:
+        self.version += 1
+        body["v"] = self.version
+        self.events.append(TableEvent(self.version, audience, body))
+        self._dirty = True
+
+    def _sees(self, client: Client, event: TableEvent) -> bool:
+        kind, who = event.audience
+        if kind == "all":
+            return True
+        seat = self._seat_of(client)
+        if seat is None:
+            return False
+        return seat & 1 == who if kind == "team" else seat == who
+
+    def summary(self) -> dict[str, Any]:
+        """The table as the lobby and every client see it (no cards)."""
+        seats = []
+        for i, seat in enumerate(self.seats):
+            seats.append(
+                {
+                    "seat": i,
+                    "team": i & 1,
+                    "kind": seat.kind,
+                    "name": seat.name,
+                    "bot": seat.bot,
+                    "away": seat.away,
+                    "connected": seat.kind == "bot" or (seat.kind == "human" and self._connected(i)),
+                }
+            )
+        clock = None
+        if self.clock_deadline is not None and self.game is not None:
+            remaining = max(0.0, self.clock_deadline - asyncio.get_running_loop().time())
+            clock = {"actors": self._human_actors(), "remaining": round(remaining, 2), "total": self.clock_total}
+        return {
+            "id": self.id,
+            "name": self.name,
+            "rules": self.rules.to_dict(),
+            "describe": self.rules.describe(),
+            "status": self.status,
+            "creator": self.creator,
+            "turn_seconds": self.turn_seconds,
+            "seats": seats,
+            "clock": clock,
+            "version": self.version,
+            "winner": self.game.winner if self.game is not None and self.game.is_over else None,
+        }
+
+    def _state(self, client: Client, events: list[dict[str, Any]], full: bool, views: dict[int | None, Any]) -> str:
+        seat = self._seat_of(client)
+        if seat not in views:
+            views[seat] = None if self.game is None else view_json(seat_view(self.game, seat))
+        committed = self.committed.get(seat) if seat is not None else None
+        return json.dumps(
+            {
+                "type": "state",
+                "v": self.version,
+                "full": full,
+                "events": events,
+                "table": self._summary_cache,
+                "view": views[seat],
+                "you": {
+                    "seat": seat,
+                    "player": None if client.player is None else {"id": client.player.id, "name": client.player.name},
+                    "committed": None if committed is None else card_name(committed),
+                },
+            }
+        )
+
+    def _send_full(self, client: Client) -> None:
+        self._summary_cache = self.summary()
+        client.send(self._state(client, [], True, {}))
+        client.sent_version = self.version
+
+    def _send_since(self, client: Client, since: int) -> None:
+        if since > self.version or (self.events and since < self.events[0].version - 1) or (
+            not self.events and since < self.version
+        ):
+            self._send_full(client)
+            return
+        self._summary_cache = self.summary()
+        events = [e.body for e in self.events if e.version > since and self._sees(client, e)]
+        client.send(self._state(client, events, False, {}))
+        client.sent_version = self.version
+
+    def _broadcast(self) -> None:
+        """Send each client the events it has not seen (those it may see) and its view."""
+        if not self.clients:
+            return
+        self._summary_cache = self.summary()
+        views: dict[int | None, Any] = {}
+        for client in list(self.clients):
+            if client.sent_version >= self.version:
+                continue
+            since = client.sent_version
+            events = [e.body for e in self.events if e.version > since and self._sees(client, e)]
+            if not events and self.events and self.events[0].version > since + 1:
+                client.send(self._state(client, [], True, views))
+            elif events:
+                client.send(self._state(client, events, False, views))
+            client.sent_version = self.version
+
+    # ------------------------------------------------------------------ persistence
+    def snapshot(self) -> MatchRow:
+        names = [seat.name or f"seat {i}" for i, seat in enumerate(self.seats)]
+        record = None
+        if self.game is not None:
+            headers = {"event": self.name, "site": "Truco Argento", "seats": names}
+            if self.game.is_over:
+                headers["result"] = f"team {self.game.winner} wins {self.game.chicos[0]}-{self.game.chicos[1]}"
+            record = game_to_record(self.game, headers)
+        return MatchRow(
+            id=self.id,
+            name=self.name,
+            status=self.status,
+            created_at=self.created_at,
+            updated_at=time.time(),
+            version=self.version,
+            winner=self.game.winner if self.game is not None and self.game.is_over else None,
+            table={
+                "rules": self.rules.to_dict(),
+                "creator": self.creator,
+                "turn_seconds": self.turn_seconds,
+                "seats": [seat.to_json() for seat in self.seats],
+            },
+            record=record,
+        )
+
+    @classmethod
+    def restore(cls, row: MatchRow, config: ServerConfig, store: Store | None) -> Table:
+        """The table of a stored row; an unfinished match goes on from its record,
+        dealing its next hands with the secure shuffle."""
+        data = row.table
+        table = cls(
+            id=row.id,
+            name=row.name,
+            rules=Rules.from_dict(data["rules"]),
+            config=config,
+            store=store,
+            creator=data.get("creator"),
+            turn_seconds=float(data.get("turn_seconds", config.turn_seconds)),
+            seats=[Seat.from_json(s) for s in data["seats"]],
+            status=row.status,  # type: ignore[arg-type]
+            version=row.version,
+            created_at=row.created_at,
+        )
+        for i, seat in enumerate(table.seats):
+            if seat.kind == "bot":
+                table.bots[i] = make_bot(seat.bot or config.cover_bot)
+        if row.record is not None:
+            result = replay(record_from_json(row.record))
+            if result.error is not None:
+                raise ValueError(f"table {row.id}: stored record does not replay: {result.error.reason}")
+            game = result.game
+            assert game is not None
+            game.dealer = SecureDealer()
+            if game.needs_deal and not game.is_over:
+                game.deal(game.dealer.deal(game.n, game.hand_index))
+            table.game = game
+        return table
+
+    def after_restore(self) -> None:
+        """Seated people get the reconnect grace before bots cover them."""
+        if self.status == "playing":
+            now = asyncio.get_running_loop().time()
+            for i, seat in enumerate(self.seats):
+                if seat.kind == "human" and not seat.away:
+                    self.reconnect_deadlines[i] = now + self.config.disconnect_grace

@@ -1,0 +1,128 @@
+"""A live server on 127.0.0.1 in a background thread, for tests and benchmarks.
+
+>>> # with LiveServer(ServerConfig(db_url="sqlite://")) as server: server.url
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any
+
+import uvicorn
+
+from .app import create_app
+from .config import ServerConfig
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class LiveServer:
+    """``with LiveServer(config) as server:`` serves on ``server.url`` until the block ends."""
+
+    def __init__(self, config: ServerConfig, port: int | None = None) -> None:
+        self.config = config
+        self.port = port or free_port()
+        self.app = create_app(config)
+        self._server = uvicorn.Server(
+            uvicorn.Config(
+                self.app, host="127.0.0.1", port=self.port, log_level="warning", ws_max_size=1 << 20, lifespan="on"
+            )
+        )
+        self._thread = threading.Thread(target=self._server.run, name=f"truco-server-{self.port}", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> LiveServer:
+        self._thread.start()
+        deadline = time.monotonic() + 30
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the test server did not start")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(30)
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.stop()
+
+
+class TableClient:
+    """A blocking WebSocket client of one table (tests, scripts): keeps the last
+    state, every frame received, and the errors."""
+
+    def __init__(self, ws_url: str, table_id: str, token: str | None = None, since: int | None = None) -> None:
+        import json
+
+        from websockets.sync.client import connect
+
+        self._json = json
+        query = []
+        if token:
+            query.append(f"token={token}")
+        if since is not None:
+            query.append(f"since={since}")
+        url = f"{ws_url}/ws/{table_id}" + ("?" + "&".join(query) if query else "")
+        self.ws = connect(url, open_timeout=10, max_size=None)
+        self.frames: list[str] = []
+        self.state: dict[str, Any] = {}
+        self.events: list[dict[str, Any]] = []
+        self.errors: list[dict[str, Any]] = []
+        self.version = 0
+
+    def send(self, message: dict[str, Any] | str) -> None:
+        self.ws.send(message if isinstance(message, str) else self._json.dumps(message))
+
+    def act(self, action: str) -> None:
+        self.send({"type": "act", "action": action})
+
+    def recv(self, timeout: float = 10.0) -> dict[str, Any]:
+        """The next frame (as JSON); remembers states, events and errors."""
+        text = self.ws.recv(timeout=timeout)
+        assert isinstance(text, str)
+        self.frames.append(text)
+        message: dict[str, Any] = self._json.loads(text)
+        if message["type"] == "state":
+            self.state = message
+            self.version = message["v"]
+            self.events.extend(message["events"])
+        elif message["type"] == "error":
+            self.errors.append(message)
+        return message
+
+    def wait(self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 20.0) -> dict[str, Any]:
+        """Read frames until ``predicate(message)`` holds; return that message."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the expected message did not come")
+            message = self.recv(left)
+            if predicate(message):
+                return message
+
+    def wait_state(self, predicate: Callable[[dict[str, Any]], bool] = lambda s: True, timeout: float = 20.0) -> dict[str, Any]:
+        return self.wait(lambda m: m["type"] == "state" and predicate(m), timeout)
+
+    @property
+    def view(self) -> dict[str, Any] | None:
+        return self.state.get("view")
+
+    def close(self) -> None:
+        self.ws.close()
