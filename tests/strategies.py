@@ -16,6 +16,8 @@ from collections.abc import Callable
 from hypothesis import strategies as st
 
 from truco.actions import CONTRAFLOR_AL_RESTO, FALTA_ENVIDO, MAZO, is_say
+from truco.cards import DECK, SUIT
+from truco.deal import Deal
 from truco.game import Game
 from truco.rules import Rules
 
@@ -104,17 +106,51 @@ class RandomPolicy:
         return seat, rng.choice(acts)
 
 
-def new_match(rules: Rules, seed: int, first_mano: int | None = None) -> tuple[Game, RandomPolicy]:
-    """A seeded match and the policy that plays it (both reproducible from ``seed``)."""
+class FlorRichDealer:
+    """Deals flores far more often than a fair shuffle (about one seat in three), so
+    that random matches reach the flor paths; hand ``h`` depends only on ``(seed, h)``."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def deal(self, players: int, hand_index: int) -> Deal:
+        rng = random.Random(f"flor-rich:{self.seed}:{hand_index}")
+        deck = list(DECK)
+        rng.shuffle(deck)
+        hands = []
+        for _ in range(players):
+            suits = [s for s in range(4) if sum(1 for c in deck if SUIT[c] == s) >= 3]
+            if suits and rng.random() < 0.35:
+                suit = rng.choice(suits)
+                hand = [c for c in deck if SUIT[c] == suit][:3]
+            else:
+                hand = deck[:3]
+            for c in hand:
+                deck.remove(c)
+            hands.append(tuple(hand))
+        return tuple(hands)
+
+
+def new_match(
+    rules: Rules, seed: int, first_mano: int | None = None, dealer: str = "auto"
+) -> tuple[Game, RandomPolicy]:
+    """A match and the policy that plays it, both reproducible from ``seed``.
+
+    ``dealer``: ``"seeded"`` (``Game(seed=seed)``), ``"flor"`` (:class:`FlorRichDealer`)
+    or ``"auto"`` (flor-rich for a third of the seeds on tables con flor)."""
     rng = random.Random(seed)
     if first_mano is None:
         first_mano = rng.randrange(rules.players)
+    if dealer == "auto":
+        dealer = "flor" if rules.flor and seed % 3 == 0 else "seeded"
     policy = RandomPolicy(
         rng,
         mazo_rate=rng.choice((0.0, 0.04, 0.2)),
         say_rate=rng.choice((0.0, 0.06, 0.3)),
         resto_rate=rng.choice((1.0, 0.1, 0.0)),
     )
+    if dealer == "flor":
+        return Game(rules, first_mano=first_mano, dealer=FlorRichDealer(seed)), policy
     return Game(rules, first_mano=first_mano, seed=seed), policy
 
 
@@ -150,5 +186,28 @@ def deep_state(game: Game) -> dict[str, object]:
     state: dict[str, object] = {}
     for name in type(game).__slots__:
         value = getattr(game, name, None)
-        state[name] = id(value) if name == "dealer" else copy.deepcopy(value)
+        state[name] = id(value) if name == "dealer" else _copy(value)
     return state
+
+
+def _copy(value: object) -> object:
+    """A copy of every mutable container (lists, dicts, sets); immutable values (ints,
+    tuples, frozen dataclasses such as ``HandResult``) are kept as they are."""
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, set):
+        return set(value)
+    if isinstance(value, tuple):
+        try:
+            hash(value)  # hashable: nothing mutable inside
+            return value
+        except TypeError:
+            return tuple(_copy(v) for v in value)
+    if value is None or isinstance(value, (int, str, float, bool)):
+        return value
+    params = getattr(type(value), "__dataclass_params__", None)
+    if params is not None and params.frozen:
+        return value
+    return copy.deepcopy(value)
