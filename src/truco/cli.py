@@ -10,9 +10,8 @@ from collections.abc import Sequence
 
 from .record import RecordError, load_record, replay
 
-
 #: Modules with a ``register(subparsers)`` function that adds their commands.
-_COMMAND_MODULES: list[str] = []
+_COMMAND_MODULES: list[str] = ["truco.tui.cli", "truco.server.cli"]
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -41,7 +40,11 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return run_bench(args)
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: Commands of the core package: running them never imports the server, bots or terminal UI.
+_CORE_COMMANDS = {"replay", "bench"}
+
+
+def build_parser(with_plugins: bool = True) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="truco", description="Argentine truco.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -59,14 +62,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_bench)
 
     # Each part of the package adds its own commands (arena, serve, play, ...).
-    for module_name in _COMMAND_MODULES:
+    for module_name in _COMMAND_MODULES if with_plugins else ():
         module = importlib.import_module(module_name)
         module.register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = next((a for a in argv if not a.startswith("-")), None)
+    args = build_parser(with_plugins=command not in _CORE_COMMANDS).parse_args(argv)
     try:
         code: int = args.func(args)
     except KeyboardInterrupt:

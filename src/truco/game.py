@@ -39,11 +39,10 @@ from .actions import (
     SAY_ACTIONS,
     SAY_FIRST,
     TRUCO,
-    VALE_CUATRO,
     action_token,
     parse_action,
 )
-from .cards import STRENGTH, flor_value, has_flor, hand_tanto, tanto_cards
+from .cards import STRENGTH, flor_value, hand_tanto, has_flor, tanto_cards
 from .deal import Deal, Dealer, SecureDealer, SeededDealer
 from .rules import Rules
 
@@ -109,7 +108,7 @@ class Declaration:
 class HandResult(NamedTuple):
     """A closed hand: what each team scored and why, and the match after it."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # the hand number; shadows tuple.index on purpose
     mano: int
     deal: Deal
     actions: tuple[tuple[int, int], ...]
@@ -157,13 +156,52 @@ class Game:
     """
 
     __slots__ = (
-        "rules", "n", "target", "dealer", "seed", "first_mano",
-        "_score", "_chicos", "winner", "hand_index", "mano", "chico_over", "history",
-        "pica_started", "pica_now", "cards", "dealt", "actions", "needs_deal",
-        "rounds", "participants", "in_hand", "rmano", "rdealer", "played_any", "baza", "leader", "table",
-        "baza_played", "results", "turn", "truco_level", "truco_owner", "pending",
-        "envido_state", "chain", "showdowns", "flor_holder", "flor_sung", "flor_state",
-        "flor_team", "why_flor", "why_envido", "why_truco", "reveal", "notes",
+        "_chicos",
+        "_score",
+        "actions",
+        "baza",
+        "baza_played",
+        "cards",
+        "chain",
+        "chico_over",
+        "dealer",
+        "dealt",
+        "envido_state",
+        "first_mano",
+        "flor_holder",
+        "flor_state",
+        "flor_sung",
+        "flor_team",
+        "hand_index",
+        "history",
+        "in_hand",
+        "leader",
+        "mano",
+        "n",
+        "needs_deal",
+        "notes",
+        "participants",
+        "pending",
+        "pica_now",
+        "pica_started",
+        "played_any",
+        "rdealer",
+        "results",
+        "reveal",
+        "rmano",
+        "rounds",
+        "rules",
+        "seed",
+        "showdowns",
+        "table",
+        "target",
+        "truco_level",
+        "truco_owner",
+        "turn",
+        "why_envido",
+        "why_flor",
+        "why_truco",
+        "winner",
     )  # fmt: skip
 
     def __init__(
@@ -424,7 +462,7 @@ class Game:
         if self.pica_now:
             mano = self.mano
             first = mano % 3
-            pairs = []
+            pairs: list[tuple[int, ...]] = []
             for k in range(3):
                 a = (first + k) % 3
                 b = a + 3
