@@ -119,6 +119,7 @@ class HandResult(NamedTuple):
     pica_pica: bool
     revealed: tuple[tuple[int, tuple[int, ...]], ...]
     showdowns: tuple[tuple[Declaration, ...], ...] = ()
+    notes: tuple[tuple[int, str, tuple[int, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,7 +246,10 @@ class Game:
         self.why_envido: list[tuple[int, str, int]] = []
         self.why_truco: list[tuple[int, str, int]] = []
         self.reveal: list[tuple[int, tuple[int, ...]]] = []
-        self.notes: list[tuple[int, str, object]] = []
+        # What happened besides the actions, each after how many actions of the hand:
+        # ("baza", (number, team or PARDA, best seat)), ("envido", (winning seat, points)),
+        # ("flor", (team, points)), ("round", (team, truco points))
+        self.notes: list[tuple[int, str, tuple[int, ...]]] = []
         self.showdowns: list[tuple[Declaration, ...]] = []
         self.rounds: list[tuple[int, ...]] = []
         self._reset_round_state(())
@@ -572,6 +576,7 @@ class Game:
         result = PARDA if teams == 3 else winner & 1
         results = self.results
         results.append(result)
+        self.notes.append((len(self.actions), "baza", (len(results) - 1, result, winner)))
         decided = -1
         if len(results) == 2:
             first, second = results
@@ -651,6 +656,7 @@ class Game:
         else:
             winner = 0 if totals[0] > totals[1] else 1
         self.why_flor.append((winner, "flor", stake))
+        self.notes.append((len(self.actions), "flor", (winner, stake)))
         for s in _TEAM_SEATS[self.n][winner]:
             if in_hand[s] and holder[s]:
                 self.reveal.append((s, self.dealt[s]))
@@ -685,10 +691,12 @@ class Game:
             self.pending.pop()
             self._resume()
         elif kind == P_ENVIDO:
-            winner = self._showdown() & 1
+            best_seat = self._showdown()
+            winner = best_seat & 1
             points = scoring.envido_accepted(
                 self.chain, winner, self._score, self.target, self.rules.falta_envido
             )
+            self.notes.append((len(self.actions), "envido", (best_seat, points)))
             self.why_envido.append((winner, "envido", points))
             self.envido_state = DONE
             self.pending.pop()
@@ -767,6 +775,7 @@ class Game:
     # -- rounds, hands, chicos
     def _end_round(self, team: int, points: int) -> None:
         self.why_truco.append((team, "truco", points))
+        self.notes.append((len(self.actions), "round", (team, points)))
         if self.rounds:
             self._reset_round_state(self.rounds.pop(0))
             return
@@ -805,6 +814,7 @@ class Game:
                 pica_pica=was_pica,
                 revealed=tuple(self.reveal),
                 showdowns=tuple(self.showdowns),
+                notes=tuple(self.notes),
             )
         )
         # pica-pica: the hand after a team first reaches 5, then every other hand below 25
