@@ -34,7 +34,7 @@ megaphone words the viewer has heard. Smaller, and what a linear or MLP policy n
 >>> enc.information_state_tensor(view).shape == enc.information_state_shape
 True
 >>> print(enc.information_state_string(view))  # doctest: +ELLIPSIS
-seat 0 | hand 0 mano 0 | score 0-0 chicos 0-0 | cards ... | log - | showdown - | ...
+seat 0 | hand 0 mano 0 | score 0-0 chicos 0-0 | cards ... | log - | showdown - | pending - | ...
 """
 
 from __future__ import annotations
@@ -133,7 +133,8 @@ class Encoder:
         dealt = v.dealt or tuple(dealing)
         cards = " ".join(card_name(c) for c in sorted(dealt)) or "-"
         held = " ".join(card_name(c) for c in sorted(v.hand)) or "-"
-        pica = f" pica {int(pos.pica_started)}{int(v.pica_pica)} round {_seats(v.round_seats)}"
+        round_seats = _seats(v.round_seats) if v.dealt else "-"
+        pica = f" pica {int(pos.pica_started)}{int(v.pica_pica)} round {round_seats}"
         return [
             f"seat {v.seat}",
             f"hand {v.hand_index} mano {v.mano}",
@@ -143,6 +144,8 @@ class Encoder:
         ]
 
     def _state_words(self, v: SeatView) -> list[str]:
+        if not v.dealt:  # between hands (the engine's round fields are the last hand's)
+            return ["dealing" if v.winner is None else f"outcome team {v.winner} won"]
         shows = " ".join(
             f"{d.seat}={'buenas' if d.tanto is None else d.tanto}" for sd in v.showdowns for d in sd
         ) or "-"
@@ -154,14 +157,12 @@ class Encoder:
         owner = "-" if v.truco_owner is None else v.truco_owner
         turn = "-" if v.turn is None else v.turn
         bazas = "".join("p" if r < 0 else str(r) for r in v.baza_results) or "-"
-        outcome = "-" if v.winner is None else f"team {v.winner} won"
         return [
             f"showdown {shows}",
             f"pending {pending}",
             f"truco {v.truco_level} owner {owner}",
             f"turn {turn} actors {_seats(v.actors)} in {''.join(str(int(b)) for b in v.in_hand)}",
             f"flor {_seats(v.flor_sung)} bazas {bazas} envido {'open' if v.envido_open else 'closed'}",
-            f"outcome {outcome}" + (" dealing" if not v.dealt and v.winner is None else ""),
         ]
 
     # ------------------------------------------------------------------ tensors
@@ -217,7 +218,7 @@ class Encoder:
         out[off["hand"]] = min(v.hand_index, self.max_hands) / self.max_hands
         out[off["pica"]] = float(v.position.pica_started)
         out[off["pica"] + 1] = float(v.pica_pica)
-        for s in v.round_seats:
+        for s in v.round_seats if v.dealt else ():
             out[off["round"] + (s - me) % n] = 1.0
         for c in v.dealt or dealing:
             out[off["dealt"] + c] = 1.0
@@ -227,6 +228,10 @@ class Encoder:
     def _fill_tail(self, out: np.ndarray, off: dict[str, int], v: SeatView) -> None:
         me, n = v.seat or 0, self.n
         my_team = me & 1
+        out[off["outcome"] + (0 if v.winner is None else 1 + int(v.winner != my_team))] = 1.0
+        if not v.dealt:  # between hands (the engine's round fields are the last hand's)
+            out[off["dealing"]] = float(v.winner is None)
+            return
         for showdown in v.showdowns:
             for d in showdown:
                 value = _TANTO_SLOTS - 1 if d.tanto is None else d.tanto
@@ -251,8 +256,6 @@ class Encoder:
         for b, r in enumerate(v.baza_results[:3]):
             out[off["bazas"] + 3 * b + (2 if r < 0 else int(r != my_team))] = 1.0
         out[off["envido_open"]] = float(v.envido_open)
-        out[off["outcome"] + (0 if v.winner is None else 1 + int(v.winner != my_team))] = 1.0
-        out[off["dealing"]] = float(not v.dealt and v.winner is None)
 
 
 def _offsets(layout: list[tuple[str, int]]) -> dict[str, int]:

@@ -1,0 +1,121 @@
+"""A trained policy seated as a :class:`truco.bots.Bot`.
+
+A :class:`PolicyBot` encodes its seat's view with :class:`~truco.rl.encoding.Encoder`
+(the very tensors of training), masks the legal actions and asks the policy. Any object
+with ``probabilities(observation, mask) -> array`` is a policy; :class:`LinearPolicy`
+(softmax of a linear function, numpy only) is the one of ``examples/train_tiny_agent.py``
+and saves to / loads from a ``.npz`` file.
+
+Importing this module adds the bot kind ``linear`` to :data:`truco.bots.BOTS`:
+``make_bot("linear:/path/policy.npz")`` (and so the arena and the server) can seat a saved
+policy.
+
+>>> from truco import Game, Rules
+>>> from truco.view import seat_view
+>>> policy = LinearPolicy.zeros(Rules())
+>>> bot = PolicyBot(policy, seed=1)
+>>> game = Game(Rules(), seed=2)
+>>> seat = game.actors()[0]
+>>> bot.choose(seat_view(game, seat), game.legal_actions(seat), game.rules) in game.legal_actions(seat)
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from ..actions import NUM_ACTIONS, is_say
+from ..bots import BOTS, Bot
+from ..rules import Rules
+from ..view import SeatView
+from .encoding import Encoder
+
+
+class Policy(Protocol):
+    """What a :class:`PolicyBot` needs: action probabilities for an encoded view."""
+
+    rules: Rules
+    observation: str  # "observation" or "information_state"
+
+    def probabilities(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray: ...
+
+
+class LinearPolicy:
+    """``softmax(W @ x + b)`` over the legal actions (illegal ones get probability 0)."""
+
+    def __init__(self, rules: Rules, weights: np.ndarray, bias: np.ndarray, observation: str = "observation") -> None:
+        self.rules = rules
+        self.observation = observation
+        self.weights = weights.astype(np.float64)
+        self.bias = bias.astype(np.float64)
+
+    @classmethod
+    def zeros(cls, rules: Rules, observation: str = "observation") -> LinearPolicy:
+        """The uniform policy (over the legal actions) of a table."""
+        enc = Encoder(rules)
+        size = (enc.observation_shape if observation == "observation" else enc.information_state_shape)[0]
+        return cls(rules, np.zeros((NUM_ACTIONS, size)), np.zeros(NUM_ACTIONS), observation)
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        return self.weights @ observation + self.bias
+
+    def probabilities(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        logits = np.where(mask > 0, self.logits(observation), -np.inf)
+        logits -= logits.max()
+        e = np.exp(logits)
+        return e / e.sum()
+
+    def save(self, path: str | Path) -> None:
+        meta = json.dumps({"rules": self.rules.to_dict(), "observation": self.observation})
+        np.savez_compressed(path, weights=self.weights, bias=self.bias, meta=np.array(meta))
+
+    @classmethod
+    def load(cls, path: str | Path) -> LinearPolicy:
+        with np.load(path) as data:
+            meta = json.loads(str(data["meta"]))
+            return cls(Rules.from_dict(meta["rules"]), data["weights"], data["bias"], meta["observation"])
+
+
+class PolicyBot(Bot):
+    """A bot that acts with ``policy`` (greedy by default, or sampling with
+    ``greedy=False``). Megaphone words are never said: the policies of this package are
+    trained without them."""
+
+    name = "policy"
+
+    def __init__(self, policy: Policy, level: str = "default", seed: int | None = None, greedy: bool = True) -> None:
+        super().__init__(level, seed)
+        self.policy = policy
+        self.greedy = greedy
+        self.encoder = Encoder(policy.rules)
+        self._np = np.random.default_rng(seed)
+
+    def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
+        if rules.players != self.policy.rules.players or rules.target != self.policy.rules.target:
+            raise ValueError(f"this policy was trained for {self.policy.rules.describe()}, not {rules.describe()}")
+        choices = [a for a in legal if not is_say(a)] or list(legal)
+        if self.policy.observation == "observation":
+            x = self.encoder.observation_tensor(view)
+        else:  # the words heard are not part of a policy trained without the megaphone
+            quiet = dataclasses.replace(view, log=tuple(e for e in view.log if not is_say(e[1])))
+            x = self.encoder.information_state_tensor(quiet)
+        mask = np.zeros(NUM_ACTIONS)
+        mask[choices] = 1.0
+        probs = self.policy.probabilities(x, mask)
+        if self.greedy:
+            return int(np.argmax(probs))
+        return int(self._np.choice(NUM_ACTIONS, p=probs))
+
+
+def load_bot(path: str, seed: int | None = None) -> PolicyBot:
+    """A :class:`PolicyBot` for a :class:`LinearPolicy` saved at ``path``."""
+    return PolicyBot(LinearPolicy.load(path), level=path, seed=seed)
+
+
+BOTS.setdefault("linear", lambda level, seed: load_bot(level, seed))
