@@ -15,10 +15,11 @@ hot path allocates nothing for them. For logs, servers, the terminal and replays
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .actions import action_token, is_say
-from .game import PARDA, Game, HandResult
+from .game import PARDA, Declaration, Game, HandResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,10 +37,10 @@ def hand_events(source: Game | HandResult, seat: int | None = None) -> list[Even
     """The events of the current hand of a game (or of a closed hand) that ``seat``
     may see: megaphone words only for the speaker's team, none for spectators."""
     if isinstance(source, Game):
-        actions, notes, showdowns = source.actions, source.notes, source.showdowns
+        actions, notes, showdowns = source.actions, source.notes, tuple(source.showdowns)
     else:
         actions, notes, showdowns = list(source.actions), list(source.notes), source.showdowns
-    declarations = iter(showdowns)
+    declarations: Iterator[tuple[Declaration, ...]] = iter(showdowns)
     by_index: dict[int, list[tuple[str, tuple[int, ...]]]] = {}
     for after, kind, data in notes:
         by_index.setdefault(after, []).append((kind, data))
@@ -52,7 +53,9 @@ def hand_events(source: Game | HandResult, seat: int | None = None) -> list[Even
     return events
 
 
-def _note_event(after: int, kind: str, data: tuple[int, ...], declarations: object) -> Event:
+def _note_event(
+    after: int, kind: str, data: tuple[int, ...], declarations: Iterator[tuple[Declaration, ...]]
+) -> Event:
     if kind == "baza":
         number, result, best = data
         text = (
@@ -63,7 +66,7 @@ def _note_event(after: int, kind: str, data: tuple[int, ...], declarations: obje
         return Event(after, kind, None if result == PARDA else best, text)
     if kind == "envido":
         best, points = data
-        words = next(declarations, ())  # type: ignore[call-overload]
+        words = next(declarations, ())
         tanto = next((d.tanto for d in words if d.seat == best), None)
         shown = f" with {tanto}" if tanto is not None else ""
         return Event(after, kind, best, f"envido: seat {best} wins{shown}, {points} points")
