@@ -1,0 +1,18 @@
+"""Cards and seats as people read them."""
+
+from __future__ import annotations
+
+from ..cards import RANK, SUIT, SUIT_NAMES
+
+#: Suit colours on the table (espadas blue, bastos green, oros gold, copas red).
+SUIT_STYLES = ("bold #5fafff", "bold #5faf5f", "bold #ffd700", "bold #ff5f5f")
+
+
+def card_text(card: int) -> str:
+    """``"1 de espadas"``."""
+    return f"{RANK[card]} de {SUIT_NAMES[SUIT[card]]}"
+
+
+def card_markup(card: int) -> str:
+    """The card in Textual markup, its suit coloured."""
+    return f"[{SUIT_STYLES[SUIT[card]]}]{card_text(card)}[/]"

@@ -1,0 +1,117 @@
+"""The keyboard of the table: which key (and button label) stands for which action.
+
+Cards are played with ``1``-``3`` (their place in the hand as drawn); every call and
+answer has one letter. A key only ever *offers* an action: whether it is legal is asked
+of the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..actions import (
+    CON_FLOR_ME_ACHICO,
+    CONTRAFLOR,
+    CONTRAFLOR_AL_RESTO,
+    ENVIDO,
+    FALTA_ENVIDO,
+    FLOR,
+    MAZO,
+    MEGAPHONE_WORDS,
+    NO_QUIERO,
+    QUIERO,
+    REAL_ENVIDO,
+    RETRUCO,
+    SAY_FIRST,
+    TRUCO,
+    VALE_CUATRO,
+    is_play,
+    is_say,
+)
+
+CARD_KEYS = ("1", "2", "3")
+
+#: The letter of every call and answer, in the order the buttons are drawn.
+CALL_KEYS: dict[int, str] = {
+    FLOR: "l",
+    CONTRAFLOR: "c",
+    CONTRAFLOR_AL_RESTO: "a",
+    CON_FLOR_ME_ACHICO: "x",
+    ENVIDO: "e",
+    REAL_ENVIDO: "r",
+    FALTA_ENVIDO: "f",
+    TRUCO: "t",
+    RETRUCO: "t",
+    VALE_CUATRO: "t",
+    QUIERO: "q",
+    NO_QUIERO: "n",
+    MAZO: "m",
+}
+
+CALL_LABELS: dict[int, str] = {
+    FLOR: "flor",
+    CONTRAFLOR: "contraflor",
+    CONTRAFLOR_AL_RESTO: "contraflor al resto",
+    CON_FLOR_ME_ACHICO: "con flor me achico",
+    ENVIDO: "envido",
+    REAL_ENVIDO: "real envido",
+    FALTA_ENVIDO: "falta envido",
+    TRUCO: "truco",
+    RETRUCO: "retruco",
+    VALE_CUATRO: "vale cuatro",
+    QUIERO: "quiero",
+    NO_QUIERO: "no quiero",
+    MAZO: "irse al mazo",
+}
+
+#: The calls one key stands for (``t`` is truco, retruco or vale cuatro, as the hand goes).
+KEY_CALLS: dict[str, tuple[int, ...]] = {}
+for _action, _key in CALL_KEYS.items():
+    KEY_CALLS[_key] = KEY_CALLS.get(_key, ()) + (_action,)
+
+#: The key that opens the megaphone, and the keys of its words inside it.
+MEGAPHONE_KEY = "s"
+WORD_KEYS = tuple(str(i + 1) for i in range(len(MEGAPHONE_WORDS)))
+WORD_LABELS = ("Sí", "No", "Voy", "Vení", "Tantos", "Cantale", "Poné", "No tengo nada")
+WORD_HINTS = (
+    "yes",
+    "no",
+    "I have a high card",
+    "play your low card, I go",
+    "I have tanto: call envido",
+    "call truco",
+    "put down your high card",
+    "I have nothing",
+)
+
+
+def say_action(word_index: int) -> int:
+    return SAY_FIRST + word_index
+
+
+def action_label(action: int) -> str:
+    """How an action reads on screen: ``"real envido"``, ``"say: Voy"``, ``"7 de oros"``."""
+    from .cards_text import card_text
+
+    if is_play(action):
+        return card_text(action)
+    if is_say(action):
+        return f"📣 {WORD_LABELS[action - SAY_FIRST]}"
+    return CALL_LABELS[action]
+
+
+def call_label(action: int, pending_truco: bool) -> str:
+    """A call's button label; a truco raise given as an answer reads "quiero retruco"."""
+    label = CALL_LABELS[action]
+    if pending_truco and action in (RETRUCO, VALE_CUATRO):
+        return f"quiero {label}"
+    return label
+
+
+def key_for(action: int, hand: Sequence[int]) -> str | None:
+    """The key that takes ``action`` for a seat holding ``hand`` (cards in drawn order)."""
+    if is_play(action):
+        return CARD_KEYS[hand.index(action)] if action in hand else None
+    if is_say(action):
+        return None
+    return CALL_KEYS.get(action)

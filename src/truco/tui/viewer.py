@@ -1,0 +1,134 @@
+"""The record viewer: a saved ``truco-record/1`` stepped through, action by action.
+
+A record is public to whoever reads it, so every seat's cards are shown. The steps are
+snapshots of the engine replaying the record: the start of each hand, then one per
+action. A record that stops at an illegal action is shown up to it, with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..actions import action_token
+from ..deal import SeededDealer
+from ..game import Game, IllegalAction
+from ..record import Record, RecordError
+from ..view import SeatView, seat_view
+
+
+class RecordViewer:
+    """A :class:`~truco.tui.session.TableSession` over the steps of a record."""
+
+    mode = "show"
+    seat = None
+
+    def __init__(self, record: Record) -> None:
+        self.rules = record.rules
+        seats = record.headers.get("seats")
+        n = record.rules.players
+        if isinstance(seats, list) and len(seats) == n and all(isinstance(x, str) for x in seats):
+            self.names: tuple[str, ...] = tuple(f"{name} ({s})" for s, name in enumerate(seats))
+        else:
+            self.names = tuple(f"Seat {s}" for s in range(n))
+        self.team_names = ("Equipo 0", "Equipo 1")
+        self.error: str | None = None
+        #: (game after the step, hand number, action number within the hand or -1)
+        self.steps: list[tuple[Game, int, int]] = []
+        self._replay(record)
+        self.index = 0
+
+    def _replay(self, record: Record) -> None:
+        game = Game(record.rules, first_mano=record.first_mano, manual_deal=True)
+        dealer = SeededDealer(record.seed) if record.seed is not None else None
+        for h, hand in enumerate(record.hands):
+            if game.is_over:
+                raise RecordError(f"hand {h} is listed after the match was decided")
+            deal = hand.deal if hand.deal is not None else dealer.deal(game.n, h)  # type: ignore[union-attr]
+            game.deal(deal)
+            self.steps.append((game.clone(), h, -1))
+            for i, (seat, action) in enumerate(hand.actions):
+                try:
+                    if game.needs_deal:
+                        raise IllegalAction(seat, action, "the hand is already over")
+                    game.apply(seat, action)
+                except IllegalAction as exc:
+                    self.error = (
+                        f"hand {h + 1}, action {i + 1}: seat {seat} may not "
+                        f"{action_token(action)!r}: {exc.reason}"
+                    )
+                    return
+                self.steps.append((game.clone(), h, i))
+
+    # -- moving
+    def _go(self, index: int) -> bool:
+        index = max(0, min(index, len(self.steps) - 1))
+        moved = index != self.index
+        self.index = index
+        return moved
+
+    def forward(self) -> bool:
+        return self._go(self.index + 1)
+
+    def back(self) -> bool:
+        return self._go(self.index - 1)
+
+    def first(self) -> bool:
+        return self._go(0)
+
+    def last(self) -> bool:
+        return self._go(len(self.steps) - 1)
+
+    def next_hand(self) -> bool:
+        hand = self.steps[self.index][1]
+        for i in range(self.index + 1, len(self.steps)):
+            if self.steps[i][1] > hand:
+                return self._go(i)
+        return self.last()
+
+    def previous_hand(self) -> bool:
+        hand = self.steps[self.index][1]
+        start = next(i for i, step in enumerate(self.steps) if step[1] == hand)
+        if start < self.index:
+            return self._go(start)
+        for i, step in enumerate(self.steps):
+            if step[1] == hand - 1:
+                return self._go(i)
+        return self.first()
+
+    # -- what the screen reads
+    @property
+    def game(self) -> Game:
+        return self.steps[self.index][0]
+
+    def caption(self) -> str:
+        _, hand, action = self.steps[self.index]
+        where = "deal" if action < 0 else f"action {action + 1}"
+        text = f"step {self.index + 1}/{len(self.steps)} · hand {hand + 1}, {where}"
+        if self.error and self.index == len(self.steps) - 1:
+            text += f" · stops: {self.error}"
+        return text
+
+    def view(self) -> SeatView:
+        return seat_view(self.game, None)
+
+    def open_hands(self) -> Mapping[int, tuple[int, ...]]:
+        game = self.game
+        if game.needs_deal:
+            return {}
+        return {s: game.hand_cards(s) for s in range(game.n)}
+
+    def act(self, action: int) -> str | None:
+        return "this is a record: → and ← step through it"
+
+    def bot_to_act(self) -> bool:
+        return False
+
+    def step_bot(self) -> None:
+        return None
+
+    def record(self) -> dict[str, Any] | None:
+        from ..record import game_to_record
+
+        final = self.steps[-1][0]
+        return game_to_record(final)

@@ -1,0 +1,135 @@
+"""The table's widgets: panels, buttons that never take the keyboard, and the help and
+megaphone screens."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Markdown, Static
+
+from ..actions import MEGAPHONE_WORDS
+from .keys import WORD_HINTS, WORD_KEYS, WORD_LABELS, say_action
+
+
+class Panel(Static):
+    """A bordered text panel with a title."""
+
+    def __init__(self, title: str, *, id: str) -> None:
+        super().__init__("", id=id, markup=True)
+        self.border_title = title
+
+
+class KeyButton(Button):
+    """A button for the mouse; the keyboard goes through the table's keys, so the
+    button never takes focus (Enter and space keep their meaning)."""
+
+    can_focus = False
+
+    def __init__(self, label: str, *, id: str) -> None:
+        super().__init__(label, id=id, compact=True)
+
+
+RULES_HELP = """\
+# Truco — the rules in short
+
+**Cards.** 40 Spanish cards. From high to low: 1 espadas, 1 bastos, 7 espadas, 7 oros,
+the 3s, the 2s, 1 oros and 1 copas, the 12s, 11s, 10s, 7 copas and 7 bastos, the 6s, 5s, 4s.
+Equal cards of rival teams make the baza *parda*.
+
+**The hand.** Three cards each, three bazas; two bazas win the hand. After a parda the
+next baza decides; a parda later goes to the winner of the first; all parda: the mano's team.
+
+**Envido** (first baza only, before the truco is accepted): envido 2, envido-envido 4,
+real envido 3, falta envido (what the leader needs). *No quiero* gives the caller what was
+accepted before, or 1. Tanto: two cards of a suit, their sum + 20 (10, 11, 12 count 0).
+Each player declares from the mano; whoever cannot win says **son buenas**.
+In 2v2 and 3v3 only the *pie* (last of the team to play) opens the envido.
+
+**Flor** (tables con flor): three cards of a suit, sung before anything else: 3 points,
+or contraflor (6) / contraflor al resto when the rivals hold flor too.
+
+**Truco**: truco 2, retruco 3, vale cuatro 4; refused: 1, 2, 3 to the caller. Only the
+team that accepted the last call raises. A hand without calls is worth 1.
+
+**Al mazo**: leave the hand; the rivals score the truco in force.
+
+**Score.** A chico is won at 15 or 30 points; on a table to 30 the first 15 are *las malas*,
+the rest *las buenas*. A match is one chico or the best of three.
+
+**Megaphone** (2v2, 3v3): words only your team hears — Sí, No, Voy, Vení, Tantos,
+Cantale, Poné, No tengo nada.
+
+# Keys
+
+| key | action |
+| --- | --- |
+| 1 2 3 | play that card |
+| e / r / f | envido / real envido / falta envido |
+| l | flor |
+| c / a / x | contraflor / contraflor al resto / con flor me achico |
+| t | truco, retruco, vale cuatro |
+| q / n | quiero / no quiero |
+| m | irse al mazo |
+| s | megaphone (team games) |
+| Enter | next hand |
+| w | save the record (when the match is over) |
+| h or ? | this help |
+| Ctrl+Q | quit |
+
+Watching bots: space pauses, + and - change the speed.
+Reading a record: → and ← step, PageDown / PageUp jump a hand, Home / End.
+
+Press Escape or h to close.
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    """The rules in short, and the keys."""
+
+    BINDINGS = [Binding("escape,h,question_mark,q", "dismiss_help", "Close")]
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll { width: 90; max-width: 100%; height: 90%;
+        border: round $primary; background: $surface; padding: 0 1; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Markdown(RULES_HELP, id="help-text")
+
+    def action_dismiss_help(self) -> None:
+        self.dismiss(None)
+
+
+class MegaphoneScreen(ModalScreen[int | None]):
+    """Pick a megaphone word (keys 1-8, Escape to cancel); dismisses with its action."""
+
+    BINDINGS = [Binding("escape,s", "cancel", "Cancel")]
+    DEFAULT_CSS = """
+    MegaphoneScreen { align: center middle; }
+    MegaphoneScreen > Grid { grid-size: 2; grid-gutter: 0 1; width: 70; height: auto;
+        border: round $accent; background: $surface; padding: 0 1; }
+    MegaphoneScreen Button { width: 100%; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with Grid() as grid:
+            grid.border_title = "📣 Megaphone — only your team hears it"
+            for i, _word in enumerate(MEGAPHONE_WORDS):
+                label = f"{WORD_KEYS[i]} {WORD_LABELS[i]} — {WORD_HINTS[i]}"
+                yield KeyButton(label, id=f"word-{i}")
+
+    def on_key(self, event: object) -> None:
+        key = getattr(event, "key", "")
+        if key in WORD_KEYS:
+            self.dismiss(say_action(WORD_KEYS.index(key)))
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        index = int((event.button.id or "word-0").removeprefix("word-"))
+        self.dismiss(say_action(index))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

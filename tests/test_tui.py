@@ -1,0 +1,266 @@
+"""The terminal game, driven headless through Textual's pilot."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any
+from pathlib import Path
+
+import pytest
+
+from truco.actions import MAZO, NO_QUIERO, QUIERO, is_play, is_say
+from truco.bots import Bot
+from truco.cards import parse_card
+from truco.cli import main as truco_main
+from truco.deal import Deal, SeededDealer
+from truco.game import Game
+from truco.record import load_record, replay
+from truco.rules import Rules
+from truco.tui.app import TrucoApp
+from truco.tui.cards_text import card_text
+from truco.tui.keys import CARD_KEYS, CALL_KEYS
+from truco.tui.session import LocalSession
+from truco.tui.viewer import RecordViewer
+from truco.view import SeatView
+from util import deal
+
+RECORDS = Path(__file__).parent / "records"
+
+
+def headless(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    """Run an async pilot test on its own event loop (no pytest plugin needed)."""
+
+    @functools.wraps(test)
+    def run(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(test(*args, **kwargs))
+
+    return run
+
+
+class FirstHandDealer:
+    """The given cards for the first hand, then reproducible deals."""
+
+    def __init__(self, first: Deal, seed: int = 1) -> None:
+        self.first = first
+        self.rest = SeededDealer(seed)
+
+    def deal(self, players: int, hand_index: int) -> Deal:
+        return self.first if hand_index == 0 else self.rest.deal(players, hand_index)
+
+
+class PoliteBot(Bot):
+    """Accepts every call and plays its first card: a predictable rival."""
+
+    name = "polite"
+
+    def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
+        if QUIERO in legal:
+            return QUIERO
+        return next(a for a in legal if is_play(a) or a == MAZO)
+
+
+async def settle(pilot, app: TrucoApp, limit: int = 5000) -> None:
+    """Let the bots act until the table waits for the person (no clocks involved)."""
+    for _ in range(limit):
+        await pilot.pause()
+        if app.is_idle():
+            return
+    raise AssertionError("the bots never stopped")
+
+
+def person_key(app: TrucoApp) -> str:
+    """The key of the person's first legal action (or Enter after a hand)."""
+    if app.hand_over():
+        return "enter"
+    view = app.view
+    for action in view.legal:
+        if is_play(action):
+            return CARD_KEYS[view.hand.index(action)]
+        if not is_say(action):
+            return CALL_KEYS[action]
+    raise AssertionError(f"nothing to press: {view.describe()}")
+
+
+def one_on_one(cards: tuple[str, str], **app_options: object) -> tuple[TrucoApp, LocalSession]:
+    game = Game(Rules(), dealer=FirstHandDealer(deal(*cards)))
+    session = LocalSession(Rules(), human=0, bots=[PoliteBot()], game=game)
+    return TrucoApp(session, delay=0, **app_options), session  # type: ignore[arg-type]
+
+
+@headless
+async def test_a_hand_of_1v1_call_answer_play_and_score() -> None:
+    app, session = one_on_one(("1e 3c 4b", "2o 5c 6e"))
+    async with app.run_test(size=(140, 42)) as pilot:
+        await settle(pilot, app)
+        text = app.screen_text()
+        assert "Your turn" in text
+        assert "1 1 de espadas" in text and "e envido" in text and "t truco" in text
+        await pilot.press("e")  # envido; the bot answers quiero at once
+        await settle(pilot, app)
+        assert [a for _, a in session.game.actions][-1] == QUIERO
+        text = app.screen_text()
+        assert "Vos: envido" in text and "quiero" in text
+        assert "Envido: Vos 4 · Bot 1 (polite:default) 6" in text  # the showdown
+        await pilot.press("1")  # 1 de espadas; the bot plays 2 de oros
+        await settle(pilot, app)
+        assert "Baza 1: Vos: 1 de espadas   Bot 1 (polite:default): 2 de oros  → Nosotros" in app.screen_text()
+        await pilot.press("1")  # 3 de copas beats 5 de copas: the hand is ours
+        await settle(pilot, app)
+        assert session.game.score == (1, 2)
+        assert app.hand_over()
+        text = app.screen_text()
+        assert "Hand over" in text
+        assert "Ellos +2 (envido)" in text and "Nosotros +1 (truco)" in text
+        assert "shows 6 de espadas" in text  # the winning tanto is shown when the hand closes
+        assert "1 · 1 malas" in text and "2 · 2 malas" in text
+        await pilot.press("1")  # the next hand waits for Enter
+        assert "press Enter" in app.message
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert not app.hand_over() and session.game.hand_index == 1
+
+
+@headless
+async def test_illegal_keys_do_nothing_and_say_why() -> None:
+    app, session = one_on_one(("1e 3c 4b", "2o 5c 6e"))
+    async with app.run_test(size=(140, 42)) as pilot:
+        await settle(pilot, app)
+        for key, why in [
+            ("q", "Not now:"),  # quiero with no call to answer
+            ("n", "Not now:"),
+            ("l", "Not now:"),  # no flor on this table
+            ("s", "megaphone"),  # 1v1: no team talk
+            ("z", "does nothing"),
+        ]:
+            await pilot.press(key)
+            assert why in app.message, (key, app.message)
+            assert app.message in app.screen_text()
+            assert session.game.actions == []
+        await pilot.press("t")
+        await settle(pilot, app)  # the bot accepts the truco...
+        assert session.game.truco_level == 1
+        before = list(session.game.actions)
+        await pilot.press("t")  # ...so only the bot's team may raise to retruco
+        assert "Not now:" in app.message and session.game.actions == before
+        await pilot.press("e")  # and the envido is gone once the truco is accepted
+        assert "Not now:" in app.message and session.game.actions == before
+        await pilot.press("3")  # a legal key clears the message and plays its card
+        assert app.message == "" and session.game.actions[len(before)] == (0, parse_card("4b"))
+
+
+@headless
+async def test_the_person_never_sees_a_bots_unplayed_card() -> None:
+    rules = Rules(players=4)
+    session = LocalSession(rules, human=0, bots=["random"], seed=11)
+    app = TrucoApp(session, delay=0)
+    async with app.run_test(size=(140, 42)) as pilot:
+        for _ in range(60):
+            await settle(pilot, app)
+            if session.game.hand_index > 0 or app.hand_over():
+                break
+            text = app.screen_text()
+            for seat in (1, 2, 3):
+                for card in session.game.hand_cards(seat):
+                    assert card_text(card) not in text, (seat, card_text(card))
+            await pilot.press(person_key(app))
+        else:
+            raise AssertionError("the first hand never closed")
+
+
+@headless
+async def test_a_2v2_match_with_bots_runs_to_its_end_and_saves_a_record(tmp_path: Path, capsys) -> None:
+    rules = Rules(players=4, target=15)
+    session = LocalSession(rules, human=0, bots=["random"], seed=5)
+    app = TrucoApp(session, delay=0, save_dir=tmp_path)
+    async with app.run_test(size=(140, 42)) as pilot:
+        await pilot.press("w")  # not before the end: the record holds the bots' cards
+        assert "when the match is over" in app.message and not list(tmp_path.iterdir())
+        for _ in range(2000):
+            await settle(pilot, app)
+            if session.game.is_over:
+                break
+            await pilot.press(person_key(app))
+        assert session.game.is_over
+        assert "The match is over" in app.screen_text()
+        await pilot.press("w")
+    path = app.saved_path
+    assert path is not None and path.parent == tmp_path
+    assert truco_main(["replay", str(path)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["winner"] == session.game.winner
+    assert len(result["hands"]) == len(session.game.history)
+    assert json.loads(path.read_text())["headers"]["seats"][0] == "Vos"
+
+
+@headless
+async def test_watching_bots_2v2_to_the_end() -> None:
+    session = LocalSession(Rules(players=4, target=15, flor=True), human=None, bots=["simple", "random"] * 2, seed=2)
+    app = TrucoApp(session, delay=0)
+    async with app.run_test(size=(140, 42)) as pilot:
+        await settle(pilot, app)
+        assert session.game.is_over
+        assert "The match is over" in app.screen_text()
+        await pilot.press("1")
+        assert "watching" in app.message
+
+
+@headless
+async def test_megaphone_words_reach_the_log_in_team_games() -> None:
+    session = LocalSession(Rules(players=4), human=0, bots=["random"], seed=3)
+    app = TrucoApp(session, delay=0)
+    async with app.run_test(size=(140, 42)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("s")
+        await pilot.press("3")  # Voy
+        await settle(pilot, app)
+        assert (0, "say voy") in [(s, t) for s, t in session.view().log_tokens()]
+        assert "Vos 📣 Voy" in app.screen_text()
+
+
+def test_the_record_viewer_steps_through_a_record() -> None:
+    record = load_record((RECORDS / "02_envido_then_truco.json").read_bytes())
+    viewer = RecordViewer(record)
+    total = sum(len(h.actions) + 1 for h in record.hands)
+    assert len(viewer.steps) == total and viewer.error is None
+
+
+@headless
+async def test_the_record_viewer_moves_forward_and_back() -> None:
+    record = load_record((RECORDS / "02_envido_then_truco.json").read_bytes())
+    viewer = RecordViewer(record)
+    app = TrucoApp(viewer, delay=0)
+    first_hand = record.hands[0]
+    async with app.run_test(size=(140, 42)) as pilot:
+        assert "step 1/" in app.screen_text()
+        # every seat's cards are open in a record
+        for cards in first_hand.deal or ():
+            for card in cards:
+                assert card_text(card) in app.screen_text()
+        await pilot.press("right", "right")
+        assert viewer.index == 2 and "step 3/" in app.screen_text()
+        seat, action = first_hand.actions[1]
+        assert len(app.view.log) == 2 and app.view.log[1] == (seat, action)
+        await pilot.press("left")
+        assert viewer.index == 1 and len(app.view.log) == 1
+        await pilot.press("end")
+        assert viewer.index == len(viewer.steps) - 1
+        assert "Hand 1" in app.screen_text() and "Score" in app.screen_text()
+        await pilot.press("right")
+        assert "No more steps" in app.message
+        await pilot.press("q")
+        assert "record viewer" in app.message
+
+
+def test_command_line_errors_are_one_line(tmp_path: Path, capsys) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert truco_main(["show", str(bad)]) == 2
+    assert truco_main(["show", str(tmp_path / "missing.json")]) == 2
+    assert truco_main(["play", "--bots", "nosuch"]) == 2
+    assert truco_main(["play", "--players", "2", "--pica-pica"]) == 2
+    assert truco_main(["watch", "--players", "4", "--bots", "random,random"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 5 and all(line.startswith("truco ") for line in err), err
