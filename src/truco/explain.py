@@ -14,7 +14,6 @@ from .actions import (
     CONTRAFLOR_AL_RESTO,
     ENVIDO_CALLS,
     FLOR,
-    MAZO,
     NO_QUIERO,
     QUIERO,
     TRUCO,
@@ -29,7 +28,7 @@ if TYPE_CHECKING:
 
 
 def why_illegal(game: Game, seat: int, action: int) -> str:
-    from .game import CALLED, DONE, P_FLOR, PENDING_NAMES
+    from .game import CALLED, DONE, P_ENVIDO, P_FLOR, P_TRUCO, PENDING_NAMES
 
     if game.winner >= 0:
         return "the match is over"
@@ -50,7 +49,7 @@ def why_illegal(game: Game, seat: int, action: int) -> str:
         call = PENDING_NAMES[kind]
         if called != team:
             return f"the {call} call is waiting for the other team's answer"
-        if game.flor_holder[seat] and not game.flor_sung[seat] and kind != P_FLOR and kind < 2:
+        if kind in (P_TRUCO, P_ENVIDO) and game._flor_obliged(seat):
             return "you hold a flor: sing it (or go to the mazo) before anything else"
         if kind == P_FLOR and not game.flor_holder[seat]:
             return "only a player holding flor answers a flor"
@@ -96,6 +95,4 @@ def why_illegal(game: Game, seat: int, action: int) -> str:
         if action == FLOR:
             return "you have already sung your flor" if game.flor_sung[seat] else "you do not hold a flor"
         return f"{token!r} answers a flor, and no flor is waiting for an answer"
-    if action == MAZO:
-        return "not allowed now"
     return "not allowed now"
