@@ -73,13 +73,15 @@ class TableClient:
         from websockets.sync.client import connect
 
         self._json = json
+        self.token = token
+        self.table_id = table_id
         query = []
         if token:
             query.append(f"token={token}")
         if since is not None:
             query.append(f"since={since}")
         url = f"{ws_url}/ws/{table_id}" + ("?" + "&".join(query) if query else "")
-        self.ws = connect(url, open_timeout=10, max_size=None)
+        self.ws = connect(url, open_timeout=10, max_size=None, legacy=True)
         self.frames: list[str] = []
         self.state: dict[str, Any] = {}
         self.events: list[dict[str, Any]] = []
@@ -120,9 +122,80 @@ class TableClient:
     def wait_state(self, predicate: Callable[[dict[str, Any]], bool] = lambda s: True, timeout: float = 20.0) -> dict[str, Any]:
         return self.wait(lambda m: m["type"] == "state" and predicate(m), timeout)
 
+    def until(self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 20.0) -> dict[str, Any]:
+        """The current state if ``predicate`` holds for it, else the next state for which it does."""
+        if self.state and predicate(self.state):
+            return self.state
+        return self.wait_state(predicate, timeout)
+
     @property
     def view(self) -> dict[str, Any] | None:
         return self.state.get("view")
 
     def close(self) -> None:
         self.ws.close()
+
+
+def guest_token(base_url: str, name: str) -> str:
+    """A guest token from the server's lobby API."""
+    import httpx
+
+    response = httpx.post(f"{base_url}/api/guest", json={"name": name}, timeout=10)
+    response.raise_for_status()
+    return str(response.json()["token"])
+
+
+def create_table(base_url: str, token: str, **body: Any) -> dict[str, Any]:
+    """Create a table (``rules``, ``seat``, ``bots``, ``turn_seconds``, ``name``)."""
+    import httpx
+
+    response = httpx.post(
+        f"{base_url}/api/tables", json=body, headers={"Authorization": f"Bearer {token}"}, timeout=10
+    )
+    response.raise_for_status()
+    result: dict[str, Any] = response.json()
+    return result
+
+
+def drain(client: TableClient) -> None:
+    """Read every frame already waiting."""
+    while True:
+        try:
+            client.recv(timeout=0)
+        except TimeoutError:
+            return
+
+
+def play_out(
+    clients: list[TableClient],
+    choose: Callable[[TableClient, dict[str, Any]], str | None],
+    max_steps: int = 5000,
+    timeout: float = 30.0,
+) -> None:
+    """Let seated clients act with ``choose(client, view)`` (``None``: pass) until
+    the match is over. Frames sent to every client are kept in ``client.frames``."""
+    deadline = time.monotonic() + timeout
+    for _ in range(max_steps):
+        for client in clients:
+            drain(client)
+        if any(c.view and c.view["winner"] is not None for c in clients):
+            return
+        acted = False
+        for client in clients:
+            view = client.view
+            if view and view["seat"] is not None and view["legal"]:
+                action = choose(client, view)
+                if action is not None:
+                    before = client.version
+                    client.act(action)
+                    client.wait(lambda m: m["type"] == "error" or (m["type"] == "state" and m["v"] > before))
+                    acted = True
+                    break
+        if not acted:
+            try:
+                clients[0].recv(timeout=0.05)
+            except TimeoutError:
+                pass
+        if time.monotonic() > deadline:
+            raise TimeoutError("the match did not end in time")
+    raise RuntimeError("the match did not end within max_steps")
