@@ -112,3 +112,16 @@ def test_a_falta_called_by_the_dealer_and_won_by_the_mano() -> None:
     play(game, "0 play 4b; 1 falta-envido; 0 quiero; 1 mazo")
     assert why(game) == [(0, "envido", 6), (0, "truco", 1)]
     assert game.score == (13, 9)
+
+
+def test_flor_points_are_added_before_envido_points_at_the_chico_boundary_2v2() -> None:
+    """The project's order (RULES.md: envido and flor before the truco; the why lists
+    flor, then envido, then truco): at 28-28 an envido settled first (team 0) and a later
+    flor (team 1) both reach 30; the flor is added first and wins the chico."""
+    game = at_score(
+        (28, 28), "4c 5o 6b", "1o 2e 3e", "7o 6o 1e", "10c 11c 12c", flor=True
+    )
+    play(game, "0 truco; 1 envido; 0 quiero; 3 flor; 1 no-quiero")
+    hand = game.history[-1]
+    assert hand.why == ((1, "flor", 3), (0, "envido", 2), (0, "truco", 1))
+    assert hand.score == (28, 30) and game.winner == 1

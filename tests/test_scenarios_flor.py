@@ -258,3 +258,16 @@ def test_without_the_variant_a_flor_cannot_be_answered_quiero() -> None:
     game = con_flor(F38, F31)
     play(game, "0 flor")
     assert "quiero" not in legal(game, 1)
+
+
+def test_a_flor_answering_a_truco_opens_an_exchange_and_the_truco_waits_for_it_2v2() -> None:
+    game = con_flor("4c 5o 6b", "10c 11c 12c", "7e 6e 5e", "7o 1e 4e")
+    play(game, "0 truco")
+    assert legal(game, 1) == {"flor", "mazo"}
+    play(game, "1 flor")
+    assert game.actors() == (2,)  # the rival holder answers the flor first
+    play(game, "2 con-flor-me-achico")
+    assert game.actors() == (1, 3)  # then the truco is pending again
+    assert legal(game, 3) == {"quiero", "no-quiero", "retruco", "mazo"}
+    play(game, "3 no-quiero")
+    assert why(game) == [(1, "flor", 3), (0, "truco", 1)]

@@ -151,3 +151,18 @@ def test_a_lone_flor_holder_leaving_lets_the_flor_stand_uncontested_2v2() -> Non
     assert game.actors() == (0,)
     play(game, "0 truco; 3 no-quiero")
     assert why(game) == [(0, "flor", 3), (0, "truco", 1)]
+
+
+def test_the_last_player_of_a_baza_leaving_settles_it_2v2() -> None:
+    game = new_game(*TEAM)
+    play(game, "0 play 4o; 1 play 4c; 2 play 1b; 3 mazo")
+    assert game.actors() == (2,)  # the baza is settled with three cards; seat 2 won it
+
+
+def test_a_departed_leader_is_replaced_by_the_next_seat_in_the_hand_2v2() -> None:
+    # seats 0 and 2 (team 0) both play a 3; seat 0 played first but left meanwhile
+    game = new_game("3e 4o 5o", "4c 5c 6c", "3b 4e 5e", "4b 5b 6b")
+    play(game, "0 play 3e; 1 truco; 0 mazo; 2 quiero")
+    play(game, "1 play 4c; 2 play 3b; 3 play 4b")
+    assert game.results == [0]  # seat 0's card still counts for its team
+    assert game.actors() == (1,)  # "the next seat after it that is still in the hand"

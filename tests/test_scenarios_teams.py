@@ -122,3 +122,19 @@ def test_any_teammate_answers_a_raise_of_the_envido_3v3() -> None:
     assert game.actors() == (4,)
     play(game, "4 truco; 1 no-quiero")
     assert why(game) == [(1, "envido", 7), (0, "truco", 1)]
+
+
+def test_a_baza_with_all_its_cards_down_is_settled_only_after_the_pending_calls_2v2() -> None:
+    # mano 2: seats 2, 3, 0 play; seat 1 calls truco instead of playing; seat 0 answers
+    # with the envido (it goes first); seat 1 leaves instead of answering it
+    game = new_game("4c 5o 6o", "1e 2e 12b", "7b 6b 10c", "3c 2c 12c", first_mano=2)
+    play(game, "2 play 7b; 3 play 3c; 0 play 4c; 1 truco; 0 envido; 1 mazo")
+    assert game.actors() == (3,)  # the envido still waits for team 1's answer
+    play(game, "3 quiero")
+    # from the mano: 33 (seat 2), then 25 and 31 are "son buenas"; seat 1 has left
+    assert game.showdowns == [(Declaration(2, 33), Declaration(3, None), Declaration(0, None))]
+    assert game.actors() == (0, 2)  # then the truco
+    assert game.results == []  # the baza is not settled while a call waits
+    play(game, "0 quiero")
+    assert game.results == [1]  # 3c beats 7b and 4c
+    assert game.actors() == (3,)
