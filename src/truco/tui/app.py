@@ -99,7 +99,15 @@ class TrucoApp(App[None]):
         yield Static(id="keys")
 
     def on_mount(self) -> None:
+        listen = getattr(self.session, "listen", None)
+        if listen is not None:  # a server's table: its frames redraw the screen
+            self.run_worker(listen(self.refresh_table), name="table socket", exclusive=True)
         self.refresh_table()
+
+    def on_unmount(self) -> None:
+        close = getattr(self.session, "close", None)
+        if close is not None:
+            close()
 
     # ------------------------------------------------------------------ drawing
     @property
@@ -120,6 +128,9 @@ class TrucoApp(App[None]):
         """Read the session's view and redraw everything; then let the bots go on."""
         s = self.session
         view = self._view = s.view()
+        notice = getattr(s, "pop_notice", lambda: None)()
+        if notice:
+            self.message = notice
         names, teams = s.names, s.team_names
         caption = getattr(s, "caption", lambda: "")()
         mode = {"play": "", "watch": " — watching bots", "show": " — record", "remote": " — online"}
@@ -139,6 +150,8 @@ class TrucoApp(App[None]):
         self._pace()
 
     def _turn_line(self) -> str:
+        if getattr(self.session, "away", lambda: False)():
+            return "[b reverse] A bot covers your seat [/] — b: take it back"
         if self.hand_over():
             return "[b reverse] Hand over [/] — Enter: next hand"
         line = render.turn_markup(self._view, self.session.names, self.session.team_names)
@@ -297,6 +310,12 @@ class TrucoApp(App[None]):
                 self.say("The match is over.")
             else:
                 self.say(f"Key {key}: you hold no card {key} now.")
+        elif key == "b" and mode == "remote":
+            if getattr(self.session, "away", lambda: False)():
+                self.session.come_back()  # type: ignore[attr-defined]
+                self.say("Taking your seat back from the bot.")
+            else:
+                self.say("Key 'b' takes your seat back when a bot covers it; it does not now.")
         elif key in KEY_CALLS:
             self.take(self._call_for_key(key))
         elif key == MEGAPHONE_KEY:
@@ -365,6 +384,10 @@ class TrucoApp(App[None]):
     def save_record(self) -> Path | None:
         """Write the match's record to a new file in ``save_dir``."""
         record: dict[str, Any] | None = self.session.record()
+        notice = getattr(self.session, "pop_notice", lambda: None)()
+        if record is None and notice:
+            self.say(notice)
+            return None
         if record is None:
             self.say("The record can be saved when the match is over (it holds every hand's cards).")
             return None

@@ -76,8 +76,15 @@ def _cmd_connect(args: argparse.Namespace) -> int:
     from .remote import RemoteError, RemoteSession
 
     try:
-        session = RemoteSession.connect(args.connect, name=args.name, table=args.table)
-    except RemoteError as exc:
+        session = RemoteSession.connect(
+            args.connect,
+            name=args.name,
+            table=args.table,
+            rules=_rules(args),
+            bots=args.bots.split(","),
+            seat=args.seat,
+        )
+    except (RemoteError, RulesError) as exc:
         return _fail("play", str(exc))
     try:
         return _run(session, args)

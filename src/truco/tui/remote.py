@@ -1,0 +1,320 @@
+"""The terminal game on a Truco Argento server: the same screen, the server's table.
+
+The server runs the engine, the clock and the bots; this client gets a guest token,
+creates a table (or joins one), and then only reads the ``state`` frames of the table's
+WebSocket (its seat's view, the table's seats) and sends ``act`` frames with record
+tokens. Every refusal comes back from the server as an ``error`` frame and is shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from ..actions import action_token, parse_action
+from ..cards import card_name, parse_card
+from ..game import Declaration, Game, MatchPosition
+from ..rules import Rules, RulesError
+from ..view import PendingCall, PublicHand, SeatView, seat_view
+from .session import default_bot
+
+#: Seconds the client waits for the server's HTTP answers and the WebSocket handshake.
+TIMEOUT = 10.0
+
+
+class RemoteError(ValueError):
+    """The server cannot be reached, or refused to seat us: one line for the person."""
+
+
+def split_url(url: str) -> tuple[str, str | None]:
+    """``(http base URL, table id or None)`` from what a person may paste: the server's
+    address, a table's page (``/t/ID``) or its socket (``ws://.../ws/ID``)."""
+    if "://" not in url:
+        url = "http://" + url
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https", "ws", "wss") or not parts.netloc:
+        raise RemoteError(f"not a server address: {url!r} (try http://host:port)")
+    scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
+    words = [w for w in parts.path.split("/") if w]
+    table = words[1] if len(words) >= 2 and words[0] in ("t", "ws") else None
+    return urlunsplit((scheme, parts.netloc, "", "", "")), table
+
+
+def _cards(names: Sequence[str]) -> tuple[int, ...]:
+    return tuple(parse_card(c) for c in names)
+
+
+def _plays(plays: Sequence[Sequence[Any]]) -> tuple[tuple[int, int], ...]:
+    return tuple((int(seat), parse_card(card)) for seat, card in plays)
+
+
+def _showdowns(data: Sequence[Sequence[Mapping[str, Any]]]) -> tuple[tuple[Declaration, ...], ...]:
+    return tuple(tuple(Declaration(d["seat"], d["tanto"]) for d in s) for s in data)
+
+
+def _public_hand(data: Mapping[str, Any] | None) -> PublicHand | None:
+    if data is None:
+        return None
+    return PublicHand(
+        index=data["index"],
+        mano=data["mano"],
+        why=tuple((w[0], w[1], w[2]) for w in data["why"]),
+        points=(data["points"][0], data["points"][1]),
+        score=(data["score"][0], data["score"][1]),
+        chicos=(data["chicos"][0], data["chicos"][1]),
+        played=_plays(data["played"]),
+        revealed=tuple((seat, _cards(cards)) for seat, cards in data["revealed"]),
+        showdowns=_showdowns(data.get("showdowns", [])),
+    )
+
+
+def view_from_json(data: Mapping[str, Any], rules: Rules) -> SeatView:
+    """The :class:`~truco.view.SeatView` a server sent as JSON (``view_json``)."""
+    n = rules.players
+    pending = data["pending"]
+    hand_index, mano = data["hand_index"], data["mano"]
+    score = (data["score"][0], data["score"][1])
+    chicos = (data["chicos"][0], data["chicos"][1])
+    return SeatView(
+        seat=data["seat"],
+        rules=rules,
+        position=MatchPosition(rules, (mano - hand_index) % n, hand_index, score, chicos),
+        hand_index=hand_index,
+        mano=mano,
+        dealer=data["dealer"],
+        score=score,
+        chicos=chicos,
+        winner=data["winner"],
+        hand=_cards(data["hand"]),
+        dealt=_cards(data["dealt"]),
+        played=_plays(data["played"]),
+        bazas=tuple(_plays(b) for b in data["bazas"]),
+        baza_results=tuple(data["baza_results"]),
+        turn=data["turn"],
+        actors=tuple(data["actors"]),
+        legal=tuple(parse_action(t) for t in data["legal"]),
+        pending=None
+        if pending is None
+        else PendingCall(pending["kind"], pending["team"], pending["level"], tuple(pending["chain"])),
+        truco_level=data["truco_level"],
+        truco_owner=data["truco_owner"],
+        envido_open=data["envido_open"],
+        showdowns=_showdowns(data["showdowns"]),
+        flor_sung=tuple(data["flor_sung"]),
+        in_hand=tuple(data["in_hand"]),
+        pica_pica=data["pica_pica"],
+        round_seats=tuple(data["round_seats"]),
+        log=tuple((seat, parse_action(token)) for seat, token in data["log"]),
+        last_hand=_public_hand(data["last_hand"]),
+    )
+
+
+class RemoteSession:
+    """A seat at a server's table (a :class:`~truco.tui.session.TableSession`)."""
+
+    mode = "remote"
+
+    def __init__(self, base: str, table_id: str, token: str, table: Mapping[str, Any], seat: int | None) -> None:
+        self.base = base
+        self.table_id = table_id
+        self.token = token
+        self.wanted_seat = seat
+        self.table: dict[str, Any] = dict(table)
+        self.rules = Rules.from_dict(self.table["rules"])
+        self.seat: int | None = None
+        self.committed: int | None = None
+        self.version = 0
+        self._view_data: dict[str, Any] | None = None
+        self._notices: list[str] = []
+        self._socket: Any = None
+        self._closing = False
+
+    # ------------------------------------------------------------------ joining
+    @classmethod
+    def connect(
+        cls,
+        url: str,
+        *,
+        name: str = "player",
+        table: str | None = None,
+        rules: Rules | None = None,
+        bots: Sequence[str] = (),
+        seat: int = 0,
+    ) -> RemoteSession:
+        """Get a guest token; create a table with ``rules`` and ``bots`` in the other
+        seats (and sit at ``seat``), or join the table ``table`` (from the URL too)."""
+        import httpx
+
+        base, from_url = split_url(url)
+        table = table or from_url
+        try:
+            with httpx.Client(base_url=base, timeout=TIMEOUT) as http:
+                token = _json(http.post("/api/guest", json={"name": name}))["token"]
+                if table is None:
+                    rules = rules or Rules()
+                    if not 0 <= seat < rules.players:
+                        raise RemoteError(f"there is no seat {seat} at a {rules.players}-player table")
+                    specs = [b.strip() for b in bots if b.strip()] or [default_bot()]
+                    others = [s for s in range(rules.players) if s != seat]
+                    if len(specs) == 1:
+                        specs = specs * len(others)
+                    if len(specs) != len(others):
+                        raise RemoteError(f"--bots needs one level for all bots or one per bot seat ({len(others)})")
+                    body = {"rules": rules.to_dict(), "seat": seat, "bots": dict(zip(others, specs)), "name": f"Mesa de {name}"}
+                    summary = _json(http.post("/api/tables", json=body, headers={"Authorization": f"Bearer {token}"}))
+                    return cls(base, summary["id"], token, summary, seat)
+                summary = _json(http.get(f"/api/tables/{table}"))
+                return cls(base, table, token, summary, seat)
+        except httpx.HTTPError as exc:
+            raise RemoteError(f"cannot reach the server at {base}: {exc}") from None
+        except (RulesError, KeyError, TypeError) as exc:
+            raise RemoteError(f"the server at {base} answered something unexpected: {exc}") from None
+
+    @property
+    def socket_url(self) -> str:
+        ws = "wss" + self.base[5:] if self.base.startswith("https") else "ws" + self.base[4:]
+        return f"{ws}/ws/{self.table_id}?token={self.token}"
+
+    # ------------------------------------------------------------------ the socket
+    async def listen(self, changed: Callable[[], None]) -> None:
+        """Read the table's frames until the socket closes; call ``changed`` after each."""
+        from websockets.asyncio.client import connect
+        from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
+        try:
+            async with connect(self.socket_url, open_timeout=TIMEOUT, max_size=None) as socket:
+                self._socket = socket
+                async for frame in socket:
+                    self._receive(json.loads(frame))
+                    changed()
+        except ConnectionClosed as exc:
+            if not self._closing:
+                self._notices.append(f"The server closed the table's connection: {exc.rcvd.reason if exc.rcvd else 'no reason given'}")
+        except (OSError, InvalidHandshake, asyncio.TimeoutError) as exc:
+            self._notices.append(f"Cannot connect to the table: {exc}")
+        finally:
+            self._socket = None
+        if not self._closing:
+            self._notices.append("Disconnected from the server.")
+            changed()
+
+    def _receive(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        if kind == "error":
+            self._notices.append(f"Server: {message.get('reason', message.get('code', 'refused'))}")
+        elif kind == "state":
+            self.version = message["v"]
+            self.table = message.get("table") or self.table
+            you = message.get("you") or {}
+            self.seat = you.get("seat")
+            committed = you.get("committed")
+            self.committed = None if committed is None else parse_card(committed)
+            self._view_data = message.get("view")
+            if self.seat is None and self.table.get("status") == "waiting":
+                self._sit()
+
+    def _sit(self) -> None:
+        free = [s["seat"] for s in self.table.get("seats", []) if s["kind"] == "empty"]
+        if not free:
+            self._notices.append("The table is full: you are watching.")
+            return
+        seat = self.wanted_seat if self.wanted_seat in free else free[0]
+        self._send({"type": "sit", "seat": seat})
+
+    def _send(self, message: dict[str, Any]) -> None:
+        if self._socket is None:
+            self._notices.append("Not connected to the server.")
+            return
+        asyncio.get_running_loop().create_task(self._socket.send(json.dumps(message)))
+
+    def close(self) -> None:
+        self._closing = True
+
+    # ------------------------------------------------------------------ what the screen reads
+    @property
+    def names(self) -> tuple[str, ...]:
+        seats = self.table.get("seats", [])
+        names = []
+        for s in range(self.rules.players):
+            info = seats[s] if s < len(seats) else {}
+            if s == self.seat:
+                names.append("Vos")
+            elif info.get("kind") == "empty":
+                names.append(f"(free seat {s})")
+            else:
+                away = " (away)" if info.get("away") else ""
+                names.append(f"{info.get('name') or info.get('bot') or 'seat'} {s}{away}")
+        return tuple(names)
+
+    @property
+    def team_names(self) -> tuple[str, str]:
+        if self.seat is None:
+            return ("Equipo 0", "Equipo 1")
+        return ("Nosotros", "Ellos") if self.seat % 2 == 0 else ("Ellos", "Nosotros")
+
+    def caption(self) -> str:
+        status = self.table.get("status", "")
+        text = f"table {self.table_id}"
+        if status == "waiting":
+            seated = sum(1 for s in self.table.get("seats", []) if s["kind"] != "empty")
+            text += f" · waiting for players ({seated}/{self.rules.players})"
+        if self.committed is not None:
+            text += f" · {card_name(self.committed)} goes down on your turn"
+        return text
+
+    def view(self) -> SeatView:
+        if self._view_data is None:  # the match has not started: an empty table
+            return seat_view(Game(self.rules, manual_deal=True), self.seat)
+        return view_from_json(self._view_data, self.rules)
+
+    def open_hands(self) -> Mapping[int, tuple[int, ...]]:
+        return {}
+
+    def act(self, action: int) -> str | None:
+        if self.seat is None:
+            return "you have no seat at this table"
+        self._send({"type": "act", "action": action_token(action)})
+        return None
+
+    def come_back(self) -> None:
+        """Take the seat back from the bot that covered it."""
+        self._send({"type": "back"})
+
+    def away(self) -> bool:
+        seats = self.table.get("seats", [])
+        return self.seat is not None and self.seat < len(seats) and bool(seats[self.seat].get("away"))
+
+    def pop_notice(self) -> str | None:
+        return self._notices.pop(0) if self._notices else None
+
+    def bot_to_act(self) -> bool:
+        return False  # the server's bots
+
+    def step_bot(self) -> None:
+        return None
+
+    def record(self) -> dict[str, Any] | None:
+        if self.table.get("status") != "finished" and (self._view_data or {}).get("winner") is None:
+            return None
+        import httpx
+
+        try:
+            response = httpx.get(f"{self.base}/api/matches/{self.table_id}/record", timeout=TIMEOUT)
+            return _json(response)
+        except (httpx.HTTPError, RemoteError) as exc:
+            self._notices.append(f"The server did not give the record: {exc}")
+            return None
+
+
+def _json(response: Any) -> Any:
+    """The JSON of a response; a refusal becomes a :class:`RemoteError` with the server's reason."""
+    if response.status_code >= 400:
+        try:
+            detail = response.json().get("detail")
+        except ValueError:
+            detail = response.text[:200]
+        raise RemoteError(f"the server refused: {detail} (HTTP {response.status_code})")
+    return response.json()

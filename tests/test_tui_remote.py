@@ -1,0 +1,77 @@
+"""The terminal game on a live Truco Argento server (loopback, bots without delay)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from truco.cli import main as truco_main
+from truco.rules import Rules
+from truco.tui.app import TrucoApp
+from truco.tui.remote import RemoteError, RemoteSession, split_url
+
+from test_tui import headless, person_key
+
+server_testing = pytest.importorskip("truco.server.testing")
+ServerConfig = pytest.importorskip("truco.server.config").ServerConfig
+
+
+async def frames(pilot, app: TrucoApp, session: RemoteSession, after: int, limit: int = 2000) -> None:
+    """Wait (polling, at most ``limit`` rounds) for a state newer than version ``after``
+    in which the person may act or the match is over."""
+    for _ in range(limit):
+        await pilot.pause()
+        view = app.view
+        if session.version > after and (view.winner is not None or app.view.legal):
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the server sent nothing new")
+
+
+def test_addresses_people_paste() -> None:
+    assert split_url("localhost:8000") == ("http://localhost:8000", None)
+    assert split_url("https://truco.example/t/ab12cd") == ("https://truco.example", "ab12cd")
+    assert split_url("ws://127.0.0.1:9/ws/xyz") == ("http://127.0.0.1:9", "xyz")
+    with pytest.raises(RemoteError):
+        split_url("ftp://nowhere")
+
+
+def test_an_unreachable_server_is_one_line(capsys) -> None:
+    port = server_testing.free_port()
+    assert truco_main(["play", "--connect", f"http://127.0.0.1:{port}"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("truco play: cannot reach the server")
+
+
+@headless
+async def test_a_match_on_a_server_with_the_same_screen(tmp_path: Path) -> None:
+    config = ServerConfig(db_url="sqlite://", bot_delay=0, turn_seconds=0)
+    with server_testing.LiveServer(config) as server:
+        session = RemoteSession.connect(server.url, name="ana", rules=Rules(target=15), bots=["random"], seat=0)
+        app = TrucoApp(session, delay=0, save_dir=tmp_path)
+        async with app.run_test(size=(140, 42)) as pilot:
+            await frames(pilot, app, session, 0)
+            assert "online" in app.screen_text() and f"table {session.table_id}" in app.screen_text()
+            before = app.view
+            await pilot.press("l")  # no flor at this table: the server says why, nothing changes
+            for _ in range(500):
+                await pilot.pause()
+                if app.message:
+                    break
+                await asyncio.sleep(0.01)
+            assert app.message.startswith("Server:") and app.view == before
+            for _ in range(400):
+                if app.view.winner is not None:
+                    break
+                before = session.version
+                await pilot.press(person_key(app))
+                await frames(pilot, app, session, before)
+            assert app.view.winner is not None
+            assert "The match is over" in app.screen_text()
+            await pilot.press("w")
+            assert app.saved_path is not None, app.message
+    record = json.loads(app.saved_path.read_text())
+    assert record["format"] == "truco-record/1"
