@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from itertools import combinations
+from itertools import combinations, pairwise
 
 import pytest
 
@@ -46,7 +46,9 @@ def test_twelve_of_copas_parses_in_upper_case() -> None:
     assert card_name(parse_card("12C")) == "12c"
 
 
-@pytest.mark.parametrize("text", ["8e", "9b", "13c", "0o", "1x", "e1", "", "1", "10", "1 e", "11ee"])
+@pytest.mark.parametrize(
+    "text", ["8e", "9b", "13c", "0o", "1x", "e1", "", "1", "10", "1 e", "11ee"]
+)
 def test_a_card_that_does_not_exist_raises_card_error_naming_it(text: str) -> None:
     with pytest.raises(CardError) as info:
         parse_card(text)
@@ -92,14 +94,19 @@ def test_cards_of_one_ranking_group_are_equal_in_truco(group: str) -> None:
     assert len({STRENGTH[c] for c in cards(group)}) == 1
 
 
-@pytest.mark.parametrize("higher,lower", list(zip(RANKING, RANKING[1:])))
+@pytest.mark.parametrize("higher,lower", list(pairwise(RANKING)))
 def test_each_ranking_group_beats_the_next(higher: str, lower: str) -> None:
-    assert min(STRENGTH[c] for c in cards(higher)) > max(STRENGTH[c] for c in cards(lower))
+    assert min(STRENGTH[c] for c in cards(higher)) > max(
+        STRENGTH[c] for c in cards(lower)
+    )
 
 
 def test_named_cards_of_the_glossary() -> None:
     # macho > hembra > siete bravo > siete de oro > the false sevens, ancho falso
-    s = {name: STRENGTH[parse_card(name)] for name in ("1e", "1b", "7e", "7o", "7c", "7b", "1o", "1c")}
+    s = {
+        name: STRENGTH[parse_card(name)]
+        for name in ("1e", "1b", "7e", "7o", "7c", "7b", "1o", "1c")
+    }
     assert s["1e"] > s["1b"] > s["7e"] > s["7o"] > s["1o"] > s["7c"]
     assert s["1o"] == s["1c"] and s["7c"] == s["7b"]
 
@@ -121,13 +128,21 @@ def test_named_cards_of_the_glossary() -> None:
         ("7b 1b 6c", 28, "two of a suit beat a higher single card"),
     ],
 )
-def test_tanto_examples_of_the_rule_books(hand: str, expected: int, example: str) -> None:
+def test_tanto_examples_of_the_rule_books(
+    hand: str, expected: int, example: str
+) -> None:
     assert tanto(cards(hand)) == expected, example
 
 
 @pytest.mark.parametrize(
     "hand,expected",
-    [("7e 6e 5e", 33), ("1o 2o 3o", 25), ("10c 11c 4c", 24), ("10b 11b 12b", 20), ("7o 12o 6o", 33)],
+    [
+        ("7e 6e 5e", 33),
+        ("1o 2o 3o", 25),
+        ("10c 11c 4c", 24),
+        ("10b 11b 12b", 20),
+        ("7o 12o 6o", 33),
+    ],
 )
 def test_three_of_a_suit_on_a_table_without_flor_count_the_two_highest_plus_20(
     hand: str, expected: int
@@ -137,13 +152,16 @@ def test_three_of_a_suit_on_a_table_without_flor_count_the_two_highest_plus_20(
 
 def test_tanto_does_not_depend_on_card_order() -> None:
     for hand in ("7c 6c 4e", "12o 7o 3e", "5o 4o 1c"):
-        values = {tanto(list(p)) for p in [cards(hand), cards(hand)[::-1], cards(hand)[1:] + cards(hand)[:1]]}
+        values = {
+            tanto(list(p))
+            for p in [cards(hand), cards(hand)[::-1], cards(hand)[1:] + cards(hand)[:1]]
+        }
         assert len(values) == 1
 
 
 def test_every_three_card_hand_has_a_tanto_in_0_7_or_20_33() -> None:
     seen = {tanto(hand) for hand in combinations(DECK, 3)}
-    assert seen == set(range(0, 8)) | set(range(20, 34))
+    assert seen == set(range(8)) | set(range(20, 34))
 
 
 # -- flor --------------------------------------------------------------------------------
@@ -151,7 +169,12 @@ def test_every_three_card_hand_has_a_tanto_in_0_7_or_20_33() -> None:
 
 @pytest.mark.parametrize(
     "hand,flor",
-    [("7e 6e 5e", True), ("1c 10c 12c", True), ("7e 6e 5b", False), ("1o 1c 1e", False)],
+    [
+        ("7e 6e 5e", True),
+        ("1c 10c 12c", True),
+        ("7e 6e 5b", False),
+        ("1o 1c 1e", False),
+    ],
 )
 def test_flor_is_three_cards_of_one_suit(hand: str, flor: bool) -> None:
     assert has_flor(cards(hand)) is flor
@@ -161,7 +184,9 @@ def test_flor_is_three_cards_of_one_suit(hand: str, flor: bool) -> None:
     "hand,value",
     [("7e 6e 5e", 38), ("10o 11o 12o", 20), ("1c 2c 3c", 26), ("7b 12b 4b", 31)],
 )
-def test_flor_value_is_20_plus_all_three_with_figures_worth_0(hand: str, value: int) -> None:
+def test_flor_value_is_20_plus_all_three_with_figures_worth_0(
+    hand: str, value: int
+) -> None:
     assert flor_value(cards(hand)) == value
 
 
@@ -170,6 +195,8 @@ def test_the_highest_flor_is_38_with_7_6_5() -> None:
     assert len(flores) == 4 * 120
     best = max(flor_value(h) for h in flores)
     assert best == 38
-    assert {tuple(sorted(card_name(c)[:-1] for c in h)) for h in flores if flor_value(h) == 38} == {
-        ("5", "6", "7")
-    }
+    assert {
+        tuple(sorted(card_name(c)[:-1] for c in h))
+        for h in flores
+        if flor_value(h) == 38
+    } == {("5", "6", "7")}

@@ -36,7 +36,9 @@ def _call_chain(chain: str):
 
 
 @pytest.mark.parametrize("chain,accepted,refused", CHAINS, ids=[c[0] for c in CHAINS])
-def test_an_accepted_chain_scores_its_value_for_the_best_tanto(chain, accepted, refused) -> None:
+def test_an_accepted_chain_scores_its_value_for_the_best_tanto(
+    chain, accepted, refused
+) -> None:
     game, answerer = _call_chain(chain)
     play(game, [(answerer, "quiero")])
     assert game.actors() == (0,)  # the call did not use up seat 0's turn
@@ -76,7 +78,9 @@ def test_a_refused_chain_scores_the_chain_accepted_so_far_for_the_last_caller(
         ("envido envido real-envido falta-envido", set()),
     ],
 )
-def test_the_legal_raises_envido_repeats_once_real_once_falta_ends(chain, answers) -> None:
+def test_the_legal_raises_envido_repeats_once_real_once_falta_ends(
+    chain, answers
+) -> None:
     game, answerer = _call_chain(chain)
     assert game.actors() == (answerer,)
     assert legal(game, answerer) == {"quiero", "no-quiero", "mazo"} | answers
@@ -173,7 +177,12 @@ def test_showdown_2v2_declares_only_what_beats_everything_declared_before() -> N
     game = new_game("5o 10o 1e", "7c 1c 2b", "6b 4b 1b", "5e 4e 11c")
     play(game, "0 play 1e; 1 play 2b; 2 envido; 3 quiero")
     assert game.showdowns == [
-        (Declaration(0, 25), Declaration(1, 28), Declaration(2, 30), Declaration(3, None))
+        (
+            Declaration(0, 25),
+            Declaration(1, 28),
+            Declaration(2, 30),
+            Declaration(3, None),
+        )
     ]
     play(game, "2 truco; 1 no-quiero")
     assert why(game) == [(0, "envido", 2), (0, "truco", 1)]
@@ -185,7 +194,12 @@ def test_showdown_2v2_a_partner_above_the_best_declared_still_declares() -> None
     game = new_game("7o 3o 12e", "10c 11c 4b", "7b 6b 1e", "6e 5e 2c")
     play(game, "0 play 12e; 1 play 4b; 2 envido; 3 real-envido; 2 quiero")
     assert game.showdowns == [
-        (Declaration(0, 30), Declaration(1, None), Declaration(2, 33), Declaration(3, None))
+        (
+            Declaration(0, 30),
+            Declaration(1, None),
+            Declaration(2, 33),
+            Declaration(3, None),
+        )
     ]
     play(game, "2 mazo; 3 truco; 0 no-quiero")
     assert why(game) == [(0, "envido", 5), (1, "truco", 1)]
@@ -196,4 +210,6 @@ def test_showdown_counts_only_the_players_still_in_the_hand() -> None:
     # seat 0 (33) left: seat 2's 21 beats seat 1's 20 and seat 3's 7
     game = new_game("7o 6o 12e", "10c 11c 4b", "1b 12b 3e", "7e 10o 2c")
     play(game, "0 mazo; 1 play 4b; 2 envido; 3 quiero")
-    assert game.showdowns == [(Declaration(1, 20), Declaration(2, 21), Declaration(3, None))]
+    assert game.showdowns == [
+        (Declaration(1, 20), Declaration(2, 21), Declaration(3, None))
+    ]

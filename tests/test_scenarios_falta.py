@@ -12,7 +12,9 @@ from truco.rules import Rules
 STRONG, WEAK = "7e 6e 4b", "1o 2c 4c"  # tanto 33 against 26
 
 
-def at_score(score: tuple[int, int], *hands: str, first_mano: int = 0, **options) -> Game:
+def at_score(
+    score: tuple[int, int], *hands: str, first_mano: int = 0, **options
+) -> Game:
     """A game whose current chico stands at ``score``, its next hand dealt ``hands``."""
     options.setdefault("players", len(hands))
     position = MatchPosition(Rules(**options), first_mano, 0, score, (0, 0))
@@ -74,7 +76,9 @@ def test_accepted_falta_envido(variant, target, score, winner, value, after) -> 
     assert hand.points == ((value, 1) if winner == 0 else (0, value + 1))
     assert hand.score == after
     closed = target in after
-    assert game.chicos == ((1, 0) if after[0] == target else (0, 1) if closed else (0, 0))
+    assert game.chicos == (
+        (1, 0) if after[0] == target else (0, 1) if closed else (0, 0)
+    )
     assert game.is_over is closed  # one chico: closing it ends the match
 
 
@@ -86,7 +90,9 @@ def test_a_refused_falta_envido_is_one_point_in_every_variant(variant: str) -> N
     assert game.score == (21, 13)
 
 
-def test_the_chico_closes_at_the_target_and_later_points_of_the_hand_are_dropped() -> None:
+def test_the_chico_closes_at_the_target_and_later_points_of_the_hand_are_dropped() -> (
+    None
+):
     # 13-14 to 15: the envido (added first) takes team 0 to 15; team 1's truco point,
     # which would also reach 15, is not added
     game = at_score((13, 14), STRONG, WEAK, target=15)

@@ -80,25 +80,83 @@ CASES = [
     # cards and turns
     ("play out of turn", one(), 1, "play 4c", "not this seat's turn"),
     ("play a card not held", one(), 0, "play 4c", "does not hold"),
-    ("play a card already played", one("0 play 7e", "1 play 4c"), 0, "play 7e", "does not hold"),
+    (
+        "play a card already played",
+        one("0 play 7e", "1 play 4c"),
+        0,
+        "play 7e",
+        "does not hold",
+    ),
     ("caller plays while its truco waits", one("0 truco"), 0, "play 1e", "waiting"),
-    ("rival plays while the truco waits", one("0 truco"), 1, "play 4c", "waits for its answer"),
-    ("play while an envido waits", one("0 envido"), 1, "play 4c", "waits for its answer"),
+    (
+        "rival plays while the truco waits",
+        one("0 truco"),
+        1,
+        "play 4c",
+        "waits for its answer",
+    ),
+    (
+        "play while an envido waits",
+        one("0 envido"),
+        1,
+        "play 4c",
+        "waits for its answer",
+    ),
     # envido
     ("envido by a non-pie 2v2", two(), 0, "envido", "pies"),
     ("real envido by a non-pie 2v2", two("0 play 1e"), 1, "real-envido", "pies"),
-    ("envido after the first baza", one("0 play 7e", "1 play 4c"), 0, "envido", "first baza"),
-    ("envido after the truco accepted", one("0 truco", "1 quiero"), 0, "envido", "accepted"),
-    ("envido twice a hand", one("0 envido", "1 quiero"), 0, "falta-envido", "only once"),
-    ("envido against a truco in the second baza", one("0 play 7e", "1 play 4c", "0 truco"), 1,
-     "envido", "first truco call, in the first baza"),
+    (
+        "envido after the first baza",
+        one("0 play 7e", "1 play 4c"),
+        0,
+        "envido",
+        "first baza",
+    ),
+    (
+        "envido after the truco accepted",
+        one("0 truco", "1 quiero"),
+        0,
+        "envido",
+        "accepted",
+    ),
+    (
+        "envido twice a hand",
+        one("0 envido", "1 quiero"),
+        0,
+        "falta-envido",
+        "only once",
+    ),
+    (
+        "envido against a truco in the second baza",
+        one("0 play 7e", "1 play 4c", "0 truco"),
+        1,
+        "envido",
+        "first truco call, in the first baza",
+    ),
     ("envido off turn", one(), 1, "envido", "not this seat's turn"),
     # truco
-    ("retruco by the calling team", one("0 truco", "1 quiero"), 0, "retruco", "accepted the last call"),
-    ("truco again instead of retruco", one("0 truco", "1 quiero", "0 play 7e"), 1, "truco", "retruco"),
+    (
+        "retruco by the calling team",
+        one("0 truco", "1 quiero"),
+        0,
+        "retruco",
+        "accepted the last call",
+    ),
+    (
+        "truco again instead of retruco",
+        one("0 truco", "1 quiero", "0 play 7e"),
+        1,
+        "truco",
+        "retruco",
+    ),
     ("vale cuatro as the first call", one(), 0, "vale-cuatro", "first call is truco"),
-    ("above vale cuatro", one("0 truco", "1 retruco", "0 vale-cuatro", "1 quiero"), 0, "vale-cuatro",
-     "highest"),
+    (
+        "above vale cuatro",
+        one("0 truco", "1 retruco", "0 vale-cuatro", "1 quiero"),
+        0,
+        "vale-cuatro",
+        "highest",
+    ),
     ("answer one's own call", one("0 truco"), 0, "quiero", "other team's answer"),
     ("quiero with no call", one(), 0, "quiero", "no call to answer"),
     ("no quiero with no call", one("0 play 7e"), 1, "no-quiero", "no call to answer"),
@@ -107,15 +165,42 @@ CASES = [
     ("flor without holding one", one(flor=True), 0, "flor", "do not hold a flor"),
     ("a holder plays before singing", flor(), 0, "play 7e", "flor"),
     ("a holder calls truco before singing", flor(), 0, "truco", "flor"),
-    ("a holder answers an envido before singing", flor("0 envido", hands=("1o 2b 3o", "7c 4c 10c")),
-     1, "quiero", "flor"),
-    ("flor sung twice", flor("0 flor", "1 con-flor-me-achico"), 0, "flor", "already sung"),
-    ("contraflor with no flor waiting", flor("0 flor", "1 con-flor-me-achico"), 0, "contraflor",
-     "no flor is waiting"),
-    ("envido after a flor", flor("0 flor", "1 con-flor-me-achico", "0 play 5e"), 1, "envido",
-     "flor was sung"),
+    (
+        "a holder answers an envido before singing",
+        flor("0 envido", hands=("1o 2b 3o", "7c 4c 10c")),
+        1,
+        "quiero",
+        "flor",
+    ),
+    (
+        "flor sung twice",
+        flor("0 flor", "1 con-flor-me-achico"),
+        0,
+        "flor",
+        "already sung",
+    ),
+    (
+        "contraflor with no flor waiting",
+        flor("0 flor", "1 con-flor-me-achico"),
+        0,
+        "contraflor",
+        "no flor is waiting",
+    ),
+    (
+        "envido after a flor",
+        flor("0 flor", "1 con-flor-me-achico", "0 play 5e"),
+        1,
+        "envido",
+        "flor was sung",
+    ),
     ("truco while a flor waits", flor("0 flor"), 1, "truco", "does not answer"),
-    ("no quiero to a flor sin con flor quiero", flor("0 flor"), 1, "quiero", "does not answer"),
+    (
+        "no quiero to a flor sin con flor quiero",
+        flor("0 flor"),
+        1,
+        "quiero",
+        "does not answer",
+    ),
     # mazo and seats
     ("mazo off turn", one(), 1, "mazo", "not this seat's turn"),
     ("act after leaving 2v2", two("0 mazo"), 0, "play 4o", "mazo"),
@@ -123,12 +208,26 @@ CASES = [
     ("no seat -1", one(), -1, "mazo", "no seat -1"),
     ("megaphone in 1v1", one(), 0, "say si", "2v2 and 3v3"),
     # the end of a hand and of the match
-    ("act after the hand closed", one("0 truco", "1 no-quiero"), 0, "play 1e", "hand is over"),
-    ("act after the match", one("0 falta-envido", "1 quiero", "0 mazo"), 1, "mazo", "match is over"),
+    (
+        "act after the hand closed",
+        one("0 truco", "1 no-quiero"),
+        0,
+        "play 1e",
+        "hand is over",
+    ),
+    (
+        "act after the match",
+        one("0 falta-envido", "1 quiero", "0 mazo"),
+        1,
+        "mazo",
+        "match is over",
+    ),
 ]
 
 
-@pytest.mark.parametrize("name,build,seat,token,cause", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    "name,build,seat,token,cause", CASES, ids=[c[0] for c in CASES]
+)
 def test_an_illegal_action_is_refused_with_its_reason_and_changes_nothing(
     name, build, seat, token, cause
 ) -> None:
@@ -140,14 +239,34 @@ def test_an_illegal_action_is_refused_with_its_reason_and_changes_nothing(
 # straight after a single envido; real envido comes once; falta envido ends the chain)
 CHAIN_CASES = [
     ("a third envido", "0 envido; 1 envido", 0, "envido", "only once"),
-    ("an envido after real envido", "0 envido; 1 real-envido", 0, "envido", "only once"),
+    (
+        "an envido after real envido",
+        "0 envido; 1 real-envido",
+        0,
+        "envido",
+        "only once",
+    ),
     ("real envido twice", "0 real-envido", 1, "real-envido", "comes once"),
-    ("a raise after falta envido", "0 falta-envido", 1, "real-envido", "ends the chain"),
-    ("falta envido twice", "0 envido; 1 falta-envido", 0, "falta-envido", "ends the chain"),
+    (
+        "a raise after falta envido",
+        "0 falta-envido",
+        1,
+        "real-envido",
+        "ends the chain",
+    ),
+    (
+        "falta envido twice",
+        "0 envido; 1 falta-envido",
+        0,
+        "falta-envido",
+        "ends the chain",
+    ),
 ]
 
 
-@pytest.mark.parametrize("name,moves,seat,token,cause", CHAIN_CASES, ids=[c[0] for c in CHAIN_CASES])
+@pytest.mark.parametrize(
+    "name,moves,seat,token,cause", CHAIN_CASES, ids=[c[0] for c in CHAIN_CASES]
+)
 def test_a_raise_that_breaks_the_envido_chain_is_refused_and_changes_nothing(
     name, moves, seat, token, cause
 ) -> None:
@@ -161,7 +280,9 @@ def test_a_raise_that_breaks_the_envido_chain_is_refused_and_changes_nothing(
     reason="engine bug: explain.py says 'the envido has already been played in this hand' "
     "for a raise that breaks the chain while the envido is still being called",
 )
-@pytest.mark.parametrize("name,moves,seat,token,cause", CHAIN_CASES, ids=[c[0] for c in CHAIN_CASES])
+@pytest.mark.parametrize(
+    "name,moves,seat,token,cause", CHAIN_CASES, ids=[c[0] for c in CHAIN_CASES]
+)
 def test_a_raise_that_breaks_the_envido_chain_names_the_chain_rule(
     name, moves, seat, token, cause
 ) -> None:
@@ -180,8 +301,12 @@ def test_a_non_holder_may_not_answer_a_flor_2v2() -> None:
 
 def test_a_pair_not_playing_may_not_act_in_a_pica_pica_round() -> None:
     rules = Rules(players=6, pica_pica=True)
-    game = Game.at_position(MatchPosition(rules, 0, 0, (6, 2), (0, 0), True, True), manual_deal=True)
-    game.deal(deal("4c 5c 6c", "4o 5o 6o", "4b 5b 6b", "4e 5e 6e", "7c 10c 11c", "7o 10o 11o"))
+    game = Game.at_position(
+        MatchPosition(rules, 0, 0, (6, 2), (0, 0), True, True), manual_deal=True
+    )
+    game.deal(
+        deal("4c 5c 6c", "4o 5o 6o", "4b 5b 6b", "4e 5e 6e", "7c 10c 11c", "7o 10o 11o")
+    )
     refused(game, 1, "play 4o", "pica-pica")
     refused(game, 2, "say si", "pica-pica")
 

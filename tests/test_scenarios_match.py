@@ -28,7 +28,10 @@ def assert_finished(game: Game, winner: int, chicos: tuple[int, int]) -> None:
 def test_a_chico_to_15_in_one_hand_and_the_match_ends_exactly_then() -> None:
     game = new_game(STRONG, WEAK, target=15)
     play(game, "0 falta-envido; 1 quiero")  # 0-0 to 15: the leader needs 15
-    assert not game.is_over and game.score == (0, 0)  # points are added when the hand closes
+    assert not game.is_over and game.score == (
+        0,
+        0,
+    )  # points are added when the hand closes
     play(game, "0 play 1e; 1 play 4c; 0 play 7e; 1 play 5o")
     assert why(game) == [(0, "envido", 15), (0, "truco", 1)]
     assert game.history[-1].score == (15, 0) and game.history[-1].chicos == (1, 0)

@@ -19,7 +19,9 @@ def table(score=(0, 0), mano=0, pica_started=False, pica_now=False, **options) -
     return Game.at_position(position, manual_deal=True)
 
 
-def test_the_hand_after_a_team_first_reaches_5_is_pica_pica_then_they_alternate() -> None:
+def test_the_hand_after_a_team_first_reaches_5_is_pica_pica_then_they_alternate() -> (
+    None
+):
     game = table(score=(4, 0))
     game.deal(deal(*SIX_NO_FLOR))
     assert not game.pica_now
@@ -97,7 +99,11 @@ def test_rounds_start_with_the_manos_pair_go_on_in_seat_order_first_from_the_man
         for seat in range(6):
             if seat not in (round_mano, rival):
                 assert game.legal_actions(seat) == []
-        assert legal(game, round_mano) >= {"envido", "truco", "mazo"}  # each is its own pie
+        assert legal(game, round_mano) >= {
+            "envido",
+            "truco",
+            "mazo",
+        }  # each is its own pie
         card = game.hand_cards(round_mano)[0]
         game.apply(round_mano, card)
         assert game.actors() == (rival,)
@@ -132,7 +138,9 @@ def test_why_lists_flores_then_envidos_then_trucos_each_in_round_order() -> None
     assert game.showdowns == [(Declaration(0, 33), Declaration(3, None))]
     play(game, "0 mazo")
     assert legal(game, 1) == {"flor", "mazo"}
-    play(game, "1 flor")  # uncontested: seat 4 holds none (seat 2's flor is another round)
+    play(
+        game, "1 flor"
+    )  # uncontested: seat 4 holds none (seat 2's flor is another round)
     assert game.actors() == (1,)
     play(game, "1 mazo")
     play(game, "2 flor; 2 truco; 5 no-quiero")
@@ -152,9 +160,16 @@ def test_a_falta_in_a_later_round_uses_the_score_the_hand_started_with() -> None
     # 14-3 on a table to 30: both in las malas, so the falta is the chico for its winner,
     # although team 0's point from the first round would, if added at once, put it in buenas
     game = table(score=(14, 3), pica_started=True, pica_now=True)
-    game.deal(deal(*SIX_NO_FLOR))  # rounds 0v3, 1v4, 2v5; seat 1: 31 against seat 4's 25
+    game.deal(
+        deal(*SIX_NO_FLOR)
+    )  # rounds 0v3, 1v4, 2v5; seat 1: 31 against seat 4's 25
     play(game, "0 play 7e; 3 mazo")
     play(game, "1 falta-envido; 4 quiero; 1 mazo")
     play(game, "2 truco; 5 no-quiero")
-    assert why(game) == [(1, "envido", 27), (0, "truco", 1), (0, "truco", 1), (0, "truco", 1)]
+    assert why(game) == [
+        (1, "envido", 27),
+        (0, "truco", 1),
+        (0, "truco", 1),
+        (0, "truco", 1),
+    ]
     assert game.history[-1].score == (14, 30) and game.chicos == (0, 1)

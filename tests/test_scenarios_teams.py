@@ -15,7 +15,7 @@ DEAL_3V3 = ("4c 10e 11b", "7o 6o 12c", "5c 12o 11e", "1b 2b 3c", "4e 5e 6e", "7b
 
 def _first_cards(game, seats) -> None:
     for seat in seats:
-        card = sorted(game.hand_cards(seat))[0]
+        card = min(game.hand_cards(seat))
         game.apply(seat, card)
 
 
@@ -60,7 +60,10 @@ def test_el_envido_esta_primero_any_called_player_even_one_who_played_2v2() -> N
     game = new_game(*DEAL_2V2)
     play(game, "0 play 4c; 1 play 12c; 2 truco")
     assert game.actors() == (1, 3)
-    for seat in (1, 3):  # seat 1 has played and is not a pie: the envido goes first anyway
+    for seat in (
+        1,
+        3,
+    ):  # seat 1 has played and is not a pie: the envido goes first anyway
         assert legal(game, seat) == {
             "quiero", "no-quiero", "retruco", "envido", "real-envido", "falta-envido", "mazo"
         }  # fmt: skip
@@ -124,7 +127,9 @@ def test_any_teammate_answers_a_raise_of_the_envido_3v3() -> None:
     assert why(game) == [(1, "envido", 7), (0, "truco", 1)]
 
 
-def test_a_baza_with_all_its_cards_down_is_settled_only_after_the_pending_calls_2v2() -> None:
+def test_a_baza_with_all_its_cards_down_is_settled_only_after_the_pending_calls_2v2() -> (
+    None
+):
     # mano 2: seats 2, 3, 0 play; seat 1 calls truco instead of playing; seat 0 answers
     # with the envido (it goes first); seat 1 leaves instead of answering it
     game = new_game("4c 5o 6o", "1e 2e 12b", "7b 6b 10c", "3c 2c 12c", first_mano=2)
@@ -132,7 +137,9 @@ def test_a_baza_with_all_its_cards_down_is_settled_only_after_the_pending_calls_
     assert game.actors() == (3,)  # the envido still waits for team 1's answer
     play(game, "3 quiero")
     # from the mano: 33 (seat 2), then 25 and 31 are "son buenas"; seat 1 has left
-    assert game.showdowns == [(Declaration(2, 33), Declaration(3, None), Declaration(0, None))]
+    assert game.showdowns == [
+        (Declaration(2, 33), Declaration(3, None), Declaration(0, None))
+    ]
     assert game.actors() == (0, 2)  # then the truco
     assert game.results == []  # the baza is not settled while a call waits
     play(game, "0 quiero")
