@@ -6,26 +6,25 @@ import asyncio
 import functools
 import json
 from collections.abc import Callable, Coroutine, Sequence
-from typing import Any
 from pathlib import Path
+from typing import Any
 
-import pytest
+from util import deal
 
-from truco.actions import MAZO, NO_QUIERO, QUIERO, is_play, is_say
+from truco.actions import MAZO, QUIERO, is_play, is_say
 from truco.bots import Bot
 from truco.cards import parse_card
 from truco.cli import main as truco_main
 from truco.deal import Deal, SeededDealer
 from truco.game import Game
-from truco.record import load_record, replay
+from truco.record import load_record
 from truco.rules import Rules
 from truco.tui.app import TrucoApp
 from truco.tui.cards_text import card_text
-from truco.tui.keys import CARD_KEYS, CALL_KEYS
+from truco.tui.keys import CALL_KEYS, CARD_KEYS
 from truco.tui.session import LocalSession
 from truco.tui.viewer import RecordViewer
 from truco.view import SeatView
-from util import deal
 
 RECORDS = Path(__file__).parent / "records"
 
@@ -103,10 +102,10 @@ async def test_a_hand_of_1v1_call_answer_play_and_score() -> None:
         assert [a for _, a in session.game.actions][-1] == QUIERO
         text = app.screen_text()
         assert "Vos: envido" in text and "quiero" in text
-        assert "Envido: Vos 4 · Bot 1 (polite:default) 6" in text  # the showdown
+        assert "Envido: Vos 4 · Bot 1 6" in text  # the showdown
         await pilot.press("1")  # 1 de espadas; the bot plays 2 de oros
         await settle(pilot, app)
-        assert "Baza 1: Vos: 1 de espadas   Bot 1 (polite:default): 2 de oros  → Nosotros" in app.screen_text()
+        assert "Baza 1: Vos: 1 de espadas   Bot 1: 2 de oros  → Nosotros" in app.screen_text()
         await pilot.press("1")  # 3 de copas beats 5 de copas: the hand is ours
         await settle(pilot, app)
         assert session.game.score == (1, 2)
@@ -171,7 +170,9 @@ async def test_the_person_never_sees_a_bots_unplayed_card() -> None:
 
 
 @headless
-async def test_a_2v2_match_with_bots_runs_to_its_end_and_saves_a_record(tmp_path: Path, capsys) -> None:
+async def test_a_2v2_match_with_bots_runs_to_its_end_and_saves_a_record(
+    tmp_path: Path, capsys
+) -> None:
     rules = Rules(players=4, target=15)
     session = LocalSession(rules, human=0, bots=["random"], seed=5)
     app = TrucoApp(session, delay=0, save_dir=tmp_path)
@@ -197,7 +198,9 @@ async def test_a_2v2_match_with_bots_runs_to_its_end_and_saves_a_record(tmp_path
 
 @headless
 async def test_watching_bots_2v2_to_the_end() -> None:
-    session = LocalSession(Rules(players=4, target=15, flor=True), human=None, bots=["simple", "random"] * 2, seed=2)
+    session = LocalSession(
+        Rules(players=4, target=15, flor=True), human=None, bots=["simple", "random"] * 2, seed=2
+    )
     app = TrucoApp(session, delay=0)
     async with app.run_test(size=(140, 42)) as pilot:
         await settle(pilot, app)

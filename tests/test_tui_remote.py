@@ -7,19 +7,20 @@ import json
 from pathlib import Path
 
 import pytest
+from test_tui import headless, person_key
 
 from truco.cli import main as truco_main
 from truco.rules import Rules
 from truco.tui.app import TrucoApp
 from truco.tui.remote import RemoteError, RemoteSession, split_url
 
-from test_tui import headless, person_key
-
 server_testing = pytest.importorskip("truco.server.testing")
 ServerConfig = pytest.importorskip("truco.server.config").ServerConfig
 
 
-async def frames(pilot, app: TrucoApp, session: RemoteSession, after: int, limit: int = 2000) -> None:
+async def frames(
+    pilot, app: TrucoApp, session: RemoteSession, after: int, limit: int = 2000
+) -> None:
     """Wait (polling, at most ``limit`` rounds) for a state newer than version ``after``
     in which the person may act or the match is over."""
     for _ in range(limit):
@@ -50,11 +51,15 @@ def test_an_unreachable_server_is_one_line(capsys) -> None:
 async def test_a_match_on_a_server_with_the_same_screen(tmp_path: Path) -> None:
     config = ServerConfig(db_url="sqlite://", bot_delay=0, turn_seconds=0)
     with server_testing.LiveServer(config) as server:
-        session = RemoteSession.connect(server.url, name="ana", rules=Rules(target=15), bots=["random"], seat=0)
+        session = RemoteSession.connect(
+            server.url, name="ana", rules=Rules(target=15), bots=["random"], seat=0
+        )
         app = TrucoApp(session, delay=0, save_dir=tmp_path)
         async with app.run_test(size=(140, 42)) as pilot:
             await frames(pilot, app, session, 0)
-            assert "online" in app.screen_text() and f"table {session.table_id}" in app.screen_text()
+            assert (
+                "online" in app.screen_text() and f"table {session.table_id}" in app.screen_text()
+            )
             before = app.view
             await pilot.press("l")  # no flor at this table: the server says why, nothing changes
             for _ in range(500):

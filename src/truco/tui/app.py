@@ -22,7 +22,14 @@ from ..record import RecordError, load_record, replay
 from ..view import SeatView
 from . import render
 from .cards_text import card_markup
-from .keys import CALL_KEYS, CALL_LABELS, CARD_KEYS, KEY_CALLS, MEGAPHONE_KEY, call_label
+from .keys import (
+    CALL_KEYS,
+    CALL_LABELS,
+    CARD_KEYS,
+    KEY_CALLS,
+    MEGAPHONE_KEY,
+    call_label,
+)
 from .session import TableSession
 from .widgets import HelpScreen, KeyButton, MegaphoneScreen, Panel
 
@@ -48,7 +55,7 @@ class TrucoApp(App[None]):
     #middle { width: 1fr; }
     #table { height: 1fr; border: round $accent; padding: 0 1; }
     #last { height: auto; max-height: 12; border: round $secondary; padding: 0 1; }
-    #log { width: 36; border: round $primary; padding: 0 1; overflow-y: auto; }
+    #log { width: 36; height: 100%; border: round $primary; padding: 0 1; }
     #turn { height: 1; padding: 0 1; }
     #message { height: auto; min-height: 1; padding: 0 1; color: $warning; }
     #hand { height: auto; padding: 0 1; }
@@ -137,7 +144,9 @@ class TrucoApp(App[None]):
         title = f"Truco Argento · {view.rules.describe()}{mode.get(s.mode, '')}"
         self.query_one("#title", Static).update(title + (f" · {caption}" if caption else ""))
         self.query_one("#score", Panel).update(render.score_markup(view, teams))
-        self.query_one("#seats", Panel).update(render.seats_markup(view, names, s.open_hands()))
+        self.query_one("#seats", Panel).update(
+            render.seats_markup(view, names, s.open_hands(), s.seat_notes)
+        )
         self.query_one("#table", Panel).update(render.table_markup(view, names, teams))
         self.query_one("#last", Panel).update(
             render.last_hand_markup(view.last_hand, names, teams, view.rules)
@@ -166,7 +175,11 @@ class TrucoApp(App[None]):
         if mode == "watch":
             return f"space: pause   +/-: speed ({1 / max(self.delay, 1e-9):.1f} actions/s)   w: save   h: help   Ctrl+Q: quit"
         talk = "   s: megaphone" if self._view.rules.players > 2 else ""
-        return f"1-3: cards   letters: calls (on the buttons){talk}   Enter: next hand   w: save   h: help   Ctrl+Q: quit"
+        step = "   b: take your seat back" if mode == "remote" else "   Enter: next hand"
+        return (
+            f"1-3: cards   letters: calls (on the buttons){talk}{step}"
+            "   w: save   h: help   Ctrl+Q: quit"
+        )
 
     def _draw_buttons(self, view: SeatView) -> None:
         seated = self.session.seat is not None and self.session.mode in ("play", "remote")
@@ -216,7 +229,11 @@ class TrucoApp(App[None]):
         if self._scheduled or self.paused:
             return
         mode = self.session.mode
-        if mode == "watch" and self._view.last_hand is not None and self._view.last_hand.index > self._seen_hand:
+        if (
+            mode == "watch"
+            and self._view.last_hand is not None
+            and self._view.last_hand.index > self._seen_hand
+        ):
             self._seen_hand = self._view.last_hand.index
             if self._view.winner is None and self.session.bot_to_act():
                 self._schedule(self.delay * HAND_PAUSE)
@@ -389,7 +406,9 @@ class TrucoApp(App[None]):
             self.say(notice)
             return None
         if record is None:
-            self.say("The record can be saved when the match is over (it holds every hand's cards).")
+            self.say(
+                "The record can be saved when the match is over (it holds every hand's cards)."
+            )
             return None
         text = json.dumps(record, ensure_ascii=False, indent=1)
         try:

@@ -20,18 +20,32 @@ def _speed(text: str) -> float:
 
 
 def _table_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--players", type=int, choices=(2, 4, 6), default=2, help="2 (1v1), 4 (2v2) or 6 (3v3)")
+    p.add_argument(
+        "--players", type=int, choices=(2, 4, 6), default=2, help="2 (1v1), 4 (2v2) or 6 (3v3)"
+    )
     p.add_argument("--flor", action="store_true", help="play con flor")
-    p.add_argument("--target", type=int, choices=(15, 30), default=30, help="points a chico (default 30)")
+    p.add_argument(
+        "--target", type=int, choices=(15, 30), default=30, help="points a chico (default 30)"
+    )
     p.add_argument("--chicos", type=int, choices=(1, 3), default=1, help="1 chico or the best of 3")
-    p.add_argument("--falta-envido", choices=sorted(FALTA_ENVIDO_VARIANTS), default="leader",
-                   help="what an accepted falta envido is worth (default: leader)")
+    p.add_argument(
+        "--falta-envido",
+        choices=sorted(FALTA_ENVIDO_VARIANTS),
+        default="leader",
+        help="what an accepted falta envido is worth (default: leader)",
+    )
     p.add_argument("--con-flor-quiero", action="store_true", help="the 'con flor quiero' variant")
     p.add_argument("--pica-pica", action="store_true", help="pica-pica hands (3v3 to 30)")
-    p.add_argument("--bots", default="", metavar="LEVEL,...",
-                   help="bots as name[:level], one for all or one per bot seat (e.g. simple:easy,search:hard)")
+    p.add_argument(
+        "--bots",
+        default="",
+        metavar="LEVEL,...",
+        help="bots as name[:level], one for all or one per bot seat (e.g. simple:easy,search:hard)",
+    )
     p.add_argument("--seed", type=int, default=None, help="reproducible deals and bots")
-    p.add_argument("--speed", type=_speed, default=1.0, help="bot speed: actions per second (default 1)")
+    p.add_argument(
+        "--speed", type=_speed, default=1.0, help="bot speed: actions per second (default 1)"
+    )
 
 
 def _rules(args: argparse.Namespace) -> Rules:

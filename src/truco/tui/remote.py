@@ -98,7 +98,9 @@ def view_from_json(data: Mapping[str, Any], rules: Rules) -> SeatView:
         legal=tuple(parse_action(t) for t in data["legal"]),
         pending=None
         if pending is None
-        else PendingCall(pending["kind"], pending["team"], pending["level"], tuple(pending["chain"])),
+        else PendingCall(
+            pending["kind"], pending["team"], pending["level"], tuple(pending["chain"])
+        ),
         truco_level=data["truco_level"],
         truco_owner=data["truco_owner"],
         envido_open=data["envido_open"],
@@ -117,7 +119,9 @@ class RemoteSession:
 
     mode = "remote"
 
-    def __init__(self, base: str, table_id: str, token: str, table: Mapping[str, Any], seat: int | None) -> None:
+    def __init__(
+        self, base: str, table_id: str, token: str, table: Mapping[str, Any], seat: int | None
+    ) -> None:
         self.base = base
         self.table_id = table_id
         self.token = token
@@ -156,22 +160,37 @@ class RemoteSession:
                 if table is None:
                     rules = rules or Rules()
                     if not 0 <= seat < rules.players:
-                        raise RemoteError(f"there is no seat {seat} at a {rules.players}-player table")
+                        raise RemoteError(
+                            f"there is no seat {seat} at a {rules.players}-player table"
+                        )
                     specs = [b.strip() for b in bots if b.strip()] or [default_bot()]
                     others = [s for s in range(rules.players) if s != seat]
                     if len(specs) == 1:
                         specs = specs * len(others)
                     if len(specs) != len(others):
-                        raise RemoteError(f"--bots needs one level for all bots or one per bot seat ({len(others)})")
-                    body = {"rules": rules.to_dict(), "seat": seat, "bots": dict(zip(others, specs)), "name": f"Mesa de {name}"}
-                    summary = _json(http.post("/api/tables", json=body, headers={"Authorization": f"Bearer {token}"}))
+                        raise RemoteError(
+                            f"--bots needs one level for all bots or one per bot seat ({len(others)})"
+                        )
+                    body = {
+                        "rules": rules.to_dict(),
+                        "seat": seat,
+                        "bots": dict(zip(others, specs)),
+                        "name": f"Mesa de {name}",
+                    }
+                    summary = _json(
+                        http.post(
+                            "/api/tables", json=body, headers={"Authorization": f"Bearer {token}"}
+                        )
+                    )
                     return cls(base, summary["id"], token, summary, seat)
                 summary = _json(http.get(f"/api/tables/{table}"))
                 return cls(base, table, token, summary, seat)
         except httpx.HTTPError as exc:
             raise RemoteError(f"cannot reach the server at {base}: {exc}") from None
         except (RulesError, KeyError, TypeError) as exc:
-            raise RemoteError(f"the server at {base} answered something unexpected: {exc}") from None
+            raise RemoteError(
+                f"the server at {base} answered something unexpected: {exc}"
+            ) from None
 
     @property
     def socket_url(self) -> str:
@@ -192,8 +211,10 @@ class RemoteSession:
                     changed()
         except ConnectionClosed as exc:
             if not self._closing:
-                self._notices.append(f"The server closed the table's connection: {exc.rcvd.reason if exc.rcvd else 'no reason given'}")
-        except (OSError, InvalidHandshake, asyncio.TimeoutError) as exc:
+                self._notices.append(
+                    f"The server closed the table's connection: {exc.rcvd.reason if exc.rcvd else 'no reason given'}"
+                )
+        except (TimeoutError, OSError, InvalidHandshake) as exc:
             self._notices.append(f"Cannot connect to the table: {exc}")
         finally:
             self._socket = None
@@ -236,18 +257,21 @@ class RemoteSession:
     # ------------------------------------------------------------------ what the screen reads
     @property
     def names(self) -> tuple[str, ...]:
+        return tuple("Vos" if s == self.seat else f"Seat {s}" for s in range(self.rules.players))
+
+    @property
+    def seat_notes(self) -> tuple[str, ...]:
+        """Who sits where, as the table's summary says (a name, a bot, a free seat)."""
         seats = self.table.get("seats", [])
-        names = []
+        notes = []
         for s in range(self.rules.players):
             info = seats[s] if s < len(seats) else {}
-            if s == self.seat:
-                names.append("Vos")
-            elif info.get("kind") == "empty":
-                names.append(f"(free seat {s})")
+            if info.get("kind", "empty") == "empty":
+                notes.append("free")
             else:
-                away = " (away)" if info.get("away") else ""
-                names.append(f"{info.get('name') or info.get('bot') or 'seat'} {s}{away}")
-        return tuple(names)
+                note = str(info.get("name") or info.get("bot") or "")
+                notes.append(note + (", away: a bot covers" if info.get("away") else ""))
+        return tuple(notes)
 
     @property
     def team_names(self) -> tuple[str, str]:
@@ -285,7 +309,9 @@ class RemoteSession:
 
     def away(self) -> bool:
         seats = self.table.get("seats", [])
-        return self.seat is not None and self.seat < len(seats) and bool(seats[self.seat].get("away"))
+        return (
+            self.seat is not None and self.seat < len(seats) and bool(seats[self.seat].get("away"))
+        )
 
     def pop_notice(self) -> str | None:
         return self._notices.pop(0) if self._notices else None
@@ -303,7 +329,8 @@ class RemoteSession:
 
         try:
             response = httpx.get(f"{self.base}/api/matches/{self.table_id}/record", timeout=TIMEOUT)
-            return _json(response)
+            record: dict[str, Any] = _json(response)
+            return record
         except (httpx.HTTPError, RemoteError) as exc:
             self._notices.append(f"The server did not give the record: {exc}")
             return None

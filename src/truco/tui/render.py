@@ -18,6 +18,12 @@ from .cards_text import card_markup
 from .keys import CALL_LABELS, WORD_LABELS
 
 TRUCO_LEVELS = ("", "truco", "retruco", "vale cuatro")
+#: Each team's colour, for its name and its seats.
+TEAM_STYLES = ("bold cyan", "bold magenta")
+
+
+def team_markup(team: int, text: str) -> str:
+    return f"[{TEAM_STYLES[team]}]{escape(text)}[/]"
 
 
 def points_text(points: int, target: int) -> str:
@@ -42,7 +48,7 @@ def score_markup(view: SeatView, team_names: Sequence[str]) -> str:
     for team in (0, 1):
         points = view.score[team]
         mark = " (you)" if view.team == team else ""
-        lines.append(f"[b]{escape(team_names[team])}[/b]{mark}")
+        lines.append(f"{team_markup(team, team_names[team])}{mark}")
         lines.append(f"  {points_text(points, rules.target)}")
         lines.append(f"  [dim]{tally(points)}[/dim]")
     if rules.chicos == 3:
@@ -56,7 +62,10 @@ def _cards_left(view: SeatView, seat: int) -> int:
 
 
 def seats_markup(
-    view: SeatView, names: Sequence[str], open_hands: Mapping[int, Sequence[int]]
+    view: SeatView,
+    names: Sequence[str],
+    open_hands: Mapping[int, Sequence[int]],
+    notes: Sequence[str] = (),
 ) -> str:
     """One line per seat: who acts, mano, dealer, who left, cards still held."""
     lines = []
@@ -74,14 +83,16 @@ def seats_markup(
             tags.append("waits (pica-pica)")
         elif not view.in_hand[seat] and view.winner is None:
             tags.append("al mazo")
-        tag_text = f" [dim]{', '.join(tags)}[/dim]" if tags else ""
-        team = "[cyan]A[/]" if seat % 2 == 0 else "[magenta]B[/]"
-        line = f"{marker}{team} {escape(name)}{tag_text}"
+        line = f"{marker} {team_markup(seat % 2, name)}"
+        if seat < len(notes) and notes[seat]:
+            line += f" [dim]({escape(notes[seat])})[/dim]"
+        details = [f"[dim]{', '.join(tags)}[/dim]"] if tags else []
         if seat in open_hands:
-            held = "  ".join(card_markup(c) for c in open_hands[seat]) or "-"
-            line += f"\n      {held}"
+            details.append("  ".join(card_markup(c) for c in open_hands[seat]) or "-")
         elif seat != view.seat and in_round and view.winner is None:
-            line += f"  [dim]{'🂠 ' * _cards_left(view, seat)}[/dim]"
+            details.append(f"[dim]{'🂠 ' * _cards_left(view, seat)}[/dim]")
+        if details:
+            line += "\n      " + "  ".join(details)
         lines.append(line)
     return "\n".join(lines)
 
@@ -135,8 +146,10 @@ def turn_markup(view: SeatView, names: Sequence[str], team_names: Sequence[str])
         return f"Match over: [b]{escape(team_names[view.winner])}[/b] won."
     if not view.actors:
         return "Waiting for the next hand."
-    mine = view.seat is not None and view.seat in view.actors and any(
-        not is_say(a) for a in view.legal
+    mine = (
+        view.seat is not None
+        and view.seat in view.actors
+        and any(not is_say(a) for a in view.legal)
     )
     if view.pending is not None:
         if mine:
@@ -181,5 +194,8 @@ def last_hand_markup(
         shown = ", ".join(card_markup(c) for c in cards)
         lines.append(f"  {escape(names[seat])} shows {shown}")
     score = " - ".join(str(p) for p in hand.score)
-    lines.append(f"  Score {score}" + (f", chicos {hand.chicos[0]}-{hand.chicos[1]}" if rules.chicos == 3 else ""))
+    lines.append(
+        f"  Score {score}"
+        + (f", chicos {hand.chicos[0]}-{hand.chicos[1]}" if rules.chicos == 3 else "")
+    )
     return "\n".join(lines)

@@ -37,6 +37,8 @@ class TableSession(Protocol):
     seat: int | None
     names: tuple[str, ...]
     team_names: tuple[str, str]
+    #: A word on each seat (the bot's level, "you", "away"), or empty strings.
+    seat_notes: tuple[str, ...]
 
     def view(self) -> SeatView: ...
 
@@ -65,7 +67,7 @@ def default_bot() -> str:
     for spec in PREFERRED_BOTS:
         if spec.partition(":")[0] in BOTS:
             return spec
-    return sorted(BOTS)[0]
+    return min(BOTS)
 
 
 def seat_bots(
@@ -119,9 +121,11 @@ class LocalSession:
         self.seat = human
         self.game = game or Game(rules, first_mano=first_mano, seed=seed)
         self.bots = seat_bots(rules.players, human, bots, seed)
-        self.names = tuple(
-            "Vos" if s == human else f"{'Bot' if human is not None else 'Seat'} {s} ({self.bots[s]!r})"
-            for s in range(rules.players)
+        who = "Bot" if human is not None else "Seat"
+        self.names = tuple("Vos" if s == human else f"{who} {s}" for s in range(rules.players))
+        #: What plays each seat, shown beside its name.
+        self.seat_notes = tuple(
+            "you" if s == human else repr(self.bots[s]) for s in range(rules.players)
         )
         if human is None:
             self.team_names: tuple[str, str] = ("Equipo 0", "Equipo 1")

@@ -21,16 +21,17 @@ class RecordViewer:
     """A :class:`~truco.tui.session.TableSession` over the steps of a record."""
 
     mode = "show"
-    seat = None
+    seat: int | None = None  # a record is read as a spectator, every hand open
 
     def __init__(self, record: Record) -> None:
         self.rules = record.rules
         seats = record.headers.get("seats")
         n = record.rules.players
         if isinstance(seats, list) and len(seats) == n and all(isinstance(x, str) for x in seats):
-            self.names: tuple[str, ...] = tuple(f"{name} ({s})" for s, name in enumerate(seats))
+            self.seat_notes: tuple[str, ...] = tuple(seats)
         else:
-            self.names = tuple(f"Seat {s}" for s in range(n))
+            self.seat_notes = ("",) * n
+        self.names: tuple[str, ...] = tuple(f"Seat {s}" for s in range(n))
         self.team_names = ("Equipo 0", "Equipo 1")
         self.error: str | None = None
         #: (game after the step, hand number, action number within the hand or -1)

@@ -3,8 +3,10 @@ megaphone screens."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Grid, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Markdown, Static
@@ -88,7 +90,9 @@ Press Escape or h to close.
 class HelpScreen(ModalScreen[None]):
     """The rules in short, and the keys."""
 
-    BINDINGS = [Binding("escape,h,question_mark,q", "dismiss_help", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,h,question_mark,q", "dismiss_help", "Close")
+    ]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll { width: 90; max-width: 100%; height: 90%;
@@ -106,7 +110,7 @@ class HelpScreen(ModalScreen[None]):
 class MegaphoneScreen(ModalScreen[int | None]):
     """Pick a megaphone word (keys 1-8, Escape to cancel); dismisses with its action."""
 
-    BINDINGS = [Binding("escape,s", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,s", "cancel", "Cancel")]
     DEFAULT_CSS = """
     MegaphoneScreen { align: center middle; }
     MegaphoneScreen > Grid { grid-size: 2; grid-gutter: 0 1; width: 70; height: auto;
