@@ -104,8 +104,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     # ------------------------------------------------------------------ lobby API
     @app.post("/api/guest")
-    async def guest(body: GuestRequest) -> dict[str, Any]:
-        token = signer.issue(body.name)
+    async def guest(body: GuestRequest, authorization: Annotated[str | None, Header()] = None) -> dict[str, Any]:
+        """A guest token; with a valid token already, the same player under a new name."""
+        known = signer.verify((authorization or "").removeprefix("Bearer ").strip()) if authorization else None
+        token = signer.issue(body.name, known.id if known else None)
         player = signer.verify(token)
         assert player is not None
         return {"token": token, "id": player.id, "name": player.name}
