@@ -213,3 +213,36 @@ def test_showdown_counts_only_the_players_still_in_the_hand() -> None:
     assert game.showdowns == [
         (Declaration(1, 20), Declaration(2, 21), Declaration(3, None))
     ]
+
+
+def test_el_envido_esta_primero_for_a_seat_that_already_played_1v1() -> None:
+    game = new_game(STRONG, WEAK)
+    play(game, "0 play 4b; 1 truco")
+    assert CALLS <= legal(game, 0)  # seat 0 played its card but may still answer envido
+    play(game, "0 envido; 1 quiero")
+    assert game.actors() == (0,)  # the truco waits for seat 0's answer
+    assert legal(game, 0) == {"quiero", "no-quiero", "retruco", "mazo"}
+    play(game, "0 quiero")
+    assert game.actors() == (1,)  # seat 1's turn goes on: it still has to play
+    play(game, "1 play 4c")  # 4b against 4c: parda; the mano leads
+    assert game.actors() == (0,)
+    play(game, "0 play 7e; 1 play 1o")
+    assert why(game) == [(0, "envido", 2), (0, "truco", 2)]
+
+
+def test_equal_tantos_go_to_the_seat_earlier_from_the_mano_not_to_the_mano_team_2v2() -> (
+    None
+):
+    # from the mano: 5, 28 (seat 1), 28 (seat 2: not strictly greater, son buenas), 4
+    game = new_game("5o 10c 12e", "7c 1c 2b", "7b 1b 11o", "4e 11c 10b")
+    play(game, "0 play 12e; 1 play 2b; 2 envido; 3 quiero")
+    assert game.showdowns == [
+        (
+            Declaration(0, 5),
+            Declaration(1, 28),
+            Declaration(2, None),
+            Declaration(3, None),
+        )
+    ]
+    play(game, "2 truco; 1 no-quiero")
+    assert why(game) == [(1, "envido", 2), (0, "truco", 1)]
