@@ -112,3 +112,33 @@ def test_the_mano_and_the_dealer_rotate_by_one_seat_each_hand_2v2() -> None:
         assert why(game) == [(mano % 2, "truco", 1)]
         next_hand(game, *hands)
     assert game.score == (3, 3)
+
+
+@pytest.mark.parametrize("players,first_mano", [(2, 2), (4, 4), (6, -1), (2, "0")])
+def test_the_first_mano_must_be_a_seat_of_the_table(players, first_mano) -> None:
+    with pytest.raises(ValueError, match="first_mano"):
+        Game(Rules(players=players), first_mano=first_mano, manual_deal=True)
+
+
+@pytest.mark.parametrize(
+    "hands,cause",
+    [
+        (("1e 2e 3e", "1e 4c 5c"), "distinct"),
+        (("1e 2e", "3e 4c 5c"), "3 cards"),
+        (("1e 2e 3e",), "3 cards"),
+    ],
+)
+def test_a_bad_deal_is_refused_and_the_hand_still_waits(hands, cause) -> None:
+    game = Game(Rules(), manual_deal=True)
+    with pytest.raises(ValueError, match=cause):
+        game.deal(tuple(tuple(h) for h in (deal(*hands))))
+    assert game.needs_deal and game.actors() == ()
+    game.deal(deal(STRONG, WEAK))
+    assert game.actors() == (0,)
+
+
+def test_a_hand_cannot_be_dealt_while_one_is_being_played() -> None:
+    game = new_game(STRONG, WEAK)
+    with pytest.raises(ValueError, match="no hand is waiting"):
+        game.deal(deal(STRONG, WEAK))
+    assert game.actors() == (0,)

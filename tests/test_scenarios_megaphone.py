@@ -85,3 +85,9 @@ def test_only_the_speakers_team_hears_it_2v2() -> None:
     assert (1, say) not in seat_view(game, 0).log
     assert (1, say) not in seat_view(game, 2).log
     assert (1, say) not in seat_view(game, None).log
+
+
+def test_a_flor_holder_obliged_to_sing_may_still_speak_2v2() -> None:
+    game = new_game("7e 6e 5e", "4c 5c 6c", "1b 4o 5o", "4b 5b 6b", flor=True)
+    assert legal(game, 0) == {"flor", "mazo"}
+    assert says(game, 0) == WORDS
