@@ -288,3 +288,20 @@ def test_a_flor_answering_a_truco_opens_an_exchange_and_the_truco_waits_for_it_2
     assert legal(game, 3) == {"quiero", "no-quiero", "retruco", "mazo"}
     play(game, "3 no-quiero")
     assert why(game) == [(1, "flor", 3), (0, "truco", 1)]
+
+
+def test_three_flores_3v3_totals_decide_an_accepted_al_resto() -> None:
+    # team 0: 38 + 26 = 64; team 1: 38 + 38 = 76 (seat 1 has not even sung yet)
+    game = con_flor(
+        "7e 6e 5e", "7c 6c 5c", "1b 2b 3b", "1o 2o 4e", "4b 11e 3c", "5o 6o 7o"
+    )
+    play(game, "0 flor")
+    assert game.actors() == (1, 5)  # the rival holders
+    play(game, "5 contraflor-al-resto")
+    assert game.actors() == (0, 2, 4)  # any player of the raised team
+    play(game, "4 quiero")  # 0-0 on a table to 30: the leader needs 15 to reach 15
+    play(game, "0 play 7e")
+    assert legal(game, 1) == {"flor", "mazo"}  # its flor counted, but it still sings it
+    play(game, "1 flor; 1 truco; 4 no-quiero")
+    assert why(game) == [(1, "flor", 15), (1, "truco", 1)]
+    assert set(dict(game.history[-1].revealed)) == {1, 5}

@@ -173,3 +173,47 @@ def test_a_falta_in_a_later_round_uses_the_score_the_hand_started_with() -> None
         (0, "truco", 1),
     ]
     assert game.history[-1].score == (14, 30) and game.chicos == (0, 1)
+
+
+def test_a_flor_exchange_in_a_round_compares_only_that_pair() -> None:
+    # round 0v3: 38 against 26; seat 5's 38 (team 1) plays in another round and does not
+    # count (with it team 1 would total 64)
+    hands = ("7e 6e 5e", "1e 2b 4c", "4o 5o 1b", "1c 2c 3c", "7o 1o 3e", "7b 6b 5b")
+    game = table(score=(6, 2), pica_started=True, pica_now=True, flor=True)
+    game.deal(deal(*hands))
+    play(game, "0 flor")
+    assert game.actors() == (3,)
+    play(game, "3 contraflor; 0 quiero; 0 mazo")
+    play(game, "1 mazo")
+    play(game, "2 truco")
+    assert legal(game, 5) == {"flor", "mazo"}
+    play(game, "5 flor")  # uncontested in its round: seat 2 holds none
+    assert game.actors() == (5,)  # the truco waits again
+    play(game, "5 no-quiero")
+    assert why(game) == [
+        (0, "flor", 6),
+        (1, "flor", 3),
+        (1, "truco", 1),
+        (0, "truco", 1),
+        (0, "truco", 1),
+    ]
+    assert game.score == (14, 6)
+
+
+def test_a_chico_won_in_the_first_round_drops_the_later_rounds_points() -> None:
+    # 20-10: the falta is what the leader needs, 10: team 0 reaches 30 with the envido,
+    # which is added first; the later rounds are still played and listed, not added
+    game = table(score=(20, 10), pica_started=True, pica_now=True)
+    game.deal(deal(*SIX_NO_FLOR))
+    play(game, "0 falta-envido; 3 quiero; 0 mazo")
+    assert not game.needs_deal and game.actors() == (1,)
+    play(game, "1 mazo; 2 mazo")
+    hand = game.history[-1]
+    assert hand.why == (
+        (0, "envido", 10),
+        (1, "truco", 1),
+        (0, "truco", 1),
+        (1, "truco", 1),
+    )
+    assert hand.points == (11, 2)
+    assert hand.score == (30, 10) and game.winner == 0
