@@ -176,6 +176,18 @@ def test_whole_1v1_match_between_two_connected_people(server: LiveServer) -> Non
     assert steps[0]["action"] is None and len(steps) > len(record["hands"])
     for client in clients:
         client.close()
+    # once nobody watches, the finished table leaves memory: a late visitor is sent to the replay
+    for _ in range(100):
+        if httpx.get(f"{server.url}/api/tables/{table_id}").status_code == 404:
+            with pytest.raises(ConnectionClosed) as closed:
+                TableClient(server.ws_url, table_id).recv()
+            if closed.value.rcvd is not None and closed.value.rcvd.code == 4410:
+                assert f"/replay/{table_id}" in closed.value.rcvd.reason
+                return
+        import time
+
+        time.sleep(0.05)
+    raise AssertionError("the finished table was not released")
 
 
 def test_2v2_people_and_bots_play_to_the_end(server: LiveServer) -> None:

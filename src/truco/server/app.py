@@ -203,7 +203,11 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         await websocket.accept()
         table = lobby.tables.get(table_id)
         if table is None:
-            await websocket.close(4404, f"no table {table_id!r}")
+            finished = await asyncio.to_thread(store.load, match_id=table_id, limit=1)
+            if finished and finished[0].status == "finished":
+                await websocket.close(4410, f"the match is over: its replay is at /replay/{table_id}")
+            else:
+                await websocket.close(4404, f"no table {table_id!r}")
             return
         player = signer.verify(token) if token else None
         if token and player is None:

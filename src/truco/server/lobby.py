@@ -57,8 +57,7 @@ class Lobby:
         for row in rows:
             table = Table.restore(row, self.config, self.store)
             table.after_restore()
-            self.tables[table.id] = table
-            table.start()
+            self._open(table)
 
     async def stop(self) -> None:
         for table in list(self.tables.values()):
@@ -108,11 +107,21 @@ class Lobby:
         if all(s.kind != "empty" for s in table.seats) and seat is None:
             raise TableError("no_seat", "leave at least one seat for people, or sit in one")
         table.start_if_full()
-        self.tables[code] = table
         if self.store is not None:
             self.store.save_soon(table.snapshot())
-        table.start()
+        self._open(table)
         return table
+
+    def _open(self, table: Table) -> None:
+        table.on_finished = self._forget
+        self.tables[table.id] = table
+        table.start()
+
+    def _forget(self, table: Table) -> None:
+        """A finished table nobody watches: only the history keeps it."""
+        if self.tables.get(table.id) is table:
+            del self.tables[table.id]
+            table.task = None
 
     def listing(self) -> list[dict[str, Any]]:
         """Open and live tables, newest first."""

@@ -16,6 +16,7 @@ import logging
 import secrets
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -178,6 +179,7 @@ class Table:
     bots: dict[int, Bot] = field(default_factory=dict)
     thinking: int | None = None  # the move counter a bot is thinking about
     task: asyncio.Task[None] | None = None
+    on_finished: Callable[[Table], None] | None = None
     _dirty: bool = False
     _summary_cache: dict[str, Any] = field(default_factory=dict)
 
@@ -219,6 +221,11 @@ class Table:
                 except Exception:  # a bug must not take the table down
                     log.exception("table %s: error handling %r", self.id, message)
             self._settle()
+            if self.status == "finished" and not self.clients:
+                # the record is saved; a finished table leaves memory (history keeps it)
+                if self.on_finished is not None:
+                    self.on_finished(self)
+                return
 
     # ------------------------------------------------------------------ handling
     def _handle(self, message: Join | Leave | Command | BotMove) -> None:

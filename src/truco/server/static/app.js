@@ -171,6 +171,7 @@ class TableScreen {
     this.ws.onclose = (ev) => {
       if (this.closedByUs) return;
       if (ev.code === 4404) { app.replaceChildren(el("p", { class: "error" }, `No existe la mesa ${this.id}.`), el("a", { href: "/", class: "button" }, "Volver")); return; }
+      if (ev.code === 4410) { go(`/replay/${this.id}`); return; }
       if (ev.code === 4401) { localStorage.removeItem("truco.token"); }
       this.banner(`Conexión perdida (${ev.reason || ev.code}); reconectando…`);
       setTimeout(() => this.connect(), 1000);
