@@ -275,11 +275,6 @@ def test_a_raise_that_breaks_the_envido_chain_is_refused_and_changes_nothing(
     refused(game, seat, token, "")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: explain.py says 'the envido has already been played in this hand' "
-    "for a raise that breaks the chain while the envido is still being called",
-)
 @pytest.mark.parametrize(
     "name,moves,seat,token,cause", CHAIN_CASES, ids=[c[0] for c in CHAIN_CASES]
 )
@@ -293,22 +288,12 @@ def test_a_raise_that_breaks_the_envido_chain_names_the_chain_rule(
     assert cause in error.reason
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: explain.py answers \"'flor' does not answer a truco call here\" "
-    "instead of naming the cause (the table is played sin flor)",
-)
 def test_flor_on_a_table_sin_flor_names_the_table_even_while_a_call_waits() -> None:
     game = new_game(*D1)
     play(game, "0 truco")
     refused(game, 1, "flor", "sin flor")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: explain.py says 'the envido has already been played in this hand' "
-    "when an envido is tried against a pending flor; no envido was played, the flor closed it",
-)
 def test_an_envido_against_a_pending_flor_names_the_flor() -> None:
     game = flor("0 flor")()
     refused(game, 1, "envido", "flor")

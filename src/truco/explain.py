@@ -13,9 +13,11 @@ from .actions import (
     CONTRAFLOR,
     CONTRAFLOR_AL_RESTO,
     ENVIDO_CALLS,
+    FALTA_ENVIDO,
     FLOR,
     NO_QUIERO,
     QUIERO,
+    REAL_ENVIDO,
     TRUCO,
     TRUCO_CALLS,
     action_token,
@@ -25,6 +27,14 @@ from .cards import card_name
 
 if TYPE_CHECKING:
     from .game import Game
+
+
+def _chain_rule(chain: list[int], action: int) -> str:
+    if chain[-1] == FALTA_ENVIDO:
+        return "falta envido ends the chain"
+    if action == REAL_ENVIDO:
+        return "real envido comes once"
+    return "the envido repeats only once, straight after a single envido"
 
 
 def why_illegal(game: Game, seat: int, action: int) -> str:
@@ -55,11 +65,18 @@ def why_illegal(game: Game, seat: int, action: int) -> str:
             return "only a player holding flor answers a flor"
         if action < 40:
             return f"nobody plays a card while the {call} call waits for its answer"
-        if action in ENVIDO_CALLS and game.envido_state != 0:
-            return "the envido has already been played in this hand"
+        if action in (FLOR, CONTRAFLOR, CONTRAFLOR_AL_RESTO, CON_FLOR_ME_ACHICO) and not game.rules.flor:
+            return "this table is played sin flor"
         if action in ENVIDO_CALLS:
+            if game.flor_state != 0:
+                return "no envido is played in a hand where flor was sung"
+            if kind == P_ENVIDO:
+                return _chain_rule(game.chain, action)
+            if game.envido_state != 0:
+                return "the envido is played only once a hand"
             return "the envido can only answer a first truco call, in the first baza"
-        return f"{token!r} does not answer a {call} call here"
+        article = "an" if call[0] in "aeiou" else "a"
+        return f"{token!r} does not answer {article} {call} call here"
     if seat != game.turn:
         return f"it is not this seat's turn (seat {game.turn} plays)"
     if game.flor_holder[seat] and not game.flor_sung[seat]:
