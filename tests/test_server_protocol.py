@@ -16,7 +16,14 @@ from websockets.exceptions import ConnectionClosed
 from truco.cards import parse_card
 from truco.record import record_from_json, replay
 from truco.server import ServerConfig
-from truco.server.testing import LiveServer, TableClient, create_table, drain, guest_token, play_out
+from truco.server.testing import (
+    LiveServer,
+    TableClient,
+    create_table,
+    drain,
+    guest_token,
+    play_out,
+)
 
 CARD = re.compile(r"^(?:play )?((?:[1-7]|1[012])[eboc])$")
 
@@ -25,7 +32,12 @@ CARD = re.compile(r"^(?:play )?((?:[1-7]|1[012])[eboc])$")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
     db = tmp_path_factory.mktemp("server") / "truco.sqlite3"
     config = ServerConfig(
-        db_url=f"sqlite:///{db}", bot_delay=0, turn_seconds=0, disconnect_grace=3600, rate_per_second=1000, rate_burst=1000
+        db_url=f"sqlite:///{db}",
+        bot_delay=0,
+        turn_seconds=0,
+        disconnect_grace=3600,
+        rate_per_second=1000,
+        rate_burst=1000,
     )
     with LiveServer(config) as live:
         yield live
@@ -34,15 +46,29 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
 @pytest.fixture(scope="module")
 def strict_server() -> Any:
     """The default limits, and bots cover a disconnected player at once."""
-    config = ServerConfig(db_url="sqlite://", bot_delay=0, turn_seconds=0, disconnect_grace=0)
+    config = ServerConfig(
+        db_url="sqlite://", bot_delay=0, turn_seconds=0, disconnect_grace=0
+    )
     with LiveServer(config) as live:
         yield live
 
 
-def seated_table(server: LiveServer, rules: dict[str, Any], humans: list[int], bots: dict[int, str] | None = None, **extra: Any) -> tuple[str, list[TableClient]]:
+def seated_table(
+    server: LiveServer,
+    rules: dict[str, Any],
+    humans: list[int],
+    bots: dict[int, str] | None = None,
+    **extra: Any,
+) -> tuple[str, list[TableClient]]:
     """A table with people in ``humans`` seats (each its own guest) and bots elsewhere."""
     tokens = [guest_token(server.url, f"P{seat}") for seat in humans]
-    table = create_table(server.url, tokens[0], rules=rules, bots={str(k): v for k, v in (bots or {}).items()}, **extra)
+    table = create_table(
+        server.url,
+        tokens[0],
+        rules=rules,
+        bots={str(k): v for k, v in (bots or {}).items()},
+        **extra,
+    )
     clients = []
     for token, seat in zip(tokens, humans):
         client = TableClient(server.ws_url, table["id"], token)
@@ -63,7 +89,12 @@ def random_chooser(rng: random.Random, talk: bool = True, commit: bool = True): 
             return rng.choice(says)
         if moves:
             return rng.choice(moves)
-        if commit and view["hand"] and client.state["you"]["committed"] is None and rng.random() < 0.05:
+        if (
+            commit
+            and view["hand"]
+            and client.state["you"]["committed"] is None
+            and rng.random() < 0.05
+        ):
             return "play " + rng.choice(view["hand"])
         return None
 
@@ -86,15 +117,23 @@ def card_strings(value: Any) -> set[str]:
     return found
 
 
-def hand_secrets(record: dict[str, Any], index: int, seat: int | None, shown: set[str]) -> set[str]:
+def hand_secrets(
+    record: dict[str, Any], index: int, seat: int | None, shown: set[str]
+) -> set[str]:
     """The cards of hand ``index`` that ``seat`` must not see (others' cards not shown)."""
     deal = record["hands"][index]["deal"]
     others = {c for s, cards in enumerate(deal) if s != seat for c in cards}
     return others - shown
 
 
-def closed_hand_shown(record: dict[str, Any], index: int, public: dict[str, Any]) -> set[str]:
-    played = {tok.split()[1] for _, tok in record["hands"][index]["actions"] if tok.startswith("play ")}
+def closed_hand_shown(
+    record: dict[str, Any], index: int, public: dict[str, Any]
+) -> set[str]:
+    played = {
+        tok.split()[1]
+        for _, tok in record["hands"][index]["actions"]
+        if tok.startswith("play ")
+    }
     revealed = {c for _, cards in public["revealed"] for c in cards}
     return played | revealed
 
@@ -116,10 +155,17 @@ def check_no_leak(client: TableClient, seat: int | None, record: dict[str, Any])
                 assert set(view["hand"]) <= set(record["hands"][h]["deal"][seat])
             shown = {c for _, c in view["played"]}
             rest = {k: v for k, v in view.items() if k != "last_hand"}
-            assert card_strings(rest) & hand_secrets(record, h, seat, shown) == set(), text
+            assert card_strings(rest) & hand_secrets(record, h, seat, shown) == set(), (
+                text
+            )
             if view["last_hand"] is not None:
                 last = view["last_hand"]
-                secret = hand_secrets(record, last["index"], seat, closed_hand_shown(record, last["index"], last))
+                secret = hand_secrets(
+                    record,
+                    last["index"],
+                    seat,
+                    closed_hand_shown(record, last["index"], last),
+                )
                 assert card_strings(last) & secret == set(), text
             if seat is None:
                 assert view["hand"] == [] and view["legal"] == []
@@ -128,17 +174,27 @@ def check_no_leak(client: TableClient, seat: int | None, record: dict[str, Any])
                     assert team is not None and s % 2 == team
         committed = message["you"]["committed"]
         if committed is not None:
-            assert seat is not None and committed in record["hands"][view["hand_index"]]["deal"][seat]
+            assert (
+                seat is not None
+                and committed in record["hands"][view["hand_index"]]["deal"][seat]
+            )
         for event in message["events"]:
             kind = event["kind"]
             if kind == "action":
                 if event["action"].startswith("say "):
-                    assert team is not None and event["seat"] % 2 == team, "megaphone words reached the rival team"
+                    assert team is not None and event["seat"] % 2 == team, (
+                        "megaphone words reached the rival team"
+                    )
                 elif event["action"].startswith("play "):
                     card = event["action"].split()[1]
                     assert card in record["hands"][event["hand"]]["deal"][event["seat"]]
             elif kind == "hand_closed":
-                secret = hand_secrets(record, event["index"], seat, closed_hand_shown(record, event["index"], event))
+                secret = hand_secrets(
+                    record,
+                    event["index"],
+                    seat,
+                    closed_hand_shown(record, event["index"], event),
+                )
                 assert card_strings(event) & secret == set()
             elif kind == "committed":
                 assert event["seat"] == seat, "a committed card reached another seat"
@@ -155,7 +211,9 @@ def finished_record(server: LiveServer, table_id: str) -> dict[str, Any]:
         import time
 
         time.sleep(0.05)  # the writer stores the final record off the hot path
-    raise AssertionError(f"no finished record for {table_id}: {response.status_code} {response.text}")
+    raise AssertionError(
+        f"no finished record for {table_id}: {response.status_code} {response.text}"
+    )
 
 
 # ------------------------------------------------------------------ whole matches
@@ -165,7 +223,11 @@ def test_whole_1v1_match_between_two_connected_people(server: LiveServer) -> Non
     for client in clients:
         client.until(lambda m: m["view"]["winner"] is not None)
     a, b = (c.view for c in clients)
-    assert a["winner"] == b["winner"] and a["score"] == b["score"] and max(a["score"]) == 15
+    assert (
+        a["winner"] == b["winner"]
+        and a["score"] == b["score"]
+        and max(a["score"]) == 15
+    )
     assert clients[0].state["table"]["status"] == "finished"
     record = finished_record(server, table_id)
     result = replay(record_from_json(record))
@@ -191,7 +253,12 @@ def test_whole_1v1_match_between_two_connected_people(server: LiveServer) -> Non
 
 
 def test_2v2_people_and_bots_play_to_the_end(server: LiveServer) -> None:
-    table_id, clients = seated_table(server, {"players": 4, "flor": True, "target": 15}, [0, 1], bots={2: "random", 3: "random"})
+    table_id, clients = seated_table(
+        server,
+        {"players": 4, "flor": True, "target": 15},
+        [0, 1],
+        bots={2: "random", 3: "random"},
+    )
     play_out(clients, random_chooser(random.Random(2)))
     record = finished_record(server, table_id)
     for client, seat in zip(clients, (0, 1)):
@@ -212,7 +279,9 @@ def test_2v2_people_and_bots_play_to_the_end(server: LiveServer) -> None:
         {"players": 6, "target": 30, "pica_pica": True},
     ],
 )
-def test_no_message_ever_shows_another_seats_hidden_card(server: LiveServer, rules: dict[str, Any]) -> None:
+def test_no_message_ever_shows_another_seats_hidden_card(
+    server: LiveServer, rules: dict[str, Any]
+) -> None:
     """Every seat is a connected person playing at random (calls, megaphone, cards
     committed early) and a spectator watches; every frame to each is checked."""
     n = rules["players"]
@@ -221,7 +290,9 @@ def test_no_message_ever_shows_another_seats_hidden_card(server: LiveServer, rul
         table_id, clients = seated_table(server, rules, list(range(n)))
         spectator = TableClient(server.ws_url, table_id)
         play_out(clients + [spectator], random_chooser(rng))
-        spectator.until(lambda m: m["view"] is not None and m["view"]["winner"] is not None)
+        spectator.until(
+            lambda m: m["view"] is not None and m["view"]["winner"] is not None
+        )
         record = finished_record(server, table_id)
         checked = sum(check_no_leak(c, seat, record) for seat, c in enumerate(clients))
         checked += check_no_leak(spectator, None, record)
@@ -236,8 +307,12 @@ def test_megaphone_reaches_only_the_speakers_team(server: LiveServer) -> None:
     spectator = TableClient(server.ws_url, table_id)
     spectator.wait_state()
     clients[0].act("say voy")
-    clients[0].wait_state(lambda m: any(e.get("action") == "say voy" for e in m["events"]))
-    clients[2].wait_state(lambda m: any(e.get("action") == "say voy" for e in m["events"]))
+    clients[0].wait_state(
+        lambda m: any(e.get("action") == "say voy" for e in m["events"])
+    )
+    clients[2].wait_state(
+        lambda m: any(e.get("action") == "say voy" for e in m["events"])
+    )
     # a later public event reaches everyone; the rivals' frames never carried the word
     actor = next(c for c in clients if c.view and c.view["seat"] in c.view["actors"])
     drain(actor)
@@ -245,8 +320,12 @@ def test_megaphone_reaches_only_the_speakers_team(server: LiveServer) -> None:
     for client in (clients[1], clients[3], spectator):
         client.wait_state(lambda m: any(e.get("action") == "mazo" for e in m["events"]))
         for frame in map(json.loads, client.frames):
-            assert not any(e.get("action") == "say voy" for e in frame.get("events", []))
-            assert frame.get("view") is None or [0, "say voy"] not in frame["view"]["log"]
+            assert not any(
+                e.get("action") == "say voy" for e in frame.get("events", [])
+            )
+            assert (
+                frame.get("view") is None or [0, "say voy"] not in frame["view"]["log"]
+            )
     assert clients[2].view is not None and [0, "say voy"] in clients[2].view["log"]
 
 
@@ -266,19 +345,31 @@ def test_reconnect_with_last_version_gets_what_was_missed(server: LiveServer) ->
     back = TableClient(server.ws_url, table_id, other_token, since=last_seen)
     first = back.wait_state()
     assert first["full"] is False and first["you"]["seat"] == seat
-    assert any(e["kind"] == "action" and e["action"] == "truco" for e in first["events"])
+    assert any(
+        e["kind"] == "action" and e["action"] == "truco" for e in first["events"]
+    )
     assert all(e["v"] > last_seen for e in first["events"])
-    assert first["view"]["pending"]["kind"] == "truco" and "quiero" in first["view"]["legal"]
+    assert (
+        first["view"]["pending"]["kind"] == "truco"
+        and "quiero" in first["view"]["legal"]
+    )
     # the same seat connecting fresh gets the same view in full
     fresh = TableClient(server.ws_url, table_id, other_token)
     full = fresh.wait_state()
     assert full["full"] is True
-    assert full["view"]["hand"] == first["view"]["hand"] and full["view"]["legal"] == first["view"]["legal"]
+    assert (
+        full["view"]["hand"] == first["view"]["hand"]
+        and full["view"]["legal"] == first["view"]["legal"]
+    )
     # sync in the middle of a connection, and a version from the future gives the full state
-    back.wait_state(lambda m: any(e["kind"] == "presence" for e in m["events"]))  # the fresh connection
+    back.wait_state(
+        lambda m: any(e["kind"] == "presence" for e in m["events"])
+    )  # the fresh connection
     back.send({"type": "sync", "since": first["v"]})
     again = back.wait_state()
-    assert again["full"] is False and [e["kind"] for e in again["events"]] == ["presence"]
+    assert again["full"] is False and [e["kind"] for e in again["events"]] == [
+        "presence"
+    ]
     back.send({"type": "sync", "since": 10**6})
     assert back.wait_state()["full"] is True
     for client in (actor, back, fresh):
@@ -286,8 +377,10 @@ def test_reconnect_with_last_version_gets_what_was_missed(server: LiveServer) ->
 
 
 # ------------------------------------------------------------------ committed cards
-def test_a_card_released_before_its_turn_goes_down_when_the_turn_comes(server: LiveServer) -> None:
-    table_id, clients = seated_table(server, {"players": 2}, [0, 1])
+def test_a_card_released_before_its_turn_goes_down_when_the_turn_comes(
+    server: LiveServer,
+) -> None:
+    _table_id, clients = seated_table(server, {"players": 2}, [0, 1])
     for c in clients:
         drain(c)
     actor = next(c for c in clients if c.view and c.view["seat"] in c.view["actors"])
@@ -303,7 +396,9 @@ def test_a_card_released_before_its_turn_goes_down_when_the_turn_comes(server: L
     drain(actor)
     assert early not in json.dumps(actor.state)  # the rival does not learn it
     actor.act(f"play {actor.view['hand'][0]}")
-    done = waiting.wait_state(lambda m: any(e.get("action") == f"play {early}" for e in m["events"]))
+    done = waiting.wait_state(
+        lambda m: any(e.get("action") == f"play {early}" for e in m["events"])
+    )
     event = next(e for e in done["events"] if e.get("action") == f"play {early}")
     assert event["by"] == "committed" and early not in done["view"]["hand"]
     for client in clients:
@@ -327,14 +422,19 @@ def test_bad_input_gets_an_error_and_changes_nothing(server: LiveServer) -> None
     assert error_for(actor, "[1, 2]")["code"] == "bad_message"
     assert error_for(actor, {"type": "dance"})["code"] == "unknown_type"
     assert error_for(actor, {"type": "act"})["code"] == "bad_message"
-    assert error_for(actor, {"type": "act", "action": "play 1e", "seat": 1})["code"] == "bad_message"
+    assert (
+        error_for(actor, {"type": "act", "action": "play 1e", "seat": 1})["code"]
+        == "bad_message"
+    )
     assert error_for(actor, {"type": "sit", "seat": "x"})["code"] == "bad_message"
     big = error_for(actor, json.dumps({"type": "ping", "pad": "x" * 5000}))
     assert big["code"] == "too_large"
     actor.ws.send(b"\x00\x01")
     assert actor.wait(lambda m: m["type"] == "error")["code"] == "bad_json"
     assert error_for(actor, {"type": "act", "action": "juggle"})["code"] == "bad_action"
-    assert error_for(actor, {"type": "act", "action": "play 8e"})["code"] == "bad_action"
+    assert (
+        error_for(actor, {"type": "act", "action": "play 8e"})["code"] == "bad_action"
+    )
     # acting for the other seat: its cards are not in this seat's hand
     assert other.view is not None
     foreign = other.view["hand"][0]
@@ -345,7 +445,10 @@ def test_bad_input_gets_an_error_and_changes_nothing(server: LiveServer) -> None
     assert illegal["code"] == "illegal" and illegal["reason"]
     assert error_for(actor, {"type": "act", "action": "quiero"})["code"] == "illegal"
     assert error_for(actor, {"type": "sit", "seat": 1})["code"] == "started"
-    assert error_for(actor, {"type": "add_bot", "seat": 1})["code"] in ("not_creator", "started")
+    assert error_for(actor, {"type": "add_bot", "seat": 1})["code"] in (
+        "not_creator",
+        "started",
+    )
     # a spectator cannot act
     watcher = TableClient(server.ws_url, table_id)
     watcher.wait_state()
@@ -406,26 +509,43 @@ def test_lobby_api(server: LiveServer) -> None:
     auth = {"Authorization": f"Bearer {token}"}
     bad = http.post("/api/tables", json={"rules": {"players": 3}}, headers=auth)
     assert bad.status_code == 400 and "players must be one of" in bad.json()["detail"]
-    bad = http.post("/api/tables", json={"rules": {"players": 2, "pica_pica": True}}, headers=auth)
+    bad = http.post(
+        "/api/tables", json={"rules": {"players": 2, "pica_pica": True}}, headers=auth
+    )
     assert bad.status_code == 400 and "pica_pica" in bad.json()["detail"]
     assert http.post("/api/tables", json={}).status_code == 401
-    assert http.post("/api/tables", json={"bots": {"1": "nobot"}}, headers=auth).status_code == 409
+    assert (
+        http.post(
+            "/api/tables", json={"bots": {"1": "nobot"}}, headers=auth
+        ).status_code
+        == 409
+    )
     made = http.post(
         "/api/tables",
-        json={"rules": {"players": 4, "flor": True, "target": 15, "chicos": 3}, "name": "Los pibes", "seat": 0,
-              "bots": {"1": "random"}},
+        json={
+            "rules": {"players": 4, "flor": True, "target": 15, "chicos": 3},
+            "name": "Los pibes",
+            "seat": 0,
+            "bots": {"1": "random"},
+        },
         headers=auth,
     )
     assert made.status_code == 201
     table = made.json()
-    assert table["describe"] == "2v2 con flor a 15 al mejor de 3" and table["status"] == "waiting"
+    assert (
+        table["describe"] == "2v2 con flor a 15 al mejor de 3"
+        and table["status"] == "waiting"
+    )
     assert [s["kind"] for s in table["seats"]] == ["human", "bot", "empty", "empty"]
     assert any(t["id"] == table["id"] for t in http.get("/api/tables").json())
     assert http.get(f"/api/tables/{table['id']}").json()["name"] == "Los pibes"
     assert http.get("/api/tables/nothere").status_code == 404
     assert http.get(f"/api/matches/{table['id']}/record").status_code == 404
     assert http.get("/api/me", headers=auth).json()["name"] == "Lu"
-    assert http.get("/").status_code == 200 and http.get(f"/t/{table['id']}").status_code == 200
+    assert (
+        http.get("/").status_code == 200
+        and http.get(f"/t/{table['id']}").status_code == 200
+    )
 
 
 def test_unfinished_match_record_is_not_public(server: LiveServer) -> None:
@@ -460,7 +580,9 @@ def test_card_images() -> None:
 
 
 # ------------------------------------------------------------------ absent players
-def test_a_disconnected_player_is_covered_by_a_bot_until_they_come_back(strict_server: LiveServer) -> None:
+def test_a_disconnected_player_is_covered_by_a_bot_until_they_come_back(
+    strict_server: LiveServer,
+) -> None:
     server = strict_server
     table_id, clients = seated_table(server, {"players": 2}, [0, 1])
     for c in clients:
@@ -469,31 +591,47 @@ def test_a_disconnected_player_is_covered_by_a_bot_until_they_come_back(strict_s
     absent = clients[1] if actor is clients[0] else clients[0]
     seat = absent.view["seat"] if absent.view else None
     absent.close()
-    actor.wait_state(lambda m: any(e["kind"] == "away" and e["seat"] == seat for e in m["events"]))
+    actor.wait_state(
+        lambda m: any(e["kind"] == "away" and e["seat"] == seat for e in m["events"])
+    )
     assert actor.state["table"]["seats"][seat]["away"] is True
     actor.act(f"play {actor.view['hand'][0]}" if actor.view else "mazo")
-    covered = actor.wait_state(lambda m: any(e.get("seat") == seat and e.get("by") == "bot" for e in m["events"]))
+    covered = actor.wait_state(
+        lambda m: any(
+            e.get("seat") == seat and e.get("by") == "bot" for e in m["events"]
+        )
+    )
     assert covered["view"] is not None
     back = TableClient(server.ws_url, table_id, absent.token)
     returned = back.wait_state()
     assert returned["table"]["seats"][seat]["away"] is False
-    actor.wait_state(lambda m: any(e["kind"] == "away" and not e["away"] for e in m["events"]))
+    actor.wait_state(
+        lambda m: any(e["kind"] == "away" and not e["away"] for e in m["events"])
+    )
     for client in (actor, back):
         client.close()
 
 
 def test_the_turn_clock_hands_a_silent_seat_to_a_bot(server: LiveServer) -> None:
-    table_id, clients = seated_table(server, {"players": 2}, [0, 1], turn_seconds=0.3)
+    _table_id, clients = seated_table(server, {"players": 2}, [0, 1], turn_seconds=0.3)
     for c in clients:
         drain(c)
     state = clients[0].state
     assert state["table"]["turn_seconds"] == 0.3
     clock = state["table"]["clock"]
     assert clock is not None and 0 < clock["remaining"] <= 0.3 and clock["total"] == 0.3
-    timed_out = clients[0].wait_state(lambda m: any(e["kind"] == "away" and e["why"] == "clock" for e in m["events"]), 10)
+    timed_out = clients[0].wait_state(
+        lambda m: any(e["kind"] == "away" and e["why"] == "clock" for e in m["events"]),
+        10,
+    )
     seat = next(e["seat"] for e in timed_out["events"] if e["kind"] == "away")
     owner = clients[seat]
-    owner.wait_state(lambda m: any(e.get("seat") == seat and e.get("by") == "bot" for e in m["events"]), 10)
+    owner.wait_state(
+        lambda m: any(
+            e.get("seat") == seat and e.get("by") == "bot" for e in m["events"]
+        ),
+        10,
+    )
     owner.send({"type": "back"})
     owner.wait_state(lambda m: not m["table"]["seats"][seat]["away"])
     for client in clients:

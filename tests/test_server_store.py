@@ -15,7 +15,13 @@ import pytest
 from truco.record import record_from_json, replay
 from truco.server import ServerConfig
 from truco.server.store import MatchRow, Store
-from truco.server.testing import LiveServer, TableClient, create_table, drain, guest_token, play_out
+from truco.server.testing import (
+    LiveServer,
+    TableClient,
+    create_table,
+    guest_token,
+    play_out,
+)
 
 PG_BASE = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
@@ -23,9 +29,13 @@ PG_BASE = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 def _postgres_reachable() -> str | None:
     try:
         import psycopg
-
-        psycopg.connect("host=127.0.0.1 port=5432 dbname=test user=postgres", connect_timeout=3).close()
-    except Exception as exc:  # any failure means: no PostgreSQL here
+    except ImportError:
+        return "psycopg is not installed"
+    try:
+        psycopg.connect(
+            "host=127.0.0.1 port=5432 dbname=test user=postgres", connect_timeout=3
+        ).close()
+    except psycopg.Error as exc:
         return f"PostgreSQL at 127.0.0.1:5432 (database test) is not reachable: {exc}"
     return None
 
@@ -41,41 +51,75 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[str]:
     import psycopg
 
     schema = f"truco_test_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect("host=127.0.0.1 port=5432 dbname=test user=postgres", autocommit=True) as conn:
+    with psycopg.connect(
+        "host=127.0.0.1 port=5432 dbname=test user=postgres", autocommit=True
+    ) as conn:
         conn.execute(f"CREATE SCHEMA {schema}")
     try:
         yield f"{PG_BASE}?options=-csearch_path%3D{schema}"
     finally:
-        with psycopg.connect("host=127.0.0.1 port=5432 dbname=test user=postgres", autocommit=True) as conn:
+        with psycopg.connect(
+            "host=127.0.0.1 port=5432 dbname=test user=postgres", autocommit=True
+        ) as conn:
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
 def config_for(db_url: str) -> ServerConfig:
-    return ServerConfig(db_url=db_url, bot_delay=0, turn_seconds=0, disconnect_grace=3600, rate_per_second=1000, rate_burst=1000)
+    return ServerConfig(
+        db_url=db_url,
+        bot_delay=0,
+        turn_seconds=0,
+        disconnect_grace=3600,
+        rate_per_second=1000,
+        rate_burst=1000,
+    )
 
 
 def first_moves(client: TableClient, count: int, rng: random.Random) -> None:
     """Play ``count`` of this seat's actions (the bot answers in between)."""
     done = 0
     while done < count:
-        state = client.until(lambda m: m["view"] is not None and (bool(m["view"]["legal"]) or m["view"]["winner"] is not None))
+        state = client.until(
+            lambda m: (
+                m["view"] is not None
+                and (bool(m["view"]["legal"]) or m["view"]["winner"] is not None)
+            )
+        )
         if state["view"]["winner"] is not None:
             return
         before = client.version
         client.act(rng.choice(state["view"]["legal"]))
-        client.wait(lambda m: m["type"] == "error" or (m["type"] == "state" and m["v"] > before))
+        client.wait(
+            lambda m, before=before: (
+                m["type"] == "error" or (m["type"] == "state" and m["v"] > before)
+            )
+        )
         done += 1
 
 
 def test_store_round_trip(db_url: str) -> None:
     store = Store(db_url)
     assert store.secret_key() == store.secret_key()
-    row = MatchRow("abc123", "Mesa", "playing", 1.0, 2.0, 7, None, {"rules": {}, "seats": []}, {"format": "x"})
+    row = MatchRow(
+        "abc123",
+        "Mesa",
+        "playing",
+        1.0,
+        2.0,
+        7,
+        None,
+        {"rules": {}, "seats": []},
+        {"format": "x"},
+    )
     store.write([row])
     row.version = 8
     store.write([row])
     loaded = store.load(match_id="abc123")
-    assert len(loaded) == 1 and loaded[0].version == 8 and loaded[0].record == {"format": "x"}
+    assert (
+        len(loaded) == 1
+        and loaded[0].version == 8
+        and loaded[0].record == {"format": "x"}
+    )
     assert store.load(unfinished=False) == []
     store.engine.dispose()
 
@@ -85,20 +129,43 @@ def test_a_restarted_server_goes_on_with_the_same_match(db_url: str) -> None:
     config = config_for(db_url)
     with LiveServer(config) as server:
         token = guest_token(server.url, "Ana")
-        table = create_table(server.url, token, rules={"players": 2, "target": 15}, seat=0, bots={"1": "random"})
+        table = create_table(
+            server.url,
+            token,
+            rules={"players": 2, "target": 15},
+            seat=0,
+            bots={"1": "random"},
+        )
         client = TableClient(server.ws_url, table["id"], token)
         first_moves(client, 6, rng)
         # a stable moment: the server waits for this seat (the bot has nothing to do)
-        before = client.until(lambda m: bool(m["view"]["legal"]) or m["view"]["winner"] is not None)
+        before = client.until(
+            lambda m: bool(m["view"]["legal"]) or m["view"]["winner"] is not None
+        )
         client.close()
-    assert before["view"]["winner"] is None, "the match ended before the restart; pick another seed"
+    assert before["view"]["winner"] is None, (
+        "the match ended before the restart; pick another seed"
+    )
 
     with LiveServer(config) as server:  # a new process on the same database
         client = TableClient(server.ws_url, table["id"], token, since=before["v"])
         after = client.wait_state()
         assert after["full"] is True and after["v"] >= before["v"]
         assert after["you"]["seat"] == 0
-        for key in ("hand", "dealt", "played", "bazas", "score", "chicos", "hand_index", "mano", "log", "legal", "pending", "truco_level"):
+        for key in (
+            "hand",
+            "dealt",
+            "played",
+            "bazas",
+            "score",
+            "chicos",
+            "hand_index",
+            "mano",
+            "log",
+            "legal",
+            "pending",
+            "truco_level",
+        ):
             assert after["view"][key] == before["view"][key], key
         assert [s["kind"] for s in after["table"]["seats"]] == ["human", "bot"]
         # and it plays on to the end, the next hands dealt by the server's shuffle
@@ -112,4 +179,6 @@ def test_a_restarted_server_goes_on_with_the_same_match(db_url: str) -> None:
         result = replay(record_from_json(record))
         assert result.error is None and result.winner is not None
         assert record["headers"]["seats"] == ["Ana", "Bot random"]
-        assert httpx.get(f"{server.url}/api/tables").json() == []  # finished: not live any more
+        assert (
+            httpx.get(f"{server.url}/api/tables").json() == []
+        )  # finished: not live any more

@@ -24,14 +24,22 @@ ARGS = [
 ]  # fmt: skip
 
 if not (Path(CHROMIUM).exists() or shutil.which("chromium")):
-    pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's chromium (.ci/run does)", allow_module_level=True)
+    pytest.skip(
+        f"no Chromium at {CHROMIUM}: install Debian's chromium (.ci/run does)",
+        allow_module_level=True,
+    )
 sync_api = pytest.importorskip("playwright.sync_api")
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     db = tmp_path_factory.mktemp("e2e") / "truco.sqlite3"
-    config = ServerConfig(db_url=f"sqlite:///{db}", bot_delay=0.05, turn_seconds=120, disconnect_grace=3600)
+    config = ServerConfig(
+        db_url=f"sqlite:///{db}",
+        bot_delay=0.05,
+        turn_seconds=120,
+        disconnect_grace=3600,
+    )
     with LiveServer(config) as live:
         yield live
 
@@ -63,7 +71,12 @@ def shot(page: Any, name: str) -> Path:
 
 
 def points(page: Any) -> int:
-    return int(page.eval_on_selector_all("[data-points]", "els => els.reduce((a, e) => a + Number(e.dataset.points), 0)"))
+    return int(
+        page.eval_on_selector_all(
+            "[data-points]",
+            "els => els.reduce((a, e) => a + Number(e.dataset.points), 0)",
+        )
+    )
 
 
 def play_until_score_changes(pages: list[Any], timeout: float = 60.0) -> None:
@@ -86,7 +99,9 @@ def play_until_score_changes(pages: list[Any], timeout: float = 60.0) -> None:
     raise AssertionError("the hand did not close in time")
 
 
-def test_two_people_create_join_call_envido_and_finish_a_hand(browser: Any, server: LiveServer) -> None:
+def test_two_people_create_join_call_envido_and_finish_a_hand(
+    browser: Any, server: LiveServer
+) -> None:
     ana = new_page(browser, server, "Ana")
     ana.select_option("select[name=players]", "2")
     ana.click("#create")
@@ -105,7 +120,11 @@ def test_two_people_create_join_call_envido_and_finish_a_hand(browser: Any, serv
         assert page.locator(".seat").count() == 2
 
     # the mano calls envido; the rival sees the call and answers quiero
-    caller, other = (ana, beto) if ana.locator('#actions button[data-action="envido"]').count() else (beto, ana)
+    caller, other = (
+        (ana, beto)
+        if ana.locator('#actions button[data-action="envido"]').count()
+        else (beto, ana)
+    )
     caller.wait_for_selector('#actions button[data-action="envido"]')
     assert caller.locator(".clock").count() == 1  # the turn's countdown
     caller.click('#actions button[data-action="envido"]')
@@ -128,7 +147,9 @@ def test_two_people_create_join_call_envido_and_finish_a_hand(browser: Any, serv
     beto.context.close()
 
 
-def test_a_2v2_table_with_two_people_and_two_bots(browser: Any, server: LiveServer) -> None:
+def test_a_2v2_table_with_two_people_and_two_bots(
+    browser: Any, server: LiveServer
+) -> None:
     ana = new_page(browser, server, "Ana")
     ana.select_option("select[name=players]", "4")
     ana.select_option("select[name=target]", "15")
@@ -139,14 +160,21 @@ def test_a_2v2_table_with_two_people_and_two_bots(browser: Any, server: LiveServ
         ana.wait_for_selector(f".seat[data-seat='{seat}'] button:has-text('Sacar bot')")
     url = ana.url
     # the partner joins from a phone-sized screen by the table's link
-    cami = new_page(browser, server, "Cami", viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    cami = new_page(
+        browser,
+        server,
+        "Cami",
+        viewport={"width": 390, "height": 844},
+        is_mobile=True,
+        has_touch=True,
+    )
     cami.goto(url)
     cami.click(".seat[data-seat='2'] button.sit")
     for page in (ana, cami):
         page.wait_for_selector("#my-hand img.card")
         assert page.locator(".seat").count() == 4
     names = ana.text_content(".board")
-    assert "Bot random" in names and "Cami" in names
+    assert "Bot simple" in names and "Cami" in names
     # partners share the megaphone: a word reaches the partner
     if ana.locator('#megaphone button[data-action="say voy"]').count():
         ana.click('#megaphone button[data-action="say voy"]')
@@ -160,9 +188,13 @@ def test_a_2v2_table_with_two_people_and_two_bots(browser: Any, server: LiveServ
     cami.context.close()
 
 
-def test_lobby_lists_tables_and_history_replays(browser: Any, server: LiveServer) -> None:
+def test_lobby_lists_tables_and_history_replays(
+    browser: Any, server: LiveServer
+) -> None:
     page = new_page(browser, server, "Dani")
     page.wait_for_selector("#tables")
-    assert page.locator("#tables .listing").count() >= 1  # the tables of the other tests
+    assert (
+        page.locator("#tables .listing").count() >= 1
+    )  # the tables of the other tests
     shot(page, "lobby.png")
     page.context.close()

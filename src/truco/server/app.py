@@ -22,7 +22,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from ..record import RecordError, record_from_json, replay
 from ..rules import FALTA_ENVIDO_VARIANTS, Rules, RulesError
-from .card_art import card_svg, card_back_svg
+from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .limits import TokenBucket
 from .lobby import Lobby, bot_levels
@@ -64,7 +64,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         finally:
             await lobby.stop()
 
-    app = FastAPI(title="Truco Argento", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
+    app = FastAPI(
+        title="Truco Argento", lifespan=lifespan, docs_url="/api/docs", redoc_url=None
+    )
     app.state.lobby = lobby
     app.state.signer = signer
     app.state.config = config
@@ -73,7 +75,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         token = (authorization or "").removeprefix("Bearer ").strip()
         player = signer.verify(token) if token else None
         if player is None:
-            raise HTTPException(401, "a guest token is needed: POST /api/guest, then send 'Authorization: Bearer <token>'")
+            raise HTTPException(
+                401,
+                "a guest token is needed: POST /api/guest, then send 'Authorization: Bearer <token>'",
+            )
         return player
 
     @app.exception_handler(TableError)
@@ -100,20 +105,32 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         svg = card_back_svg() if name == "back" else card_svg(name)
         if svg is None:
             raise HTTPException(404, f"no card {name!r}")
-        return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "public, max-age=86400"})
+        return Response(
+            svg,
+            media_type="image/svg+xml",
+            headers={"Cache-Control": "public, max-age=86400"},
+        )
 
     # ------------------------------------------------------------------ lobby API
     @app.post("/api/guest")
-    async def guest(body: GuestRequest, authorization: Annotated[str | None, Header()] = None) -> dict[str, Any]:
+    async def guest(
+        body: GuestRequest, authorization: Annotated[str | None, Header()] = None
+    ) -> dict[str, Any]:
         """A guest token; with a valid token already, the same player under a new name."""
-        known = signer.verify((authorization or "").removeprefix("Bearer ").strip()) if authorization else None
+        known = (
+            signer.verify((authorization or "").removeprefix("Bearer ").strip())
+            if authorization
+            else None
+        )
         token = signer.issue(body.name, known.id if known else None)
         player = signer.verify(token)
         assert player is not None
         return {"token": token, "id": player.id, "name": player.name}
 
     @app.get("/api/me")
-    async def me(authorization: Annotated[str | None, Header()] = None) -> dict[str, Any]:
+    async def me(
+        authorization: Annotated[str | None, Header()] = None,
+    ) -> dict[str, Any]:
         player = player_of(authorization)
         return {"id": player.id, "name": player.name}
 
@@ -145,7 +162,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             rules = Rules.from_dict(body.rules)
         except RulesError as exc:
             raise HTTPException(400, f"rules: {exc}") from None
-        table = lobby.create(player, rules, body.name.strip(), body.turn_seconds, body.bots, body.seat)
+        table = lobby.create(
+            player, rules, body.name.strip(), body.turn_seconds, body.bots, body.seat
+        )
         return table.summary()
 
     @app.get("/api/tables/{table_id}")
@@ -157,7 +176,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.get("/api/history")
     async def history(limit: int = 50) -> list[dict[str, Any]]:
-        rows = await asyncio.to_thread(store.load, unfinished=False, limit=max(1, min(limit, 200)))
+        rows = await asyncio.to_thread(
+            store.load, unfinished=False, limit=max(1, min(limit, 200))
+        )
         return [
             {
                 "id": r.id,
@@ -177,7 +198,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         if not rows or rows[0].record is None:
             raise HTTPException(404, f"no match {match_id!r}")
         if rows[0].status != "finished":
-            raise HTTPException(403, "the match is still being played: its record is shown when it ends")
+            raise HTTPException(
+                403, "the match is still being played: its record is shown when it ends"
+            )
         return rows[0].record
 
     @app.get("/api/matches/{match_id}/record")
@@ -199,19 +222,28 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     # ------------------------------------------------------------------ live table
     @app.websocket("/ws/{table_id}")
-    async def table_socket(websocket: WebSocket, table_id: str, token: str | None = None, since: int | None = None) -> None:
+    async def table_socket(
+        websocket: WebSocket,
+        table_id: str,
+        token: str | None = None,
+        since: int | None = None,
+    ) -> None:
         await websocket.accept()
         table = lobby.tables.get(table_id)
         if table is None:
             finished = await asyncio.to_thread(store.load, match_id=table_id, limit=1)
             if finished and finished[0].status == "finished":
-                await websocket.close(4410, f"the match is over: its replay is at /replay/{table_id}")
+                await websocket.close(
+                    4410, f"the match is over: its replay is at /replay/{table_id}"
+                )
             else:
                 await websocket.close(4404, f"no table {table_id!r}")
             return
         player = signer.verify(token) if token else None
         if token and player is None:
-            await websocket.close(4401, "the guest token is not valid: ask for a new one")
+            await websocket.close(
+                4401, "the guest token is not valid: ask for a new one"
+            )
             return
         client = Client(player, config.outbox_size)
         sender = asyncio.create_task(_send_loop(websocket, client))
@@ -224,7 +256,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
                 client.close("bye")
             try:
                 await asyncio.wait_for(sender, 5)
-            except (TimeoutError, Exception):
+            except TimeoutError:
                 sender.cancel()
 
     return app
@@ -237,7 +269,9 @@ async def _send_loop(websocket: WebSocket, client: Client) -> None:
             text = await client.outbox.get()
             if text is None:
                 if websocket.client_state == WebSocketState.CONNECTED:
-                    code = 1001 if client.close_reason.startswith("the server") else 1008
+                    code = (
+                        1001 if client.close_reason.startswith("the server") else 1008
+                    )
                     if client.close_reason == "bye":
                         code = 1000
                     await websocket.close(code, client.close_reason[:120])
@@ -247,7 +281,12 @@ async def _send_loop(websocket: WebSocket, client: Client) -> None:
         return
 
 
-async def _receive_loop(websocket: WebSocket, client: Client, inbox: asyncio.Queue[Any], config: ServerConfig) -> None:
+async def _receive_loop(
+    websocket: WebSocket,
+    client: Client,
+    inbox: asyncio.Queue[Any],
+    config: ServerConfig,
+) -> None:
     """Read frames, check size, rate and shape, and pass commands to the table."""
     bucket = TokenBucket(config.rate_per_second, config.rate_burst, time.monotonic())
     strikes = 0
@@ -269,13 +308,27 @@ async def _receive_loop(websocket: WebSocket, client: Client, inbox: asyncio.Que
             if strikes >= config.max_flood_strikes:
                 client.close("flooding: too many messages")
                 return
-            client.send(error_message("rate_limited", f"too many messages: at most {config.rate_per_second:g} a second"))
+            client.send(
+                error_message(
+                    "rate_limited",
+                    f"too many messages: at most {config.rate_per_second:g} a second",
+                )
+            )
             continue
         if size > config.max_message_bytes:
-            client.send(error_message("too_large", f"message of {size} bytes: the limit is {config.max_message_bytes}"))
+            client.send(
+                error_message(
+                    "too_large",
+                    f"message of {size} bytes: the limit is {config.max_message_bytes}",
+                )
+            )
             continue
         if text is None:
-            client.send(error_message("bad_json", "send text frames with JSON, not binary frames"))
+            client.send(
+                error_message(
+                    "bad_json", "send text frames with JSON, not binary frames"
+                )
+            )
             continue
         try:
             message = parse_client_message(text)

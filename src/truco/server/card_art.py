@@ -71,7 +71,10 @@ def _frame(suit: str) -> str:
     """The inner frame, with the suit's cortes (gaps) on the top and bottom edges."""
     color = COLORS[suit]
     x0, y0, x1, y1 = 10, 10, W - 10, H - 10
-    parts = [f'<line x1="{x0}" y1="{y0}" x2="{x0}" y2="{y1}"/>', f'<line x1="{x1}" y1="{y0}" x2="{x1}" y2="{y1}"/>']
+    parts = [
+        f'<line x1="{x0}" y1="{y0}" x2="{x0}" y2="{y1}"/>',
+        f'<line x1="{x1}" y1="{y0}" x2="{x1}" y2="{y1}"/>',
+    ]
     gaps = CORTES[suit]
     for y in (y0, y1):
         if gaps == 0:

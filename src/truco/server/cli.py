@@ -7,18 +7,41 @@ from typing import Any
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("serve", help="run the online table (open the printed address in a browser)")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p = subparsers.add_parser(
+        "serve", help="run the online table (open the printed address in a browser)"
+    )
+    p.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+    )
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument(
         "--db", default="sqlite:///truco.sqlite3", metavar="URL",
         help="SQLAlchemy database URL (default sqlite:///truco.sqlite3; e.g. postgresql+psycopg://user@host/db)",
     )  # fmt: skip
-    p.add_argument("--turn-seconds", type=float, default=30.0, help="turn clock in seconds, 0 for none (default 30)")
-    p.add_argument("--reconnect-seconds", type=float, default=15.0,
-                   help="how long a disconnected player's seat waits before a bot covers it (default 15)")
-    p.add_argument("--bot-delay", type=float, default=0.8, help="seconds a bot waits before acting (default 0.8)")
-    p.add_argument("--max-tables", type=int, default=2000, help="live tables at most (default 2000)")
+    p.add_argument(
+        "--turn-seconds",
+        type=float,
+        default=30.0,
+        help="turn clock in seconds, 0 for none (default 30)",
+    )
+    p.add_argument(
+        "--reconnect-seconds",
+        type=float,
+        default=15.0,
+        help="how long a disconnected player's seat waits before a bot covers it (default 15)",
+    )
+    p.add_argument(
+        "--bot-delay",
+        type=float,
+        default=0.8,
+        help="seconds a bot waits before acting (default 0.8)",
+    )
+    p.add_argument(
+        "--max-tables",
+        type=int,
+        default=2000,
+        help="live tables at most (default 2000)",
+    )
     p.set_defaults(func=_cmd_serve)
 
 
@@ -36,6 +59,11 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         max_tables=args.max_tables,
     )
     app = create_app(config)
-    print(f"Truco Argento: open http://{args.host}:{args.port}/ in a browser (Ctrl+C stops)", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws_max_size=1 << 16)
+    print(
+        f"Truco Argento: open http://{args.host}:{args.port}/ in a browser (Ctrl+C stops)",
+        flush=True,
+    )
+    uvicorn.run(
+        app, host=args.host, port=args.port, log_level="warning", ws_max_size=1 << 16
+    )
     return 0

@@ -15,7 +15,7 @@ class ServerConfig:
     turn_seconds: float = 30.0
     disconnect_grace: float = 15.0
     bot_delay: float = 0.8
-    cover_bot: str = "random"
+    cover_bot: str = "simple"
     max_message_bytes: int = 4096
     rate_per_second: float = 10.0
     rate_burst: int = 30

@@ -27,7 +27,9 @@ def bot_levels() -> list[str]:
     choices: list[str] = []
     for name, factory in BOTS.items():
         levels = getattr(factory, "LEVELS", None) or _known_levels(name)
-        choices.extend(f"{name}:{level}" for level in levels) if levels else choices.append(name)
+        choices.extend(
+            f"{name}:{level}" for level in levels
+        ) if levels else choices.append(name)
     return choices
 
 
@@ -53,7 +55,9 @@ class Lobby:
         if self.store is None:
             return
         await self.store.start()
-        rows = await asyncio.to_thread(self.store.load, unfinished=True, limit=self.config.max_tables)
+        rows = await asyncio.to_thread(
+            self.store.load, unfinished=True, limit=self.config.max_tables
+        )
         for row in rows:
             table = Table.restore(row, self.config, self.store)
             table.after_restore()
@@ -77,7 +81,9 @@ class Lobby:
         """A new table; the creator may sit at once and seat bots."""
         live = sum(1 for t in self.tables.values() if t.status != "finished")
         if live >= self.config.max_tables:
-            raise TableError("full", "the server holds as many tables as it can; try later")
+            raise TableError(
+                "full", "the server holds as many tables as it can; try later"
+            )
         code = table_code()
         while code in self.tables:
             code = table_code()
@@ -88,13 +94,18 @@ class Lobby:
             config=self.config,
             store=self.store,
             creator=creator.id,
-            turn_seconds=self.config.turn_seconds if turn_seconds is None else turn_seconds,
+            turn_seconds=self.config.turn_seconds
+            if turn_seconds is None
+            else turn_seconds,
         )
         from ..bots import make_bot
 
         for where, level in (bots or {}).items():
             if not 0 <= where < rules.players:
-                raise TableError("no_seat", f"there is no seat {where} at a {rules.players}-player table")
+                raise TableError(
+                    "no_seat",
+                    f"there is no seat {where} at a {rules.players}-player table",
+                )
             try:
                 table.bots[where] = make_bot(level)
             except ValueError as exc:
@@ -105,7 +116,9 @@ class Lobby:
                 raise TableError("no_seat", f"seat {seat} is not free")
             table.seats[seat] = Seat("human", creator.id, creator.name)
         if all(s.kind != "empty" for s in table.seats) and seat is None:
-            raise TableError("no_seat", "leave at least one seat for people, or sit in one")
+            raise TableError(
+                "no_seat", "leave at least one seat for people, or sit in one"
+            )
         table.start_if_full()
         if self.store is not None:
             self.store.save_soon(table.snapshot())

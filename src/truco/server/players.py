@@ -53,7 +53,11 @@ class TokenSigner:
         return _b64(hmac.new(self._key, payload.encode(), hashlib.sha256).digest())
 
     def issue(self, name: str, player_id: str | None = None) -> str:
-        body = _b64(json.dumps({"id": player_id or secrets.token_urlsafe(9), "name": clean_name(name)}).encode())
+        body = _b64(
+            json.dumps(
+                {"id": player_id or secrets.token_urlsafe(9), "name": clean_name(name)}
+            ).encode()
+        )
         return f"{body}.{self._sign(body)}"
 
     def verify(self, token: str) -> Player | None:

@@ -10,20 +10,34 @@ from ..game import Game
 from ..record import Record
 
 
-def _snapshot(game: Game, hand: int, seat: int | None, token: str | None) -> dict[str, Any]:
-    closed = game.history[-1] if game.history and (game.needs_deal or game.is_over) and game.history[-1].index == hand else None
+def _snapshot(
+    game: Game, hand: int, seat: int | None, token: str | None
+) -> dict[str, Any]:
+    closed = (
+        game.history[-1]
+        if game.history
+        and (game.needs_deal or game.is_over)
+        and game.history[-1].index == hand
+        else None
+    )
     return {
         "hand": hand,
         "seat": seat,
         "action": token,
         "cards": [[card_name(c) for c in cards] for cards in game.cards],
-        "bazas": [[[s, card_name(c)] for s, c in baza] for baza in game.table] if closed is None else [],
+        "bazas": [[[s, card_name(c)] for s, c in baza] for baza in game.table]
+        if closed is None
+        else [],
         "score": list(game.score),
         "chicos": list(game.chicos),
         "mano": game.mano if closed is None else closed.mano,
         "closed": None
         if closed is None
-        else {"why": [list(w) for w in closed.why], "points": list(closed.points), "score": list(closed.score)},
+        else {
+            "why": [list(w) for w in closed.why],
+            "points": list(closed.points),
+            "score": list(closed.score),
+        },
     }
 
 

@@ -66,11 +66,23 @@ class Seat:
     away: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "player_id": self.player_id, "name": self.name, "bot": self.bot, "away": self.away}
+        return {
+            "kind": self.kind,
+            "player_id": self.player_id,
+            "name": self.name,
+            "bot": self.bot,
+            "away": self.away,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Seat:
-        return cls(data["kind"], data.get("player_id"), data.get("name", ""), data.get("bot"), bool(data.get("away")))
+        return cls(
+            data["kind"],
+            data.get("player_id"),
+            data.get("name", ""),
+            data.get("bot"),
+            bool(data.get("away")),
+        )
 
 
 class Client:
@@ -168,7 +180,9 @@ class Table:
     game: Game | None = None
     version: int = 0
     created_at: float = field(default_factory=time.time)
-    inbox: asyncio.Queue[Join | Leave | Command | BotMove | Stop] = field(default_factory=asyncio.Queue)
+    inbox: asyncio.Queue[Join | Leave | Command | BotMove | Stop] = field(
+        default_factory=asyncio.Queue
+    )
     clients: set[Client] = field(default_factory=set)
     events: deque[TableEvent] = field(init=False)
     committed: dict[int, int] = field(default_factory=dict)
@@ -208,7 +222,9 @@ class Table:
                 if deadline is None:
                     message = await self.inbox.get()
                 else:
-                    message = await asyncio.wait_for(self.inbox.get(), max(0.0, deadline - loop.time()))
+                    message = await asyncio.wait_for(
+                        self.inbox.get(), max(0.0, deadline - loop.time())
+                    )
             except TimeoutError:
                 self._on_timers(loop.time())
             else:
@@ -284,7 +300,9 @@ class Table:
             return
         self._emit({"kind": "presence", "seat": seat, "connected": False})
         if self.status == "playing":
-            self.reconnect_deadlines[seat] = asyncio.get_running_loop().time() + self.config.disconnect_grace
+            self.reconnect_deadlines[seat] = (
+                asyncio.get_running_loop().time() + self.config.disconnect_grace
+            )
 
     def _seat_of(self, client: Client) -> int | None:
         if client.player is None:
@@ -300,21 +318,30 @@ class Table:
     # ------------------------------------------------------------------ seating
     def _require_waiting(self) -> None:
         if self.status != "waiting":
-            raise TableError("started", "the match has started: seats cannot change now")
+            raise TableError(
+                "started", "the match has started: seats cannot change now"
+            )
 
     def _sit(self, client: Client, seat: int) -> None:
         if client.player is None:
-            raise TableError("no_player", "sitting needs a guest token (POST /api/guest)")
+            raise TableError(
+                "no_player", "sitting needs a guest token (POST /api/guest)"
+            )
         self._require_waiting()
         if seat >= len(self.seats):
-            raise TableError("no_seat", f"there is no seat {seat} at a {len(self.seats)}-player table")
+            raise TableError(
+                "no_seat",
+                f"there is no seat {seat} at a {len(self.seats)}-player table",
+            )
         if self.seats[seat].kind != "empty":
             raise TableError("seat_taken", f"seat {seat} is taken")
         old = self._seat_of(client)
         if old is not None:
             self.seats[old] = Seat()
         self.seats[seat] = Seat("human", client.player.id, client.player.name)
-        self._emit({"kind": "seated", "seat": seat, "name": client.player.name, "from": old})
+        self._emit(
+            {"kind": "seated", "seat": seat, "name": client.player.name, "from": old}
+        )
         self.start_if_full()
 
     def _stand(self, client: Client) -> None:
@@ -327,13 +354,18 @@ class Table:
 
     def _require_creator(self, client: Client) -> None:
         if client.player is None or client.player.id != self.creator:
-            raise TableError("not_creator", "only the table's creator seats and removes bots")
+            raise TableError(
+                "not_creator", "only the table's creator seats and removes bots"
+            )
 
     def _add_bot(self, client: Client, seat: int, level: str) -> None:
         self._require_creator(client)
         self._require_waiting()
         if seat >= len(self.seats):
-            raise TableError("no_seat", f"there is no seat {seat} at a {len(self.seats)}-player table")
+            raise TableError(
+                "no_seat",
+                f"there is no seat {seat} at a {len(self.seats)}-player table",
+            )
         if self.seats[seat].kind != "empty":
             raise TableError("seat_taken", f"seat {seat} is taken")
         try:
@@ -341,7 +373,14 @@ class Table:
         except ValueError as exc:
             raise TableError("bad_bot", str(exc)) from None
         self.seats[seat] = Seat("bot", None, f"Bot {level}", level)
-        self._emit({"kind": "seated", "seat": seat, "name": self.seats[seat].name, "bot": level})
+        self._emit(
+            {
+                "kind": "seated",
+                "seat": seat,
+                "name": self.seats[seat].name,
+                "bot": level,
+            }
+        )
         self.start_if_full()
 
     def _remove_bot(self, client: Client, seat: int) -> None:
@@ -359,14 +398,18 @@ class Table:
         self.game = Game(self.rules, first_mano=secrets.randbelow(self.rules.players))
         self.status = "playing"
         self._emit({"kind": "start", "first_mano": self.game.first_mano})
-        self._emit({"kind": "deal", "hand": self.game.hand_index, "mano": self.game.mano})
+        self._emit(
+            {"kind": "deal", "hand": self.game.hand_index, "mano": self.game.mano}
+        )
         self._after_move()
 
     # ------------------------------------------------------------------ playing
     def _act(self, client: Client, token: str) -> None:
         seat = self._seat_of(client)
         if seat is None:
-            raise TableError("not_seated", "you have no seat at this table: spectators cannot act")
+            raise TableError(
+                "not_seated", "you have no seat at this table: spectators cannot act"
+            )
         game = self.game
         if game is None or self.status != "playing":
             raise TableError("not_playing", "the match is not being played")
@@ -397,10 +440,13 @@ class Table:
             raise TableError("illegal", f"{card_name(card)} is not in your hand")
         if seat in self.committed:
             raise TableError(
-                "illegal", f"{card_name(self.committed[seat])} is already committed: a card released cannot be taken back"
+                "illegal",
+                f"{card_name(self.committed[seat])} is already committed: a card released cannot be taken back",
             )
         self.committed[seat] = card
-        self._emit({"kind": "committed", "seat": seat, "card": card_name(card)}, ("seat", seat))
+        self._emit(
+            {"kind": "committed", "seat": seat, "card": card_name(card)}, ("seat", seat)
+        )
 
     def _apply(self, seat: int, action: int, by: str) -> None:
         game = self.game
@@ -410,17 +456,33 @@ class Table:
         game.apply(seat, action)
         self._dirty = True
         audience: Audience = ("team", seat & 1) if is_say(action) else EVERYONE
-        self._emit({"kind": "action", "hand": hand, "seat": seat, "action": action_token(action), "by": by}, audience)
+        self._emit(
+            {
+                "kind": "action",
+                "hand": hand,
+                "seat": seat,
+                "action": action_token(action),
+                "by": by,
+            },
+            audience,
+        )
         if is_say(action):
             return
         if self.committed.get(seat) == action:
             del self.committed[seat]
         if len(game.history) > hands:
             self.committed.clear()
-            self._emit({"kind": "hand_closed", **public_hand_json(public_hand(game.history[-1]))})
+            self._emit(
+                {
+                    "kind": "hand_closed",
+                    **public_hand_json(public_hand(game.history[-1])),
+                }
+            )
             if game.is_over:
                 self.status = "finished"
-                self._emit({"kind": "over", "winner": game.winner, "chicos": list(game.chicos)})
+                self._emit(
+                    {"kind": "over", "winner": game.winner, "chicos": list(game.chicos)}
+                )
             else:
                 self._emit({"kind": "deal", "hand": game.hand_index, "mano": game.mano})
         self._after_move()
@@ -468,7 +530,11 @@ class Table:
             if when <= now:
                 del self.reconnect_deadlines[seat]
                 self._set_away(seat, True, "disconnected")
-        if self.clock_deadline is not None and self.clock_deadline <= now and self.game is not None:
+        if (
+            self.clock_deadline is not None
+            and self.clock_deadline <= now
+            and self.game is not None
+        ):
             self.clock_deadline = None
             for seat in self.game.actors():
                 if self.seats[seat].kind == "human":
@@ -496,14 +562,20 @@ class Table:
             for seat, card in list(self.committed.items()):
                 if card not in game.cards[seat] or not game.in_hand[seat]:
                     del self.committed[seat]
-                elif self._on_turn(seat) and card in game.legal_actions(seat, megaphone=False):
+                elif self._on_turn(seat) and card in game.legal_actions(
+                    seat, megaphone=False
+                ):
                     self._apply(seat, card, "committed")
                     progress = True
                     break
 
     def _human_actors(self) -> list[int]:
         assert self.game is not None
-        return [s for s in self.game.actors() if self.seats[s].kind == "human" and not self.seats[s].away]
+        return [
+            s
+            for s in self.game.actors()
+            if self.seats[s].kind == "human" and not self.seats[s].away
+        ]
 
     def _run_clock(self) -> None:
         if self.turn_seconds <= 0 or self.clock_deadline is not None:
@@ -523,13 +595,17 @@ class Table:
         seat = seats[0]
         bot = self.bots.get(seat)
         if bot is None or self.seats[seat].kind == "human":
-            bot = self.bots[seat] = make_bot(self.seats[seat].bot or self.config.cover_bot)
+            bot = self.bots[seat] = make_bot(
+                self.seats[seat].bot or self.config.cover_bot
+            )
         view = seat_view(game, seat)
         legal = game.legal_actions(seat, megaphone=False)
         self.thinking = self.moves
         asyncio.create_task(self._think(bot, seat, view, legal, self.moves))
 
-    async def _think(self, bot: Bot, seat: int, view: Any, legal: list[int], move: int) -> None:
+    async def _think(
+        self, bot: Bot, seat: int, view: Any, legal: list[int], move: int
+    ) -> None:
         if self.config.bot_delay > 0:
             await asyncio.sleep(self.config.bot_delay)
         if bot.name == "random":
@@ -566,13 +642,20 @@ class Table:
                     "name": seat.name,
                     "bot": seat.bot,
                     "away": seat.away,
-                    "connected": seat.kind == "bot" or (seat.kind == "human" and self._connected(i)),
+                    "connected": seat.kind == "bot"
+                    or (seat.kind == "human" and self._connected(i)),
                 }
             )
         clock = None
         if self.clock_deadline is not None and self.game is not None:
-            remaining = max(0.0, self.clock_deadline - asyncio.get_running_loop().time())
-            clock = {"actors": self._human_actors(), "remaining": round(remaining, 2), "total": self.clock_total}
+            remaining = max(
+                0.0, self.clock_deadline - asyncio.get_running_loop().time()
+            )
+            clock = {
+                "actors": self._human_actors(),
+                "remaining": round(remaining, 2),
+                "total": self.clock_total,
+            }
         return {
             "id": self.id,
             "name": self.name,
@@ -584,13 +667,23 @@ class Table:
             "seats": seats,
             "clock": clock,
             "version": self.version,
-            "winner": self.game.winner if self.game is not None and self.game.is_over else None,
+            "winner": self.game.winner
+            if self.game is not None and self.game.is_over
+            else None,
         }
 
-    def _state(self, client: Client, events: list[dict[str, Any]], full: bool, views: dict[int | None, Any]) -> str:
+    def _state(
+        self,
+        client: Client,
+        events: list[dict[str, Any]],
+        full: bool,
+        views: dict[int | None, Any],
+    ) -> str:
         seat = self._seat_of(client)
         if seat not in views:
-            views[seat] = None if self.game is None else view_json(seat_view(self.game, seat))
+            views[seat] = (
+                None if self.game is None else view_json(seat_view(self.game, seat))
+            )
         committed = self.committed.get(seat) if seat is not None else None
         return json.dumps(
             {
@@ -602,7 +695,9 @@ class Table:
                 "view": views[seat],
                 "you": {
                     "seat": seat,
-                    "player": None if client.player is None else {"id": client.player.id, "name": client.player.name},
+                    "player": None
+                    if client.player is None
+                    else {"id": client.player.id, "name": client.player.name},
                     "committed": None if committed is None else card_name(committed),
                 },
             }
@@ -614,13 +709,17 @@ class Table:
         client.sent_version = self.version
 
     def _send_since(self, client: Client, since: int) -> None:
-        if since > self.version or (self.events and since < self.events[0].version - 1) or (
-            not self.events and since < self.version
+        if (
+            since > self.version
+            or (self.events and since < self.events[0].version - 1)
+            or (not self.events and since < self.version)
         ):
             self._send_full(client)
             return
         self._summary_cache = self.summary()
-        events = [e.body for e in self.events if e.version > since and self._sees(client, e)]
+        events = [
+            e.body for e in self.events if e.version > since and self._sees(client, e)
+        ]
         client.send(self._state(client, events, False, {}))
         client.sent_version = self.version
 
@@ -634,7 +733,11 @@ class Table:
             if client.sent_version >= self.version:
                 continue
             since = client.sent_version
-            events = [e.body for e in self.events if e.version > since and self._sees(client, e)]
+            events = [
+                e.body
+                for e in self.events
+                if e.version > since and self._sees(client, e)
+            ]
             if not events and self.events and self.events[0].version > since + 1:
                 client.send(self._state(client, [], True, views))
             elif events:
@@ -648,7 +751,9 @@ class Table:
         if self.game is not None:
             headers = {"event": self.name, "site": "Truco Argento", "seats": names}
             if self.game.is_over:
-                headers["result"] = f"team {self.game.winner} wins {self.game.chicos[0]}-{self.game.chicos[1]}"
+                headers["result"] = (
+                    f"team {self.game.winner} wins {self.game.chicos[0]}-{self.game.chicos[1]}"
+                )
             record = game_to_record(self.game, headers)
         return MatchRow(
             id=self.id,
@@ -657,7 +762,9 @@ class Table:
             created_at=self.created_at,
             updated_at=time.time(),
             version=self.version,
-            winner=self.game.winner if self.game is not None and self.game.is_over else None,
+            winner=self.game.winner
+            if self.game is not None and self.game.is_over
+            else None,
             table={
                 "rules": self.rules.to_dict(),
                 "creator": self.creator,
@@ -691,7 +798,9 @@ class Table:
         if row.record is not None:
             result = replay(record_from_json(row.record))
             if result.error is not None:
-                raise ValueError(f"table {row.id}: stored record does not replay: {result.error.reason}")
+                raise ValueError(
+                    f"table {row.id}: stored record does not replay: {result.error.reason}"
+                )
             game = result.game
             assert game is not None
             game.dealer = SecureDealer()

@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 import uvicorn
 
@@ -33,10 +33,17 @@ class LiveServer:
         self.app = create_app(config)
         self._server = uvicorn.Server(
             uvicorn.Config(
-                self.app, host="127.0.0.1", port=self.port, log_level="warning", ws_max_size=1 << 20, lifespan="on"
+                self.app,
+                host="127.0.0.1",
+                port=self.port,
+                log_level="warning",
+                ws_max_size=1 << 20,
+                lifespan="on",
             )
         )
-        self._thread = threading.Thread(target=self._server.run, name=f"truco-server-{self.port}", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.run, name=f"truco-server-{self.port}", daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -46,7 +53,7 @@ class LiveServer:
     def ws_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}"
 
-    def __enter__(self) -> LiveServer:
+    def __enter__(self) -> Self:
         self._thread.start()
         deadline = time.monotonic() + 30
         while not self._server.started:
@@ -59,7 +66,12 @@ class LiveServer:
         self._server.should_exit = True
         self._thread.join(30)
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.stop()
 
 
@@ -67,7 +79,13 @@ class TableClient:
     """A blocking WebSocket client of one table (tests, scripts): keeps the last
     state, every frame received, and the errors."""
 
-    def __init__(self, ws_url: str, table_id: str, token: str | None = None, since: int | None = None) -> None:
+    def __init__(
+        self,
+        ws_url: str,
+        table_id: str,
+        token: str | None = None,
+        since: int | None = None,
+    ) -> None:
         import json
 
         from websockets.sync.client import connect
@@ -94,6 +112,17 @@ class TableClient:
     def act(self, action: str) -> None:
         self.send({"type": "act", "action": action})
 
+    def act_and_wait(self, action: str, timeout: float = 20.0) -> dict[str, Any]:
+        """Act, then wait for the answer: an error or a newer state."""
+        before = self.version
+        self.act(action)
+        return self.wait(
+            lambda m: (
+                m["type"] == "error" or (m["type"] == "state" and m["v"] > before)
+            ),
+            timeout,
+        )
+
     def recv(self, timeout: float = 10.0) -> dict[str, Any]:
         """The next frame (as JSON); remembers states, events and errors."""
         text = self.ws.recv(timeout=timeout)
@@ -108,7 +137,9 @@ class TableClient:
             self.errors.append(message)
         return message
 
-    def wait(self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 20.0) -> dict[str, Any]:
+    def wait(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 20.0
+    ) -> dict[str, Any]:
         """Read frames until ``predicate(message)`` holds; return that message."""
         deadline = time.monotonic() + timeout
         while True:
@@ -119,10 +150,16 @@ class TableClient:
             if predicate(message):
                 return message
 
-    def wait_state(self, predicate: Callable[[dict[str, Any]], bool] = lambda s: True, timeout: float = 20.0) -> dict[str, Any]:
+    def wait_state(
+        self,
+        predicate: Callable[[dict[str, Any]], bool] = lambda s: True,
+        timeout: float = 20.0,
+    ) -> dict[str, Any]:
         return self.wait(lambda m: m["type"] == "state" and predicate(m), timeout)
 
-    def until(self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 20.0) -> dict[str, Any]:
+    def until(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 20.0
+    ) -> dict[str, Any]:
         """The current state if ``predicate`` holds for it, else the next state for which it does."""
         if self.state and predicate(self.state):
             return self.state
@@ -150,7 +187,10 @@ def create_table(base_url: str, token: str, **body: Any) -> dict[str, Any]:
     import httpx
 
     response = httpx.post(
-        f"{base_url}/api/tables", json=body, headers={"Authorization": f"Bearer {token}"}, timeout=10
+        f"{base_url}/api/tables",
+        json=body,
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=10,
     )
     response.raise_for_status()
     result: dict[str, Any] = response.json()
@@ -186,9 +226,7 @@ def play_out(
             if view and view["seat"] is not None and view["legal"]:
                 action = choose(client, view)
                 if action is not None:
-                    before = client.version
-                    client.act(action)
-                    client.wait(lambda m: m["type"] == "error" or (m["type"] == "state" and m["v"] > before))
+                    client.act_and_wait(action)
                     acted = True
                     break
         if not acted:

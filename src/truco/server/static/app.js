@@ -92,7 +92,7 @@ async function showLobby() {
       el("label", {}, el("input", { type: "checkbox", name: "pica_pica" }), " pica-pica (3 contra 3 a 30)"),
       el("label", {}, "Segundos por turno ", el("input", { type: "number", name: "turn_seconds", min: 0, max: 600, value: options.turn_seconds })),
     ),
-    el("label", {}, "Bots en los asientos libres ", select("bots", [["", "no, espero a la gente"], ...bots.map((b) => [b, b])])),
+    el("label", {}, "Bots en los otros asientos ", select("bots", [["", "no, espero a la gente"], ...bots.map((b) => [b, b])])),
     el("button", { type: "submit", id: "create" }, "Crear mesa y sentarme"),
     el("p", { class: "error", id: "create-error" }),
   );
@@ -159,6 +159,7 @@ class TableScreen {
 
   async open() {
     await identity.ensure();
+    this.bots = (await api("/api/options")).bots;
     app.replaceChildren(el("p", { class: "muted" }, "Conectando…"));
     this.connect();
   }
@@ -294,7 +295,10 @@ class TableScreen {
       if (info.kind === "empty") {
         box.append(el("button", { class: "sit", onclick: () => this.send({ type: "sit", seat }) }, "Sentarme acá"));
         if (you.player && table.creator === you.player.id) {
-          box.append(el("button", { class: "add-bot secondary", onclick: () => this.send({ type: "add_bot", seat, level: "random" }) }, "Poner un bot"));
+          const level = select("level", (this.bots || ["random"]).map((b) => [b, b]));
+          level.value = (this.bots || []).includes("simple") ? "simple" : level.value;
+          box.append(el("div", { class: "bot-choice" }, level,
+            el("button", { class: "add-bot secondary", onclick: () => this.send({ type: "add_bot", seat, level: level.value }) }, "Poner un bot")));
         }
       } else if (info.kind === "bot" && you.player && table.creator === you.player.id) {
         box.append(el("button", { class: "secondary", onclick: () => this.send({ type: "remove_bot", seat }) }, "Sacar bot"));
