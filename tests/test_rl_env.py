@@ -3,6 +3,7 @@ and records of the environment replayed by ``truco replay``."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -169,3 +170,31 @@ def test_a_policy_bot_never_speaks_in_a_team_game() -> None:
     legal = game.legal_actions(seat)  # with the megaphone words
     assert any(a >= 53 for a in legal)
     assert bot.choose(seat_view(game, seat), legal, rules) < 53
+
+
+def test_a_policy_bot_sees_what_the_environment_showed_in_training() -> None:
+    e = raw_env(players=4, flor=True)
+    e.reset(seed=12)
+    rules = e.game.rules
+    bot = PolicyBot(LinearPolicy.zeros(rules))
+    for _ in range(25):
+        agent = e.agent_selection
+        seat = int(agent.split("_")[1])
+        obs = e.observe(agent)
+        assert np.array_equal(bot.encoder.observation_tensor(seat_view(e.state.game, seat)), obs["observation"])
+        e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        if e.terminations[e.agent_selection]:
+            break
+
+
+def test_the_tiny_training_example_learns_against_random() -> None:
+    example = Path(__file__).parent.parent / "examples" / "train_tiny_agent.py"
+    spec = importlib.util.spec_from_file_location("train_tiny_agent", example)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    policy = LinearPolicy.zeros(Rules(target=15))
+    before, _ = module.win_rate(policy, "random", 60, seed=1, greedy=False)
+    module.train(policy, "random", seconds=0, lr=0.01, seed=0, eval_matches=10, stop_after=300)
+    after, _ = module.win_rate(policy, "random", 60, seed=1)
+    assert after >= 0.7 and after > before + 0.1
