@@ -87,14 +87,15 @@ def play_until_score_changes(pages: list[Any], timeout: float = 60.0) -> None:
         if all(points(p) > 0 for p in pages):
             return
         for page in pages:
-            answer = page.locator('#actions button[data-action="quiero"]')
-            card = page.locator("#my-hand img.playable")
-            if answer.count():
-                answer.first.click()
-            elif card.count():
-                card.first.click()
-            elif page.locator('#actions button[data-action="flor"]').count():
-                page.locator('#actions button[data-action="flor"]').first.click()
+            for choice in ('#actions button[data-action="quiero"]', "#my-hand img.playable",
+                           '#actions button[data-action="flor"]'):  # fmt: skip
+                target = page.locator(choice)
+                if target.count():
+                    try:  # the page may re-render (a partner answered first): then move on
+                        target.first.click(timeout=1000)
+                    except sync_api.TimeoutError:
+                        pass
+                    break
         pages[0].wait_for_timeout(60)
     raise AssertionError("the hand did not close in time")
 

@@ -608,10 +608,14 @@ class Table:
     ) -> None:
         if self.config.bot_delay > 0:
             await asyncio.sleep(self.config.bot_delay)
-        if bot.name == "random":
-            action = bot.choose(view, legal, self.rules)
-        else:
-            action = await asyncio.to_thread(bot.choose, view, legal, self.rules)
+        try:
+            if bot.name == "random":
+                action = bot.choose(view, legal, self.rules)
+            else:  # search bots think for a while: off the event loop
+                action = await asyncio.to_thread(bot.choose, view, legal, self.rules)
+        except Exception:  # a failing bot must not stall the table
+            log.exception("table %s: bot %r failed; playing a random legal action", self.id, bot)
+            action = secrets.choice(legal)
         await self.inbox.put(BotMove(seat, action, move))
 
     # ------------------------------------------------------------------ events, views

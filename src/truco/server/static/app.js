@@ -341,6 +341,9 @@ class TableScreen {
       const to = this.mySeat !== null && p.team === this.myTeam ? "¡Te cantaron " : `${this.teamName(p.team)} debe responder a `;
       box.append(el("div", { class: "pending", id: "pending" }, `${to}${what}!`));
     }
+    if (!view.pending && view.turn !== null) {
+      box.append(el("div", { class: "turn", id: "turn" }, view.turn === this.mySeat ? "Te toca" : `Juega ${this.name(view.turn)}`));
+    }
     const truco = ["", "truco", "retruco", "vale cuatro"][view.truco_level];
     if (truco) box.append(el("div", { class: "muted" }, `Se juega: ${truco}`));
     if (view.pica_pica) box.append(el("div", { class: "badge" }, "pica-pica"));
