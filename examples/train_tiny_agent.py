@@ -54,8 +54,18 @@ def win_rate(
             if s % 2 == team:
                 bots.append(PolicyBot(policy, seed=seed + m, greedy=greedy))
             else:
-                bots.append(make_bot(opponent, seed=seed * 7919 + m * rules.players + s))
-        wins += play_match(bots, rules, seed=f"eval:{seed}:{m}", first_mano=(m // 2) % rules.players) == team  # type: ignore[arg-type]
+                bots.append(
+                    make_bot(opponent, seed=seed * 7919 + m * rules.players + s)
+                )
+        wins += (
+            play_match(
+                bots,
+                rules,
+                seed=f"eval:{seed}:{m}",
+                first_mano=(m // 2) % rules.players,
+            )
+            == team
+        )  # type: ignore[arg-type]
     return wins / matches, wilson_half_width(wins, matches)
 
 
@@ -83,14 +93,22 @@ def train(
     difference / 10."""
     rules = policy.rules
     envs = [  # the learner plays one team, then the other
-        BotOpponentEnv(opponent=opponent, learner=tuple(range(team, rules.players, 2)), rewards=rewards, **rules.to_dict())
+        BotOpponentEnv(
+            opponent=opponent,
+            learner=tuple(range(team, rules.players, 2)),
+            rewards=rewards,
+            **rules.to_dict(),
+        )
         for team in (0, 1)
     ]
     scale = 1.0 if rewards == "match" else 0.1
     rng = np.random.default_rng(seed)
     baseline, matches, decisions = 0.0, 0, 0
     curve = [(0, 0, *win_rate(policy, opponent, eval_matches, seed=10_000))]
-    print(f"matches {0:6d}  decisions {0:8d}  win rate vs {opponent}: {curve[0][2]:.3f} ±{curve[0][3]:.3f}", flush=True)
+    print(
+        f"matches {0:6d}  decisions {0:8d}  win rate vs {opponent}: {curve[0][2]:.3f} ±{curve[0][3]:.3f}",
+        flush=True,
+    )
     start = time.monotonic()
     next_check = 25
     while True:
@@ -137,25 +155,60 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=2, choices=(2, 4, 6))
     parser.add_argument("--flor", action="store_true")
     parser.add_argument("--target", type=int, default=30, choices=(15, 30))
-    parser.add_argument("--opponent", default="random", help="a bot spec (random, simple, search:easy)")
-    parser.add_argument("--minutes", type=float, default=3.0, help="training time (default 3)")
-    parser.add_argument("--eval-matches", type=int, default=400, help="matches per evaluation during training")
-    parser.add_argument("--final-matches", type=int, default=2000, help="matches of the final before/after figures")
+    parser.add_argument(
+        "--opponent", default="random", help="a bot spec (random, simple, search:easy)"
+    )
+    parser.add_argument(
+        "--minutes", type=float, default=3.0, help="training time (default 3)"
+    )
+    parser.add_argument(
+        "--eval-matches",
+        type=int,
+        default=400,
+        help="matches per evaluation during training",
+    )
+    parser.add_argument(
+        "--final-matches",
+        type=int,
+        default=2000,
+        help="matches of the final before/after figures",
+    )
     parser.add_argument("--lr", type=float, default=0.01)
-    parser.add_argument("--rewards", default="match", choices=("match", "hand"), help="what a decision is credited with")
+    parser.add_argument(
+        "--rewards",
+        default="match",
+        choices=("match", "hand"),
+        help="what a decision is credited with",
+    )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--also", nargs="*", default=["simple"], help="other bots to measure the trained policy against")
-    parser.add_argument("--out", default="tiny_agent.npz", help="where to save the trained policy")
+    parser.add_argument(
+        "--also",
+        nargs="*",
+        default=["simple"],
+        help="other bots to measure the trained policy against",
+    )
+    parser.add_argument(
+        "--out", default="tiny_agent.npz", help="where to save the trained policy"
+    )
     args = parser.parse_args(argv)
 
     random.seed(args.seed)
     rules = Rules(players=args.players, flor=args.flor, target=args.target)
     policy = LinearPolicy.zeros(rules)  # all weights 0: uniform over the legal actions
-    print(f"table: {rules.describe()}; policy: linear, {policy.weights.size} weights", flush=True)
+    print(
+        f"table: {rules.describe()}; policy: linear, {policy.weights.size} weights",
+        flush=True,
+    )
     # untrained, sampling = uniform over the legal actions: the random bot itself
     before = win_rate(policy, args.opponent, args.final_matches, seed=1, greedy=False)
     train(
-        policy, args.opponent, args.minutes * 60, args.lr, args.seed, args.eval_matches, args.rewards
+        policy,
+        args.opponent,
+        args.minutes * 60,
+        args.lr,
+        args.seed,
+        args.eval_matches,
+        args.rewards,
     )
     policy.save(args.out)
     sampled = win_rate(policy, args.opponent, args.final_matches, seed=1, greedy=False)
@@ -169,7 +222,9 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
     for other in args.also:
-        untrained = win_rate(LinearPolicy.zeros(rules), other, args.final_matches, seed=2, greedy=False)
+        untrained = win_rate(
+            LinearPolicy.zeros(rules), other, args.final_matches, seed=2, greedy=False
+        )
         trained = win_rate(policy, other, args.final_matches, seed=2)
         print(
             f"vs {other}: uniform {untrained[0]:.3f} ±{untrained[1]:.3f}, trained (greedy) {trained[0]:.3f} ±{trained[1]:.3f}",

@@ -14,14 +14,14 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from pettingzoo.test import api_test  # noqa: E402
+from pettingzoo.test import api_test
 
-from truco import Game, Rules  # noqa: E402
-from truco.bots import make_bot  # noqa: E402
-from truco.cli import main as truco_main  # noqa: E402
-from truco.rl.env import BotOpponentEnv, env, raw_env  # noqa: E402
-from truco.rl.policy_bot import LinearPolicy, PolicyBot, load_bot  # noqa: E402
-from truco.view import seat_view  # noqa: E402
+from truco import Game, Rules
+from truco.bots import make_bot
+from truco.cli import main as truco_main
+from truco.rl.env import BotOpponentEnv, env, raw_env
+from truco.rl.policy_bot import LinearPolicy, PolicyBot, load_bot
+from truco.view import seat_view
 
 TABLES = [{"players": p, "flor": f} for p in (2, 4, 6) for f in (False, True)]
 
@@ -32,7 +32,9 @@ QUIET = pytest.mark.filterwarnings("ignore:Observation")
 
 
 @QUIET
-@pytest.mark.parametrize("table", TABLES, ids=lambda t: f"{t['players']}p-{'flor' if t['flor'] else 'sin'}")
+@pytest.mark.parametrize(
+    "table", TABLES, ids=lambda t: f"{t['players']}p-{'flor' if t['flor'] else 'sin'}"
+)
 def test_pettingzoo_api_test_passes(table: dict[str, object]) -> None:
     api_test(env(**table), num_cycles=60)
 
@@ -40,7 +42,14 @@ def test_pettingzoo_api_test_passes(table: dict[str, object]) -> None:
 @QUIET
 def test_pettingzoo_api_test_passes_with_pica_pica_megaphone_and_hand_rewards() -> None:
     api_test(
-        env(players=6, flor=True, pica_pica=True, megaphone=True, rewards="hand", observation="information_state"),
+        env(
+            players=6,
+            flor=True,
+            pica_pica=True,
+            megaphone=True,
+            rewards="hand",
+            observation="information_state",
+        ),
         num_cycles=60,
     )
 
@@ -66,11 +75,18 @@ def test_observations_mask_and_rewards() -> None:
     seat = e.agent_selection
     for agent in e.agents:
         obs = e.observe(agent)
-        assert obs["observation"].shape == e.observation_space(agent)["observation"].shape
+        assert (
+            obs["observation"].shape == e.observation_space(agent)["observation"].shape
+        )
         assert e.observation_space(agent).contains(obs)
         assert obs["action_mask"].any() == (agent == seat)
     totals = _random_episode(e, 4)
-    assert totals["player_0"] == totals["player_2"] == -totals["player_1"] == -totals["player_3"]
+    assert (
+        totals["player_0"]
+        == totals["player_2"]
+        == -totals["player_1"]
+        == -totals["player_3"]
+    )
     assert abs(totals["player_0"]) == 1.0
 
 
@@ -83,9 +99,15 @@ def test_reset_with_a_seed_is_reproducible() -> None:
 
 
 @pytest.mark.parametrize("rewards", ["hand", "match"])
-@pytest.mark.parametrize("table", [{"players": 2}, {"players": 4, "flor": True}, {"players": 6, "pica_pica": True}])
+@pytest.mark.parametrize(
+    "table",
+    [{"players": 2}, {"players": 4, "flor": True}, {"players": 6, "pica_pica": True}],
+)
 def test_a_record_of_the_environment_replays_to_the_same_returns(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], rewards: str, table: dict[str, object]
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    rewards: str,
+    table: dict[str, object],
 ) -> None:
     e = raw_env(rewards=rewards, megaphone=True, **table)
     totals = _random_episode(e, 7)
@@ -108,27 +130,33 @@ def test_the_truco_replay_command_reads_an_environment_record(tmp_path: Path) ->
     path = tmp_path / "episode.json"
     path.write_text(json.dumps(e.record()), encoding="utf-8")
     truco = Path(sys.executable).parent / "truco"
-    result = subprocess.run([str(truco), "replay", str(path)], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [str(truco), "replay", str(path)], capture_output=True, text=True, check=True
+    )
     out = json.loads(result.stdout)
-    assert sum(h["points"][0] - h["points"][1] for h in out["hands"]) == totals["player_0"]
+    assert (
+        sum(h["points"][0] - h["points"][1] for h in out["hands"]) == totals["player_0"]
+    )
 
 
 @pytest.mark.parametrize("opponent", ["random", "simple", "search:easy"])
 def test_any_bot_of_the_project_can_be_the_opponent(opponent: str) -> None:
     single = BotOpponentEnv(players=2, opponent=opponent, max_hands=1, rewards="hand")
-    obs, info = single.reset(seed=2)
+    obs, _ = single.reset(seed=2)
     done, total = False, 0.0
     while not done:
         assert single.observation_space.contains(obs)
         action = int(np.flatnonzero(obs["action_mask"])[-1])
-        obs, reward, done, truncated, info = single.step(action)
+        obs, reward, done, _, _ = single.step(action)
         total += reward
     assert total == single.state.returns()[0]
     assert total != 0
 
 
 def test_a_team_of_learner_seats_against_bots() -> None:
-    single = BotOpponentEnv(players=4, flor=True, opponent={1: "random", 3: "simple"}, learner=(0, 2))
+    single = BotOpponentEnv(
+        players=4, flor=True, opponent={1: "random", 3: "simple"}, learner=(0, 2)
+    )
     obs, info = single.reset(seed=5)
     seats = set()
     done = False
@@ -181,7 +209,10 @@ def test_a_policy_bot_sees_what_the_environment_showed_in_training() -> None:
         agent = e.agent_selection
         seat = int(agent.split("_")[1])
         obs = e.observe(agent)
-        assert np.array_equal(bot.encoder.observation_tensor(seat_view(e.state.game, seat)), obs["observation"])
+        assert np.array_equal(
+            bot.encoder.observation_tensor(seat_view(e.state.game, seat)),
+            obs["observation"],
+        )
         e.step(int(np.flatnonzero(obs["action_mask"])[0]))
         if e.terminations[e.agent_selection]:
             break
@@ -195,6 +226,8 @@ def test_the_tiny_training_example_learns_against_random() -> None:
     spec.loader.exec_module(module)
     policy = LinearPolicy.zeros(Rules(target=15))
     before, _ = module.win_rate(policy, "random", 60, seed=1, greedy=False)
-    module.train(policy, "random", seconds=0, lr=0.01, seed=0, eval_matches=10, stop_after=300)
+    module.train(
+        policy, "random", seconds=0, lr=0.01, seed=0, eval_matches=10, stop_after=300
+    )
     after, _ = module.win_rate(policy, "random", 60, seed=1)
     assert after >= 0.7 and after > before + 0.1

@@ -16,9 +16,9 @@ from truco.rl import CHANCE_PLAYER_ID, TERMINAL_PLAYER_ID, TrucoGame
 from truco.rl.game import action_to_string
 
 RECORD_MD = Path("/work/shared/RECORD.md")
-ALL_TABLES = [
-    {"players": p, "flor": f} for p in (2, 4, 6) for f in (False, True)
-] + [{"players": 6, "pica_pica": True}]
+ALL_TABLES = [{"players": p, "flor": f} for p in (2, 4, 6) for f in (False, True)] + [
+    {"players": 6, "pica_pica": True}
+]
 
 
 def play_out(game: TrucoGame, rng: random.Random, check: bool = True):  # type: ignore[no-untyped-def]
@@ -69,7 +69,9 @@ def test_action_enumeration_round_trips_with_the_record_notation() -> None:
 
 
 @pytest.mark.parametrize("table", ALL_TABLES)
-def test_random_episodes_follow_the_api_and_are_zero_sum(table: dict[str, object]) -> None:
+def test_random_episodes_follow_the_api_and_are_zero_sum(
+    table: dict[str, object],
+) -> None:
     for returns in ("match", "hand"):
         game = TrucoGame(returns=returns, **table)
         rng = random.Random(3)
@@ -79,7 +81,9 @@ def test_random_episodes_follow_the_api_and_are_zero_sum(table: dict[str, object
             assert steps <= game.max_game_length()
             r = state.returns()
             assert sum(r) == 0.0
-            assert all(r[s] == r[s & 1] for s in range(len(r)))  # a team shares its return
+            assert all(
+                r[s] == r[s & 1] for s in range(len(r))
+            )  # a team shares its return
             assert game.min_utility() <= r[0] <= game.max_utility()
             if returns == "match":
                 assert r[state.game.winner] == 1.0
@@ -116,7 +120,9 @@ def test_illegal_actions_raise_and_change_nothing() -> None:
     game = TrucoGame(players=2)
     state = game.new_initial_state()
     with pytest.raises(ValueError):
-        state.apply_action(47)  # not a card of the deck being dealt? it is no card at all
+        state.apply_action(
+            47
+        )  # not a card of the deck being dealt? it is no card at all
     for card in range(6):
         state.apply_action(card)
     with pytest.raises(ValueError):
@@ -142,7 +148,9 @@ def test_megaphone_words_are_out_by_default_and_capped_when_in() -> None:
         state.apply_action(53)
         assert state.current_player() == seat  # a word keeps the turn
     assert not any(is_say(a) for a in state.legal_actions())
-    assert TrucoGame(players=2, megaphone=True).says_per_seat == 0  # no team talk in 1v1
+    assert (
+        TrucoGame(players=2, megaphone=True).says_per_seat == 0
+    )  # no team talk in 1v1
 
 
 def test_clone_is_independent() -> None:
@@ -158,7 +166,9 @@ def test_clone_is_independent() -> None:
 
 
 @pytest.mark.parametrize("table", ALL_TABLES)
-def test_serialize_is_a_record_and_deserializes_to_the_same_state(table: dict[str, object]) -> None:
+def test_serialize_is_a_record_and_deserializes_to_the_same_state(
+    table: dict[str, object],
+) -> None:
     game = TrucoGame(returns="hand", megaphone=True, **table)
     rng = random.Random(6)
     state = game.new_initial_state()
@@ -186,9 +196,16 @@ def test_tensor_shapes_are_fixed_per_table() -> None:
     for table in ALL_TABLES:
         game = TrucoGame(**table)
         state, _ = play_out(game, random.Random(1), check=False)
-        assert state.information_state_tensor(0).shape == tuple(game.information_state_tensor_shape())
-        assert state.observation_tensor(1).shape == tuple(game.observation_tensor_shape())
-    assert TrucoGame(players=2).information_state_tensor_shape() != TrucoGame(players=4).information_state_tensor_shape()
+        assert state.information_state_tensor(0).shape == tuple(
+            game.information_state_tensor_shape()
+        )
+        assert state.observation_tensor(1).shape == tuple(
+            game.observation_tensor_shape()
+        )
+    assert (
+        TrucoGame(players=2).information_state_tensor_shape()
+        != TrucoGame(players=4).information_state_tensor_shape()
+    )
 
 
 def test_game_parameters_are_checked() -> None:

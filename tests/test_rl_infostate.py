@@ -50,10 +50,20 @@ def _public(state: TrucoState) -> tuple[object, ...]:
     """What the whole table sees of the hand besides the cards played: tantos declared,
     flores sung, who may act, the pending call."""
     v = seat_view(state.game, None)
-    return (v.showdowns, v.flor_sung, v.actors, v.pending, v.in_hand, v.truco_level, v.turn)
+    return (
+        v.showdowns,
+        v.flor_sung,
+        v.actors,
+        v.pending,
+        v.in_hand,
+        v.truco_level,
+        v.turn,
+    )
 
 
-def _with_other_cards(state: TrucoState, player: int, rng: random.Random) -> TrucoState | None:
+def _with_other_cards(
+    state: TrucoState, player: int, rng: random.Random
+) -> TrucoState | None:
     """The same episode with every card ``player`` has not seen dealt again at random
     (its own cards and the cards played stay), replayed from its record; ``None`` when
     the recorded actions are not legal with the new cards."""
@@ -61,7 +71,9 @@ def _with_other_cards(state: TrucoState, player: int, rng: random.Random) -> Tru
     if not record["hands"] or state.game.needs_deal:
         return None
     hand = record["hands"][-1]
-    played = {(s, tok.split()[1]) for s, tok in hand["actions"] if tok.startswith("play ")}
+    played = {
+        (s, tok.split()[1]) for s, tok in hand["actions"] if tok.startswith("play ")
+    }
     seen = set(hand["deal"][player]) | {c for _, c in played}
     pool = [card_name(c) for c in DECK if card_name(c) not in seen]
     rng.shuffle(pool)
@@ -87,14 +99,22 @@ def test_no_leak_other_deals_same_information_state(table: dict[str, object]) ->
             if other is None or _public(other) != _public(state):
                 continue  # the unseen cards changed something public: a different story
             compared += 1
-            assert other.information_state_string(player) == state.information_state_string(player)
-            assert np.array_equal(other.information_state_tensor(player), state.information_state_tensor(player))
+            assert other.information_state_string(
+                player
+            ) == state.information_state_string(player)
+            assert np.array_equal(
+                other.information_state_tensor(player),
+                state.information_state_tensor(player),
+            )
             assert other.observation_string(player) == state.observation_string(player)
-            assert np.array_equal(other.observation_tensor(player), state.observation_tensor(player))
+            assert np.array_equal(
+                other.observation_tensor(player), state.observation_tensor(player)
+            )
             assert other.legal_actions(player) == state.legal_actions(player)
             # the cards did change: someone who holds them sees a different state
             if any(
-                other.information_state_string(s) != state.information_state_string(s) for s in range(n)
+                other.information_state_string(s) != state.information_state_string(s)
+                for s in range(n)
             ):
                 changed_for_others += 1
     assert compared > 50
@@ -107,13 +127,18 @@ def _seen(state: TrucoState, player: int) -> tuple[object, ...]:
     v = seat_view(state.game, player)
     fields = {f: getattr(v, f) for f in v.__dataclass_fields__ if f != "last_hand"}
     if not v.dealt:  # between hands: the round fields are the closed hand's leftovers
-        fields = {f: fields[f] for f in ("seat", "position", "hand_index", "score", "chicos", "winner")}
+        fields = {
+            f: fields[f]
+            for f in ("seat", "position", "hand_index", "score", "chicos", "winner")
+        }
     fields["dealt"] = tuple(sorted(v.dealt or state._own_dealing(player)))
     return tuple(sorted(fields.items()))
 
 
 @pytest.mark.parametrize("table", TABLES, ids=IDS)
-def test_information_state_differs_exactly_when_something_seen_differs(table: dict[str, object]) -> None:
+def test_information_state_differs_exactly_when_something_seen_differs(
+    table: dict[str, object],
+) -> None:
     by_string: dict[str, tuple[object, ...]] = {}
     by_tensor: dict[bytes, tuple[object, ...]] = {}
     seen_to_string: dict[tuple[object, ...], str] = {}
@@ -122,9 +147,15 @@ def test_information_state_differs_exactly_when_something_seen_differs(table: di
             seen = _seen(state, player)
             string = state.information_state_string(player)
             tensor = state.information_state_tensor(player).tobytes()
-            assert by_string.setdefault(string, seen) == seen, "two different things seen, one string"
-            assert by_tensor.setdefault(tensor, seen) == seen, "two different things seen, one tensor"
-            assert seen_to_string.setdefault(seen, string) == string, "one thing seen, two strings"
+            assert by_string.setdefault(string, seen) == seen, (
+                "two different things seen, one string"
+            )
+            assert by_tensor.setdefault(tensor, seen) == seen, (
+                "two different things seen, one tensor"
+            )
+            assert seen_to_string.setdefault(seen, string) == string, (
+                "one thing seen, two strings"
+            )
     assert len(by_string) > 300
 
 
@@ -140,7 +171,9 @@ def test_order_of_the_log_is_part_of_the_information_state() -> None:
     for a in (47, 40, 50):  # truco, envido (está primero), quiero
         second.apply_action(a)
     assert first.information_state_string(1) != second.information_state_string(1)
-    assert not np.array_equal(first.information_state_tensor(1), second.information_state_tensor(1))
+    assert not np.array_equal(
+        first.information_state_tensor(1), second.information_state_tensor(1)
+    )
 
 
 def test_team_words_are_seen_by_the_team_only() -> None:
@@ -157,14 +190,21 @@ def test_team_words_are_seen_by_the_team_only() -> None:
 
 
 @pytest.mark.parametrize("table", TABLES, ids=IDS)
-def test_resample_from_infostate_keeps_the_information_state(table: dict[str, object]) -> None:
+def test_resample_from_infostate_keeps_the_information_state(
+    table: dict[str, object],
+) -> None:
     rng = random.Random(5)
     pica_seen = 0
     for state in positions(table, 300, seed=3):
         player = rng.randrange(state.game.n)
         world = state.resample_from_infostate(player, rng)
-        assert world.information_state_string(player) == state.information_state_string(player)
-        assert np.array_equal(world.information_state_tensor(player), state.information_state_tensor(player))
+        assert world.information_state_string(player) == state.information_state_string(
+            player
+        )
+        assert np.array_equal(
+            world.information_state_tensor(player),
+            state.information_state_tensor(player),
+        )
         assert world.observation_string(player) == state.observation_string(player)
         assert world.current_player() == state.current_player()
         assert world.returns() == state.returns()
@@ -185,7 +225,11 @@ def test_resample_from_infostate_keeps_the_information_state(table: dict[str, ob
 
 def test_resample_accepts_openspiel_and_numpy_samplers() -> None:
     game = TrucoGame(players=4, flor=True)
-    state = next(s for s in positions({"players": 4, "flor": True}, 50, seed=9) if s.is_player_node())
+    state = next(
+        s
+        for s in positions({"players": 4, "flor": True}, 50, seed=9)
+        if s.is_player_node()
+    )
     gen = np.random.default_rng(0)
     for rng in (gen, lambda: gen.random(), 7, None):
         world = state.resample_from_infostate(1, rng)

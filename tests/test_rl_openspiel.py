@@ -15,7 +15,10 @@ def test_the_module_imports_without_open_spiel() -> None:
 
 
 def test_pyspiel_loads_and_plays_the_game() -> None:
-    pyspiel = pytest.importorskip("pyspiel", reason="open_spiel is not installed (optional: pip install open_spiel)")
+    pyspiel = pytest.importorskip(
+        "pyspiel",
+        reason="open_spiel is not installed (optional: pip install open_spiel)",
+    )
     import truco.rl.openspiel  # noqa: F401  (registers the game)
 
     game = pyspiel.load_game("python_truco_argento", {"players": 4, "flor": True})

@@ -113,20 +113,42 @@ class Encoder:
         self.observation_shape = (sum(size for _, size in obs),)
 
     # ------------------------------------------------------------------ strings
-    def information_state_string(self, view: SeatView, dealing: Sequence[int] = ()) -> str:
+    def information_state_string(
+        self, view: SeatView, dealing: Sequence[int] = ()
+    ) -> str:
         """The seat's information state in words; two states give the same string
         exactly when the seat has seen the same (within the scope above)."""
         v = view
-        log = " ".join(f"{s}:{action_token(a).replace(' ', '_')}" for s, a in v.log) or "-"
-        return " | ".join([*self._head_words(v, dealing), f"log {log}", *self._state_words(v)])
+        log = (
+            " ".join(f"{s}:{action_token(a).replace(' ', '_')}" for s, a in v.log)
+            or "-"
+        )
+        return " | ".join(
+            [*self._head_words(v, dealing), f"log {log}", *self._state_words(v)]
+        )
 
     def observation_string(self, view: SeatView, dealing: Sequence[int] = ()) -> str:
         """The seat's current observation in words: like the information state, but the
         bazas on the table instead of the ordered log."""
         v = view
-        bazas = " / ".join(" ".join(f"{s}:{card_name(c)}" for s, c in b) for b in v.bazas) or "-"
-        calls = " ".join(f"{s}:{action_token(a).replace(' ', '_')}" for s, a in v.log if a >= 40) or "-"
-        return " | ".join([*self._head_words(v, dealing), f"bazas {bazas}", f"calls {calls}", *self._state_words(v)])
+        bazas = (
+            " / ".join(" ".join(f"{s}:{card_name(c)}" for s, c in b) for b in v.bazas)
+            or "-"
+        )
+        calls = (
+            " ".join(
+                f"{s}:{action_token(a).replace(' ', '_')}" for s, a in v.log if a >= 40
+            )
+            or "-"
+        )
+        return " | ".join(
+            [
+                *self._head_words(v, dealing),
+                f"bazas {bazas}",
+                f"calls {calls}",
+                *self._state_words(v),
+            ]
+        )
 
     def _head_words(self, v: SeatView, dealing: Sequence[int]) -> list[str]:
         pos = v.position
@@ -146,14 +168,21 @@ class Encoder:
     def _state_words(self, v: SeatView) -> list[str]:
         if not v.dealt:  # between hands (the engine's round fields are the last hand's)
             return ["dealing" if v.winner is None else f"outcome team {v.winner} won"]
-        shows = " ".join(
-            f"{d.seat}={'buenas' if d.tanto is None else d.tanto}" for sd in v.showdowns for d in sd
-        ) or "-"
+        shows = (
+            " ".join(
+                f"{d.seat}={'buenas' if d.tanto is None else d.tanto}"
+                for sd in v.showdowns
+                for d in sd
+            )
+            or "-"
+        )
         if v.pending is None:
             pending = "-"
         else:
             p = v.pending
-            pending = f"{p.kind} team {p.team} level {p.level}" + (f" [{' '.join(p.chain)}]" if p.chain else "")
+            pending = f"{p.kind} team {p.team} level {p.level}" + (
+                f" [{' '.join(p.chain)}]" if p.chain else ""
+            )
         owner = "-" if v.truco_owner is None else v.truco_owner
         turn = "-" if v.turn is None else v.turn
         bazas = "".join("p" if r < 0 else str(r) for r in v.baza_results) or "-"
@@ -166,7 +195,9 @@ class Encoder:
         ]
 
     # ------------------------------------------------------------------ tensors
-    def information_state_tensor(self, view: SeatView, dealing: Sequence[int] = ()) -> np.ndarray:
+    def information_state_tensor(
+        self, view: SeatView, dealing: Sequence[int] = ()
+    ) -> np.ndarray:
         """The information state as a flat float32 vector of :attr:`information_state_shape`."""
         out = np.zeros(self.information_state_shape, dtype=np.float32)
         off = self.information_state_offsets
@@ -174,14 +205,18 @@ class Encoder:
         me, n, slot = view.seat or 0, self.n, self._slot
         base = off["log"]
         if len(view.log) > self.max_log:
-            raise ValueError(f"a hand of {len(view.log)} visible actions exceeds the bound {self.max_log}")
+            raise ValueError(
+                f"a hand of {len(view.log)} visible actions exceeds the bound {self.max_log}"
+            )
         for i, (seat, action) in enumerate(view.log):
             out[base + i * slot + (seat - me) % n] = 1.0
             out[base + i * slot + n + action] = 1.0
         self._fill_tail(out, off, view)
         return out
 
-    def observation_tensor(self, view: SeatView, dealing: Sequence[int] = ()) -> np.ndarray:
+    def observation_tensor(
+        self, view: SeatView, dealing: Sequence[int] = ()
+    ) -> np.ndarray:
         """The current observation as a flat float32 vector of :attr:`observation_shape`."""
         out = np.zeros(self.observation_shape, dtype=np.float32)
         off = self.observation_offsets
@@ -196,7 +231,12 @@ class Encoder:
         my_team = me & 1
         for seat, action in view.log:
             if action >= SAY_FIRST:
-                out[base_heard + ((seat - me) % n) * len(MEGAPHONE_WORDS) + action - SAY_FIRST] = 1.0
+                out[
+                    base_heard
+                    + ((seat - me) % n) * len(MEGAPHONE_WORDS)
+                    + action
+                    - SAY_FIRST
+                ] = 1.0
             elif action >= 40:
                 key = (int(seat & 1 != my_team), action - 40)
                 k = counts[key] = counts.get(key, 0) + 1
@@ -205,7 +245,9 @@ class Encoder:
         self._fill_tail(out, off, view)
         return out
 
-    def _fill_head(self, out: np.ndarray, off: dict[str, int], v: SeatView, dealing: Sequence[int]) -> None:
+    def _fill_head(
+        self, out: np.ndarray, off: dict[str, int], v: SeatView, dealing: Sequence[int]
+    ) -> None:
         me, n = v.seat or 0, self.n
         my_team = me & 1
         t1 = self.rules.target + 1
@@ -228,7 +270,9 @@ class Encoder:
     def _fill_tail(self, out: np.ndarray, off: dict[str, int], v: SeatView) -> None:
         me, n = v.seat or 0, self.n
         my_team = me & 1
-        out[off["outcome"] + (0 if v.winner is None else 1 + int(v.winner != my_team))] = 1.0
+        out[
+            off["outcome"] + (0 if v.winner is None else 1 + int(v.winner != my_team))
+        ] = 1.0
         if not v.dealt:  # between hands (the engine's round fields are the last hand's)
             out[off["dealing"]] = float(v.winner is None)
             return

@@ -25,14 +25,14 @@ bots of the project (``"random"``, ``"simple"``, ``"search:easy"``, ... or any
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+from pettingzoo import AECEnv  # type: ignore[import-untyped]
+from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from ..actions import NUM_ACTIONS
 from ..bots import Bot, make_bot
@@ -54,7 +54,11 @@ def _sample_chance(state: TrucoState, rng: np.random.Generator) -> None:
 
 
 def _observe(state: TrucoState, seat: int, kind: str) -> dict[str, np.ndarray]:
-    tensor = state.observation_tensor(seat) if kind == "observation" else state.information_state_tensor(seat)
+    tensor = (
+        state.observation_tensor(seat)
+        if kind == "observation"
+        else state.information_state_tensor(seat)
+    )
     mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
     if not state.is_terminal() and state.current_player() == seat:
         mask[state.legal_actions(seat)] = 1
@@ -62,7 +66,11 @@ def _observe(state: TrucoState, seat: int, kind: str) -> dict[str, np.ndarray]:
 
 
 def _spaces(game: TrucoGame, kind: str) -> spaces.Dict:
-    shape = tuple(game.observation_tensor_shape() if kind == "observation" else game.information_state_tensor_shape())
+    shape = tuple(
+        game.observation_tensor_shape()
+        if kind == "observation"
+        else game.information_state_tensor_shape()
+    )
     return spaces.Dict(
         {
             "observation": spaces.Box(0.0, 1.0, shape, dtype=np.float32),
@@ -78,7 +86,7 @@ def env(**kwargs: Any) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(e)
 
 
-class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
+class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's naming
     """Truco as a PettingZoo AEC environment.
 
     Keyword arguments: every table option of :class:`~truco.rules.Rules` (``players``,
@@ -88,7 +96,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
     (``"ansi"`` or ``"human"``).
     """
 
-    metadata = {"name": "truco_argento_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "truco_argento_v0",
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+    }
 
     def __init__(
         self,
@@ -99,7 +111,9 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
     ) -> None:
         super().__init__()
         if observation not in OBSERVATIONS:
-            raise ValueError(f"observation must be one of {OBSERVATIONS} (got {observation!r})")
+            raise ValueError(
+                f"observation must be one of {OBSERVATIONS} (got {observation!r})"
+            )
         self.game = _game(rewards, options)
         self.observation_kind = observation
         self.render_mode = render_mode
@@ -108,17 +122,21 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         space = _spaces(self.game, observation)
         self.observation_spaces = {a: space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.action_spaces = {
+            a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents
+        }
         self.np_random, _ = seeding.np_random(None)
         self.state = self.game.new_initial_state()
 
-    def observation_space(self, agent: str) -> gymnasium.Space:
+    def observation_space(self, agent: str) -> gymnasium.Space[Any]:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> gymnasium.Space:
+    def action_space(self, agent: str) -> gymnasium.Space[Any]:
         return self.action_spaces[agent]
 
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> None:
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
         self.state = self.game.new_initial_state()
@@ -169,7 +187,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's naming)
         pass
 
 
-class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
+class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], Any]):
     """The agent plays ``learner`` seats (one team), bots play every other seat.
 
     ``opponent``: a bot spec for :func:`truco.bots.make_bot` (``"random"``,
@@ -178,7 +196,7 @@ class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
     are the game's (``players``, ``flor``, ``max_hands``...).
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 (gymnasium's attribute)
 
     def __init__(
         self,
@@ -189,7 +207,9 @@ class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         **options: Any,
     ) -> None:
         if observation not in OBSERVATIONS:
-            raise ValueError(f"observation must be one of {OBSERVATIONS} (got {observation!r})")
+            raise ValueError(
+                f"observation must be one of {OBSERVATIONS} (got {observation!r})"
+            )
         self.game = _game(rewards, options)
         n = self.game.num_players()
         self.learner = (learner,) if isinstance(learner, int) else tuple(learner)
@@ -201,7 +221,7 @@ class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         self._opponent_spec = opponent
         self.bots: dict[int, Bot] = {}
         self.observation_kind = observation
-        self.observation_space = _spaces(self.game, observation)
+        self.observation_space = _spaces(self.game, observation)  # type: ignore[assignment]
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.state = self.game.new_initial_state()
         self.seat = self.learner[0]
@@ -214,7 +234,9 @@ class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
                 continue
             chosen = spec.get(s, "random") if isinstance(spec, Mapping) else spec
             bot_seed = None if seed is None else seed * 31 + s
-            self.bots[s] = chosen if isinstance(chosen, Bot) else make_bot(chosen, bot_seed)
+            self.bots[s] = (
+                chosen if isinstance(chosen, Bot) else make_bot(chosen, bot_seed)
+            )
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -239,14 +261,18 @@ class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
                 self.seat = seat
                 return
             legal = state.legal_actions(seat)
-            action = self.bots[seat].choose(seat_view(state.game, seat), legal, self.game.rules)
+            action = self.bots[seat].choose(
+                seat_view(state.game, seat), legal, self.game.rules
+            )
             state.apply_action(action)
             self._reward += state.rewards()[self.learner[0]]
 
     def _obs(self) -> dict[str, np.ndarray]:
         return _observe(self.state, self.seat, self.observation_kind)
 
-    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+    def step(
+        self, action: int
+    ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         self._reward = 0.0
         self.state.apply_action(int(action))
         self._reward += self.state.rewards()[self.learner[0]]

@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from ..actions import NUM_ACTIONS, SAY_FIRST, action_token, is_say
+from ..actions import NUM_ACTIONS, action_token, is_say
 from ..cards import DECK
 from ..game import Game
 from ..record import game_to_record, load_record
@@ -61,7 +61,15 @@ from .encoding import Encoder, max_hand_actions, max_hands
 CHANCE_PLAYER_ID = -1
 TERMINAL_PLAYER_ID = -4  # as pyspiel.PlayerId.TERMINAL
 
-_RULE_PARAMS = ("players", "flor", "target", "chicos", "falta_envido", "con_flor_quiero", "pica_pica")
+_RULE_PARAMS = (
+    "players",
+    "flor",
+    "target",
+    "chicos",
+    "falta_envido",
+    "con_flor_quiero",
+    "pica_pica",
+)
 
 #: Game parameters and their defaults (the ``Rules`` defaults, plus the RL ones).
 DEFAULT_PARAMS: dict[str, Any] = {
@@ -89,7 +97,9 @@ class TrucoGame:
         self.params = merged
         self.rules = Rules(**{k: merged[k] for k in _RULE_PARAMS})
         if merged["returns"] not in ("match", "hand"):
-            raise ValueError(f"returns must be 'match' or 'hand' (got {merged['returns']!r})")
+            raise ValueError(
+                f"returns must be 'match' or 'hand' (got {merged['returns']!r})"
+            )
         if not isinstance(merged["max_hands"], int) or merged["max_hands"] < 0:
             raise ValueError("max_hands must be an integer >= 0 (0: the whole match)")
         n = self.rules.players
@@ -175,11 +185,21 @@ def action_to_string(action: int, player: int | None = None) -> str:
 class TrucoState:
     """One point of an episode: an engine :class:`Game` plus the hand being dealt."""
 
-    __slots__ = ("game_spec", "game", "_dealing", "_hands_closed", "_returns", "_rewards", "_history")
+    __slots__ = (
+        "_dealing",
+        "_hands_closed",
+        "_history",
+        "_returns",
+        "_rewards",
+        "game",
+        "game_spec",
+    )
 
     def __init__(self, game_spec: TrucoGame, engine: Game | None = None) -> None:
         self.game_spec = game_spec
-        self.game = engine or Game(game_spec.rules, first_mano=game_spec.first_mano, manual_deal=True)
+        self.game = engine or Game(
+            game_spec.rules, first_mano=game_spec.first_mano, manual_deal=True
+        )
         self._dealing: list[int] = []  # the cards of the hand being dealt, seat by seat
         self._hands_closed = 0
         n = game_spec.rules.players
@@ -227,7 +247,11 @@ class TrucoState:
         if player is None:
             player = current
         if current == CHANCE_PLAYER_ID:
-            return [c for c, _ in self.chance_outcomes()] if player == CHANCE_PLAYER_ID else []
+            return (
+                [c for c, _ in self.chance_outcomes()]
+                if player == CHANCE_PLAYER_ID
+                else []
+            )
         if player != current or current < 0:
             return []
         spec = self.game_spec
@@ -268,7 +292,9 @@ class TrucoState:
             return
         player = self.current_player()
         if action not in self.legal_actions(player):
-            raise ValueError(f"player {player} may not {action_to_string(action)!r} now")
+            raise ValueError(
+                f"player {player} may not {action_to_string(action)!r} now"
+            )
         self._push(player, action)
 
     def _push(self, player: int, action: int) -> None:
@@ -323,19 +349,27 @@ class TrucoState:
 
     def information_state_string(self, player: int | None = None) -> str:
         player = self._player(player)
-        return self.game_spec.encoder.information_state_string(self.seat_view(player), self._own_dealing(player))
+        return self.game_spec.encoder.information_state_string(
+            self.seat_view(player), self._own_dealing(player)
+        )
 
     def information_state_tensor(self, player: int | None = None) -> np.ndarray:
         player = self._player(player)
-        return self.game_spec.encoder.information_state_tensor(self.seat_view(player), self._own_dealing(player))
+        return self.game_spec.encoder.information_state_tensor(
+            self.seat_view(player), self._own_dealing(player)
+        )
 
     def observation_string(self, player: int | None = None) -> str:
         player = self._player(player)
-        return self.game_spec.encoder.observation_string(self.seat_view(player), self._own_dealing(player))
+        return self.game_spec.encoder.observation_string(
+            self.seat_view(player), self._own_dealing(player)
+        )
 
     def observation_tensor(self, player: int | None = None) -> np.ndarray:
         player = self._player(player)
-        return self.game_spec.encoder.observation_tensor(self.seat_view(player), self._own_dealing(player))
+        return self.game_spec.encoder.observation_tensor(
+            self.seat_view(player), self._own_dealing(player)
+        )
 
     def _player(self, player: int | None) -> int:
         if player is None:
@@ -357,7 +391,13 @@ class TrucoState:
         return new
 
     def resample_from_infostate(
-        self, player: int, rng: random.Random | np.random.Generator | Callable[[], float] | int | None = None
+        self,
+        player: int,
+        rng: random.Random
+        | np.random.Generator
+        | Callable[[], float]
+        | int
+        | None = None,
     ) -> TrucoState:
         """A state that ``player`` cannot tell from this one (same information state),
         with every card it has not seen drawn again among the deals consistent with what
@@ -376,7 +416,8 @@ class TrucoState:
             pool = [c for c in DECK if c not in own]
             r.shuffle(pool)
             dealing = [
-                c if 3 * player <= i < 3 * player + 3 else pool.pop() for i, c in enumerate(self._dealing)
+                c if 3 * player <= i < 3 * player + 3 else pool.pop()
+                for i, c in enumerate(self._dealing)
             ]
         else:
             from ..determinize import sample_game
@@ -389,9 +430,11 @@ class TrucoState:
         new._hands_closed = self._hands_closed
         new._returns = self._returns[:]
         new._rewards = self._rewards[:]
-        new._history = list(dealing) if g.needs_deal else [c for h in world.dealt for c in h] + [
-            a for _, a in world.actions
-        ]
+        new._history = (
+            list(dealing)
+            if g.needs_deal
+            else [c for h in world.dealt for c in h] + [a for _, a in world.actions]
+        )
         return new
 
     # ------------------------------------------------------------------ records
@@ -400,7 +443,9 @@ class TrucoState:
         being dealt is kept under ``headers["rl_dealing"]``."""
         all_headers = dict(headers or {})
         if self._dealing:
-            all_headers["rl_dealing"] = [action_token(c).split()[1] for c in self._dealing]
+            all_headers["rl_dealing"] = [
+                action_token(c).split()[1] for c in self._dealing
+            ]
         return game_to_record(self.game, all_headers or None)
 
     def serialize(self) -> str:
@@ -418,7 +463,9 @@ class TrucoState:
         if record.rules != game_spec.rules or record.first_mano != game_spec.first_mano:
             raise ValueError("the record is for another table")
         for hand in record.hands:
-            assert hand.deal is not None, "records written by the RL layer carry every deal"
+            assert hand.deal is not None, (
+                "records written by the RL layer carry every deal"
+            )
             for cards in hand.deal:
                 for c in cards:
                     state.apply_action(c)
@@ -426,7 +473,9 @@ class TrucoState:
                 if state.current_player() != seat:
                     # another partner answered: replay it as the engine allows
                     if action not in state.game.legal_actions(seat, megaphone=True):
-                        raise ValueError(f"seat {seat} may not {action_token(action)!r} here")
+                        raise ValueError(
+                            f"seat {seat} may not {action_token(action)!r} here"
+                        )
                     state._push(seat, action)
                 else:
                     state.apply_action(action)
@@ -437,7 +486,8 @@ class TrucoState:
     def __str__(self) -> str:
         g = self.game
         hands = " ".join(
-            "".join(action_token(c).split()[1] + " " for c in g.cards[s]).strip() or "-" for s in range(g.n)
+            "".join(action_token(c).split()[1] + " " for c in g.cards[s]).strip() or "-"
+            for s in range(g.n)
         )
         log = " ".join(f"{s}:{action_token(a)}" for s, a in g.actions)
         return f"hand {g.hand_index} score {g.score[0]}-{g.score[1]} cards [{hands}] log [{log}]"
@@ -446,7 +496,9 @@ class TrucoState:
         return f"<TrucoState {self}>"
 
 
-def _as_random(rng: random.Random | np.random.Generator | Callable[[], float] | int | None) -> random.Random:
+def _as_random(
+    rng: random.Random | np.random.Generator | Callable[[], float] | int | None,
+) -> random.Random:
     if isinstance(rng, random.Random):
         return rng
     if isinstance(rng, np.random.Generator):

@@ -21,7 +21,7 @@ import numpy as np
 from .game import DEFAULT_PARAMS, TrucoGame, TrucoState
 
 try:  # pragma: no cover - depends on the optional open_spiel
-    import pyspiel
+    import pyspiel  # type: ignore[import-not-found]
 except ImportError:  # pragma: no cover
     pyspiel = None
 
@@ -48,7 +48,7 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
             parameter_specification=dict(DEFAULT_PARAMS),
         )
 
-    class SpielTrucoGame(pyspiel.Game):  # type: ignore[misc,name-defined]
+    class SpielTrucoGame(pyspiel.Game):  # type: ignore[misc]
         """The pyspiel face of :class:`TrucoGame`."""
 
         def __init__(self, params: dict[str, Any] | None = None) -> None:
@@ -68,14 +68,18 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
         def new_initial_state(self) -> SpielTrucoState:
             return SpielTrucoState(self)
 
-        def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
+        def make_py_observer(
+            self, iig_obs_type: Any = None, params: Any = None
+        ) -> _Observer:
             perfect_recall = iig_obs_type is None or iig_obs_type.perfect_recall
             return _Observer(self.spec, perfect_recall)
 
-    class SpielTrucoState(pyspiel.State):  # type: ignore[misc,name-defined]
+    class SpielTrucoState(pyspiel.State):  # type: ignore[misc]
         """The pyspiel face of :class:`TrucoState`."""
 
-        def __init__(self, game: SpielTrucoGame, inner: TrucoState | None = None) -> None:
+        def __init__(
+            self, game: SpielTrucoGame, inner: TrucoState | None = None
+        ) -> None:
             super().__init__(game)
             self.inner = inner or game.spec.new_initial_state()
 
@@ -88,7 +92,9 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
             return player
 
         def _legal_actions(self, player: int) -> list[int]:
-            return self.inner.legal_actions(-1 if player == pyspiel.PlayerId.CHANCE else player)
+            return self.inner.legal_actions(
+                -1 if player == pyspiel.PlayerId.CHANCE else player
+            )
 
         def chance_outcomes(self) -> list[tuple[int, float]]:
             return self.inner.chance_outcomes()
@@ -99,7 +105,9 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
         def _action_to_string(self, player: int, action: int) -> str:
             from .game import action_to_string
 
-            return action_to_string(action, -1 if player == pyspiel.PlayerId.CHANCE else player)
+            return action_to_string(
+                action, -1 if player == pyspiel.PlayerId.CHANCE else player
+            )
 
         def is_terminal(self) -> bool:
             return self.inner.is_terminal()
@@ -110,8 +118,13 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
         def rewards(self) -> list[float]:
             return self.inner.rewards()
 
-        def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> SpielTrucoState:
-            return SpielTrucoState(self.get_game(), self.inner.resample_from_infostate(player_id, probability_sampler))
+        def resample_from_infostate(
+            self, player_id: int, probability_sampler: Any
+        ) -> SpielTrucoState:
+            return SpielTrucoState(
+                self.get_game(),
+                self.inner.resample_from_infostate(player_id, probability_sampler),
+            )
 
         def __deepcopy__(self, memo: dict[int, Any]) -> SpielTrucoState:
             new = SpielTrucoState(self.get_game(), self.inner.clone())
@@ -126,14 +139,20 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
 
         def __init__(self, spec: TrucoGame, perfect_recall: bool) -> None:
             self.perfect_recall = perfect_recall
-            shape = spec.information_state_tensor_shape() if perfect_recall else spec.observation_tensor_shape()
+            shape = (
+                spec.information_state_tensor_shape()
+                if perfect_recall
+                else spec.observation_tensor_shape()
+            )
             self.tensor = np.zeros(shape, np.float32)
             self.dict = {"observation": self.tensor}
 
         def set_from(self, state: SpielTrucoState, player: int) -> None:
             inner = state.inner
             values = (
-                inner.information_state_tensor(player) if self.perfect_recall else inner.observation_tensor(player)
+                inner.information_state_tensor(player)
+                if self.perfect_recall
+                else inner.observation_tensor(player)
             )
             self.tensor[:] = values
 

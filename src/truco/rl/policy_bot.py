@@ -43,13 +43,21 @@ class Policy(Protocol):
     rules: Rules
     observation: str  # "observation" or "information_state"
 
-    def probabilities(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray: ...
+    def probabilities(
+        self, observation: np.ndarray, mask: np.ndarray
+    ) -> np.ndarray: ...
 
 
 class LinearPolicy:
     """``softmax(W @ x + b)`` over the legal actions (illegal ones get probability 0)."""
 
-    def __init__(self, rules: Rules, weights: np.ndarray, bias: np.ndarray, observation: str = "observation") -> None:
+    def __init__(
+        self,
+        rules: Rules,
+        weights: np.ndarray,
+        bias: np.ndarray,
+        observation: str = "observation",
+    ) -> None:
         self.rules = rules
         self.observation = observation
         self.weights = weights.astype(np.float64)
@@ -59,27 +67,44 @@ class LinearPolicy:
     def zeros(cls, rules: Rules, observation: str = "observation") -> LinearPolicy:
         """The uniform policy (over the legal actions) of a table."""
         enc = Encoder(rules)
-        size = (enc.observation_shape if observation == "observation" else enc.information_state_shape)[0]
-        return cls(rules, np.zeros((NUM_ACTIONS, size)), np.zeros(NUM_ACTIONS), observation)
+        size = (
+            enc.observation_shape
+            if observation == "observation"
+            else enc.information_state_shape
+        )[0]
+        return cls(
+            rules, np.zeros((NUM_ACTIONS, size)), np.zeros(NUM_ACTIONS), observation
+        )
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
-        return self.weights @ observation + self.bias
+        logits: np.ndarray = self.weights @ observation + self.bias
+        return logits
 
     def probabilities(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
         logits = np.where(mask > 0, self.logits(observation), -np.inf)
         logits -= logits.max()
         e = np.exp(logits)
-        return e / e.sum()
+        probs: np.ndarray = e / e.sum()
+        return probs
 
     def save(self, path: str | Path) -> None:
-        meta = json.dumps({"rules": self.rules.to_dict(), "observation": self.observation})
-        np.savez_compressed(path, weights=self.weights, bias=self.bias, meta=np.array(meta))
+        meta = json.dumps(
+            {"rules": self.rules.to_dict(), "observation": self.observation}
+        )
+        np.savez_compressed(
+            path, weights=self.weights, bias=self.bias, meta=np.array(meta)
+        )
 
     @classmethod
     def load(cls, path: str | Path) -> LinearPolicy:
         with np.load(path) as data:
             meta = json.loads(str(data["meta"]))
-            return cls(Rules.from_dict(meta["rules"]), data["weights"], data["bias"], meta["observation"])
+            return cls(
+                Rules.from_dict(meta["rules"]),
+                data["weights"],
+                data["bias"],
+                meta["observation"],
+            )
 
 
 class PolicyBot(Bot):
@@ -89,7 +114,13 @@ class PolicyBot(Bot):
 
     name = "policy"
 
-    def __init__(self, policy: Policy, level: str = "default", seed: int | None = None, greedy: bool = True) -> None:
+    def __init__(
+        self,
+        policy: Policy,
+        level: str = "default",
+        seed: int | None = None,
+        greedy: bool = True,
+    ) -> None:
         super().__init__(level, seed)
         self.policy = policy
         self.greedy = greedy
@@ -97,13 +128,20 @@ class PolicyBot(Bot):
         self._np = np.random.default_rng(seed)
 
     def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
-        if rules.players != self.policy.rules.players or rules.target != self.policy.rules.target:
-            raise ValueError(f"this policy was trained for {self.policy.rules.describe()}, not {rules.describe()}")
+        if (
+            rules.players != self.policy.rules.players
+            or rules.target != self.policy.rules.target
+        ):
+            raise ValueError(
+                f"this policy was trained for {self.policy.rules.describe()}, not {rules.describe()}"
+            )
         choices = [a for a in legal if not is_say(a)] or list(legal)
         if self.policy.observation == "observation":
             x = self.encoder.observation_tensor(view)
         else:  # the words heard are not part of a policy trained without the megaphone
-            quiet = dataclasses.replace(view, log=tuple(e for e in view.log if not is_say(e[1])))
+            quiet = dataclasses.replace(
+                view, log=tuple(e for e in view.log if not is_say(e[1]))
+            )
             x = self.encoder.information_state_tensor(quiet)
         mask = np.zeros(NUM_ACTIONS)
         mask[choices] = 1.0
