@@ -17,7 +17,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Grid, Horizontal, Vertical
 from textual.widgets import Button, Static
 
-from ..actions import SAY_ACTIONS, TRUCO, VALE_CUATRO
+from ..actions import SAY_ACTIONS, TRUCO, VALE_CUATRO, is_say
 from ..record import RecordError, load_record, replay
 from ..view import SeatView
 from . import render
@@ -30,7 +30,7 @@ from .keys import (
     MEGAPHONE_KEY,
     call_label,
 )
-from .session import TableSession
+from .session import BotTurn, TableSession
 from .widgets import HelpScreen, KeyButton, MegaphoneScreen, Panel
 
 #: Seconds between two bot actions at speed 1.
@@ -80,6 +80,7 @@ class TrucoApp(App[None]):
         self.paused = False
         self.saved_path: Path | None = None
         self._scheduled = False  # a bot's move is on its way
+        self._thinking = False  # a bot is thinking on its thread
         self._seen_hand = -1  # the last closed hand the person has seen the result of
         self._view: SeatView = session.view()
 
@@ -226,19 +227,16 @@ class TrucoApp(App[None]):
 
     # ------------------------------------------------------------------ pacing the bots
     def _pace(self) -> None:
-        if self._scheduled or self.paused:
+        """Schedule the next bot move, if a bot is to act and nothing else is on its way."""
+        if self._scheduled or self._thinking or self.paused:
             return
-        mode = self.session.mode
-        if (
-            mode == "watch"
-            and self._view.last_hand is not None
-            and self._view.last_hand.index > self._seen_hand
-        ):
-            self._seen_hand = self._view.last_hand.index
-            if self._view.winner is None and self.session.bot_to_act():
+        last = self._view.last_hand
+        if self.session.mode == "watch" and last is not None and last.index > self._seen_hand:
+            self._seen_hand = last.index  # let the closed hand show a moment longer
+            if self._view.winner is None:
                 self._schedule(self.delay * HAND_PAUSE)
             return
-        if self.hand_over() or not self.session.bot_to_act():
+        if self.hand_over() or self.session.bot_turn() is None:
             return
         self._schedule(self.delay)
 
@@ -250,15 +248,34 @@ class TrucoApp(App[None]):
             self.call_later(self._bot_turn)
 
     def _bot_turn(self) -> None:
+        """The bot thinks on a thread (a search bot may take a while); the screen stays live."""
         self._scheduled = False
-        if self.paused:
+        turn = None if self.paused or self.hand_over() else self.session.bot_turn()
+        if turn is None:
             return
-        self.session.step_bot()
+        self._thinking = True
+
+        def think() -> None:
+            try:
+                action = turn.think()
+            except Exception as exc:  # noqa: BLE001 -- a bot's bug must not take the table down
+                action = next(a for a in turn.legal if not is_say(a))
+                self.message = f"{self.session.names[turn.seat]} failed ({exc!r}); it plays on"
+            try:
+                self.call_from_thread(self._bot_done, turn, action)
+            except RuntimeError:
+                pass  # the app closed while the bot thought
+
+        self.run_worker(think, name=f"bot {turn.seat}", thread=True, exit_on_error=True)
+
+    def _bot_done(self, turn: BotTurn, action: int) -> None:
+        self._thinking = False
+        self.session.play_bot(turn, action)
         self.refresh_table()
 
     def is_idle(self) -> bool:
         """Nothing will happen until the person does something (tests wait for this)."""
-        return not self._scheduled
+        return not (self._scheduled or self._thinking)
 
     # ------------------------------------------------------------------ the person
     def take(self, action: int) -> None:

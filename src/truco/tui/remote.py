@@ -316,11 +316,11 @@ class RemoteSession:
     def pop_notice(self) -> str | None:
         return self._notices.pop(0) if self._notices else None
 
-    def bot_to_act(self) -> bool:
-        return False  # the server's bots
+    def bot_turn(self) -> None:
+        return None  # no bots here
 
-    def step_bot(self) -> None:
-        return None
+    def play_bot(self, turn: object, action: int) -> bool:
+        return False
 
     def record(self) -> dict[str, Any] | None:
         if self.table.get("status") != "finished" and (self._view_data or {}).get("winner") is None:

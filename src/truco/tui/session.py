@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..actions import is_say
@@ -50,17 +51,33 @@ class TableSession(Protocol):
         """Take the person's action; return why it was refused, or ``None``."""
         ...
 
-    def bot_to_act(self) -> bool:
-        """Whether a bot of this session is about to act (the screen paces it)."""
+    def bot_turn(self) -> BotTurn | None:
+        """The bot about to act and what it sees, or ``None`` (the screen paces bots)."""
         ...
 
-    def step_bot(self) -> None:
-        """Let one bot act."""
+    def play_bot(self, turn: BotTurn, action: int) -> bool:
+        """Apply the bot's chosen action unless the table moved on meanwhile."""
         ...
 
     def record(self) -> dict[str, Any] | None:
         """The match's record (``truco-record/1``), or ``None`` if it may not be saved yet."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class BotTurn:
+    """A bot's turn to think: it sees only its seat's view, so the thinking may run on
+    another thread while the table waits. ``moment`` tells whether the table has moved
+    on since."""
+
+    seat: int
+    bot: Bot
+    view: SeatView
+    legal: tuple[int, ...]
+    moment: tuple[int, int]
+
+    def think(self) -> int:
+        return self.bot.choose(self.view, self.legal, self.view.rules)
 
 
 def default_bot() -> str:
@@ -171,23 +188,33 @@ class LocalSession:
                 return s
         return None
 
-    def bot_to_act(self) -> bool:
-        return self._next_bot() is not None
+    def _moment(self) -> tuple[int, int]:
+        return (len(self.game.history), len(self.game.actions))
 
-    def step_bot(self) -> None:
+    def bot_turn(self) -> BotTurn | None:
         seat = self._next_bot()
         if seat is None:
-            return
+            return None
         view = seat_view(self.game, seat)
-        legal = [a for a in view.legal if not (is_say(a) and seat in self._spoke)]
-        action = self.bots[seat].choose(view, legal, self.rules)
-        if action not in legal:  # a bot's bug must not stop the match
-            action = next(a for a in legal if not is_say(a))
-        self.game.apply(seat, action)
+        legal = tuple(a for a in view.legal if not (is_say(a) and seat in self._spoke))
+        return BotTurn(seat, self.bots[seat], view, legal, self._moment())
+
+    def play_bot(self, turn: BotTurn, action: int) -> bool:
+        if turn.moment != self._moment():
+            return False  # somebody acted while the bot thought: it thinks again
+        if action not in turn.legal:  # a bot's bug must not stop the match
+            action = next(a for a in turn.legal if not is_say(a))
+        self.game.apply(turn.seat, action)
         if is_say(action):
-            self._spoke.add(seat)
+            self._spoke.add(turn.seat)
         else:
             self._spoke.clear()
+        return True
+
+    def step_bot(self) -> bool:
+        """Let one bot think and act, here and now; ``False`` if no bot is to act."""
+        turn = self.bot_turn()
+        return turn is not None and self.play_bot(turn, turn.think())
 
     # -- the record
     def record(self) -> dict[str, Any] | None:

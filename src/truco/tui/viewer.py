@@ -122,11 +122,11 @@ class RecordViewer:
     def act(self, action: int) -> str | None:
         return "this is a record: → and ← step through it"
 
-    def bot_to_act(self) -> bool:
-        return False
+    def bot_turn(self) -> None:
+        return None  # no bots here
 
-    def step_bot(self) -> None:
-        return None
+    def play_bot(self, turn: object, action: int) -> bool:
+        return False
 
     def record(self) -> dict[str, Any] | None:
         from ..record import game_to_record
