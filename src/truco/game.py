@@ -528,6 +528,7 @@ class Game:
         elif action == CON_FLOR_ME_ACHICO:
             self.flor_sung[seat] = True
             self.why_flor.append((self.flor_team, "flor", 3))
+            self._show_flores(self.flor_team, sung_only=True)
             self._flor_settled()
         else:  # contraflor, contraflor al resto
             if self.flor_holder[seat]:
@@ -638,6 +639,7 @@ class Game:
         else:
             self.flor_state = DONE
             self.why_flor.append((team, "flor", 3))
+            self._show_flores(team, sung_only=True)
             self._resume()
 
     def _flor_settled(self) -> None:
@@ -657,10 +659,15 @@ class Game:
             winner = 0 if totals[0] > totals[1] else 1
         self.why_flor.append((winner, "flor", stake))
         self.notes.append((len(self.actions), "flor", (winner, stake)))
-        for s in _TEAM_SEATS[self.n][winner]:
-            if in_hand[s] and holder[s]:
-                self.reveal.append((s, self.dealt[s]))
+        self._show_flores(winner, sung_only=False)
         self._flor_settled()
+
+    def _show_flores(self, team: int, sung_only: bool) -> None:
+        """The flores a team collects with are shown when the hand closes."""
+        in_hand, holder, sung = self.in_hand, self.flor_holder, self.flor_sung
+        for s in _TEAM_SEATS[self.n][team]:
+            if in_hand[s] and holder[s] and (sung[s] or not sung_only):
+                self.reveal.append((s, self.dealt[s]))
 
     def _showdown(self) -> int:
         """Declare tantos in order from the mano; return the winning seat."""
@@ -741,6 +748,7 @@ class Game:
             and not any(self.in_hand[s] and self.flor_holder[s] for s in _TEAM_SEATS[self.n][team])
         ):  # nobody left to answer the flor: it stands uncontested
             self.why_flor.append((self.flor_team, "flor", 3))
+            self._show_flores(self.flor_team, sung_only=True)
             self.flor_state = DONE
             pending.pop()
         if seat == self.turn:
