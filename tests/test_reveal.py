@@ -1,0 +1,40 @@
+"""Cards shown to everyone when a hand closes (docs/rules.md, "Flor" and "Envido")."""
+
+from __future__ import annotations
+
+from truco.cards import parse_card
+from util import new_game, play
+
+
+def cards(text: str) -> tuple[int, ...]:
+    return tuple(parse_card(c) for c in text.split())
+
+
+def test_uncontested_flor_is_shown_at_the_close() -> None:
+    game = new_game("7c 6c 5c", "4o 5b 6e", flor=True)
+    play(game, "0 flor; 0 mazo")
+    assert game.history[-1].revealed == ((0, cards("7c 6c 5c")),)
+
+
+def test_achico_shows_the_first_flor_only() -> None:
+    game = new_game("7e 6e 5e", "7c 4c 10c", flor=True)
+    play(game, "0 flor; 1 con-flor-me-achico; 0 mazo")
+    assert game.history[-1].revealed == ((0, cards("7e 6e 5e")),)
+
+
+def test_refused_contraflor_shows_nothing() -> None:
+    game = new_game("7e 6e 5e", "7c 4c 10c", flor=True)
+    play(game, "0 flor; 1 contraflor; 0 no-quiero; 0 mazo")
+    assert game.history[-1].revealed == ()
+
+
+def test_accepted_comparison_shows_every_flor_of_the_winning_team() -> None:
+    game = new_game("1e 2e 3e", "7c 6c 5c", "1b 2b 4b", "4o 5b 12c", flor=True)
+    play(game, "0 flor; 1 contraflor; 2 quiero; 0 mazo; 1 mazo; 2 mazo")
+    assert dict(game.history[-1].revealed) == {0: cards("1e 2e 3e"), 2: cards("1b 2b 4b")}
+
+
+def test_accepted_envido_shows_only_the_winning_tanto_cards() -> None:
+    game = new_game("7o 6o 4c", "1e 1b 5e")
+    play(game, "0 envido; 1 quiero; 0 mazo")
+    assert game.history[-1].revealed == ((0, cards("7o 6o")),)
