@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -254,6 +255,7 @@ class TrucoApp(App[None]):
         if turn is None:
             return
         self._thinking = True
+        self.query_one("#turn", Static).update(f"{self.session.names[turn.seat]} is thinking…")
 
         def think() -> None:
             try:
@@ -266,7 +268,8 @@ class TrucoApp(App[None]):
             except RuntimeError:
                 pass  # the app closed while the bot thought
 
-        self.run_worker(think, name=f"bot {turn.seat}", thread=True, exit_on_error=True)
+        # a daemon thread: quitting never waits for a bot that thinks too long
+        threading.Thread(target=think, name=f"truco bot {turn.seat}", daemon=True).start()
 
     def _bot_done(self, turn: BotTurn, action: int) -> None:
         self._thinking = False

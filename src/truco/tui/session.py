@@ -20,8 +20,9 @@ from ..record import game_to_record
 from ..rules import Rules
 from ..view import SeatView, seat_view
 
-#: The bot a seat gets when the command line names none: the strongest one installed.
-PREFERRED_BOTS = ("search:normal", "simple:normal", "random")
+#: The bot a seat gets when the command line names none: a sensible player that answers
+#: at once (the search bot is stronger but slower: ask for it with ``--bots search:easy``).
+PREFERRED_BOTS = ("simple", "random")
 
 
 class SessionError(ValueError):
