@@ -262,8 +262,6 @@ def test_directory_instead_of_file(tmp_path: Path) -> None:
     assert_malformed(run(["replay", str(tmp_path)]))
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: deeply nested JSON raises RecursionError "
-                   "out of json.loads, which load_record does not catch (traceback, exit 1)")
 def test_deeply_nested_json() -> None:
     assert_malformed(replay_stdin("[" * 100_000))
 

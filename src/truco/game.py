@@ -34,6 +34,7 @@ from .actions import (
     FLOR,
     MAZO,
     NO_QUIERO,
+    NUM_ACTIONS,
     QUIERO,
     REAL_ENVIDO,
     SAY_ACTIONS,
@@ -90,7 +91,12 @@ class IllegalAction(ValueError):
     """An action that the rules do not allow now; the state is unchanged."""
 
     def __init__(self, seat: int, action: int | str, reason: str) -> None:
-        token = action if isinstance(action, str) else action_token(action)
+        if isinstance(action, str):
+            token = action
+        elif isinstance(action, int) and 0 <= action < NUM_ACTIONS:
+            token = action_token(action)
+        else:
+            token = f"action {action!r}"
         super().__init__(f"seat {seat} may not {token!r}: {reason}")
         self.seat = seat
         self.token = token
@@ -424,6 +430,8 @@ class Game:
         if the rules do not allow it now."""
         if not (isinstance(seat, int) and 0 <= seat < self.n):
             raise IllegalAction(seat, action, f"there is no seat {seat} at a {self.n}-player table")
+        if not (isinstance(action, int) and 0 <= action < NUM_ACTIONS):
+            raise IllegalAction(seat, action, f"there is no action {action!r} (0 to {NUM_ACTIONS - 1})")
         if action not in self.legal_actions(seat):
             from .explain import why_illegal
 

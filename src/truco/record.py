@@ -76,6 +76,8 @@ def load_record(text: str | bytes) -> Record:
         data = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise RecordError(f"not valid JSON: {exc}") from None
+    except RecursionError:
+        raise RecordError("not a record: JSON nested too deeply") from None
     return record_from_json(data)
 
 
