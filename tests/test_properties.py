@@ -44,7 +44,7 @@ from truco.actions import (
 )
 from truco.cards import STRENGTH, tanto
 from truco.deal import SeededDealer
-from truco.game import Game, HandResult, IllegalAction, Outcome
+from truco.game import Game, HandResult, IllegalAction, MatchPosition, Outcome
 from truco.record import game_to_record, load_record, replay
 from truco.rules import Rules
 from truco.view import seat_view
@@ -456,6 +456,30 @@ def test_clones_are_independent(rules: Rules, seed: int, fork: int) -> None:
     kept = deep_state(clone2)
     play_out(game2, RandomPolicy(random.Random(seed + 2)))
     assert deep_state(clone2) == kept
+
+
+@every_table
+@examples(5)
+@given(seed=seeds)
+def test_a_hand_rebuilt_from_its_position_plays_the_same(rules: Rules, seed: int) -> None:
+    """``Game.position()`` at the start of a hand holds all the hand depends on besides
+    the cards: a game started there with the same deal and actions closes it the same."""
+    game, policy = new_match(rules, seed)
+    positions: dict[int, MatchPosition] = {}
+
+    def on_step(g: Game) -> None:
+        if not g.is_over and not g.actions:
+            positions.setdefault(g.hand_index, g.position())
+
+    play_out(game, policy, on_step)
+    assert sorted(positions) == [h.index for h in game.history]
+    for hand in game.history:
+        rebuilt = Game.at_position(positions[hand.index], manual_deal=True)
+        assert rebuilt.actors() == () and rebuilt.needs_deal
+        rebuilt.deal(hand.deal)
+        for seat, action in hand.actions:
+            rebuilt.apply(seat, action)
+        assert rebuilt.history and rebuilt.history[-1] == hand
 
 
 @every_table
