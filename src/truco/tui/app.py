@@ -15,7 +15,7 @@ from typing import Any
 
 from textual import events
 from textual.app import App, ComposeResult
-from textual.containers import Grid, Horizontal, Vertical
+from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
 from ..actions import SAY_ACTIONS, TRUCO, VALE_CUATRO, is_say
@@ -56,7 +56,7 @@ class TrucoApp(App[None]):
     #middle { width: 1fr; }
     #table { height: 1fr; border: round $accent; padding: 0 1; }
     #last { height: auto; max-height: 12; border: round $secondary; padding: 0 1; }
-    #log { width: 36; height: 100%; border: round $primary; padding: 0 1; }
+    #log-box { width: 36; height: 100%; border: round $primary; padding: 0 1; }
     #turn { height: 1; padding: 0 1; }
     #message { height: auto; min-height: 1; padding: 0 1; color: $warning; }
     #hand { height: auto; padding: 0 1; }
@@ -84,6 +84,9 @@ class TrucoApp(App[None]):
         self._thinking = False  # a bot is thinking on its thread
         self._seen_hand = -1  # the last closed hand the person has seen the result of
         self._view: SeatView = session.view()
+        self._log_hand = self._view.hand_index  # the hand the log is writing
+        self._last_log = ""
+        self._old_log: list[str] = []
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -95,7 +98,9 @@ class TrucoApp(App[None]):
             with Vertical(id="middle"):
                 yield Panel("Table", id="table")
                 yield Panel("Last hand", id="last")
-            yield Panel("Hand log", id="log")
+            with VerticalScroll(id="log-box") as log_box:
+                log_box.border_title = "Log"
+                yield Static(id="log")
         yield Static(id="turn")
         yield Static(id="message")
         with Horizontal(id="hand"):
@@ -153,12 +158,30 @@ class TrucoApp(App[None]):
         self.query_one("#last", Panel).update(
             render.last_hand_markup(view.last_hand, names, teams, view.rules)
         )
-        self.query_one("#log", Panel).update(render.log_markup(view, names))
+        self._draw_log(view)
         self.query_one("#turn", Static).update(self._turn_line())
         self.query_one("#message", Static).update(self.message)
         self._draw_buttons(view)
         self.query_one("#keys", Static).update(self._keys_line())
         self._pace()
+
+    def _draw_log(self, view: SeatView) -> None:
+        """The log of the match: the hands before (as last seen, with what they scored)
+        above the one being played."""
+        s = self.session
+        if view.hand_index != self._log_hand:
+            if self._last_log and view.hand_index > self._log_hand:
+                self._old_log.append(self._last_log)
+                if view.last_hand is not None and view.last_hand.index == self._log_hand:
+                    self._old_log.append(
+                        render.hand_result_markup(view.last_hand, s.names, s.team_names)
+                    )
+            elif view.hand_index < self._log_hand:  # a record stepped back
+                self._old_log.clear()
+            self._log_hand = view.hand_index
+        self._last_log = render.log_markup(view, s.names)
+        self.query_one("#log", Static).update("\n".join([*self._old_log[-40:], self._last_log]))
+        self.query_one("#log-box", VerticalScroll).scroll_end(animate=False)
 
     def _turn_line(self) -> str:
         if getattr(self.session, "away", lambda: False)():

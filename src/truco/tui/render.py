@@ -184,6 +184,10 @@ def last_hand_markup(
     if hand is None:
         return "[dim]No hand played yet.[/dim]"
     lines = [f"[b]Hand {hand.index + 1}[/b]"]
+    if hand.played:
+        lines.append(
+            "  " + "  ".join(f"{escape(names[s])} {card_markup(c)}" for s, c in hand.played)
+        )
     for team, source, points in hand.why:
         lines.append(f"  {escape(team_names[team])} +{points} ({source})")
     if not hand.why:
@@ -199,3 +203,13 @@ def last_hand_markup(
         + (f", chicos {hand.chicos[0]}-{hand.chicos[1]}" if rules.chicos == 3 else "")
     )
     return "\n".join(lines)
+
+
+def hand_result_markup(hand: PublicHand, names: Sequence[str], team_names: Sequence[str]) -> str:
+    """One line for the log: what a closed hand gave each team."""
+    gains = ", ".join(
+        f"{escape(team_names[team])} +{points} {source}" for team, source, points in hand.why
+    )
+    return (
+        f"[b]— Hand {hand.index + 1}: {gains or 'no points'} ({hand.score[0]}-{hand.score[1]})[/b]"
+    )
