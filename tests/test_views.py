@@ -11,6 +11,7 @@ field added later cannot leak a card unnoticed.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import fields, is_dataclass
 from typing import Any
 
@@ -18,8 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from strategies import TABLES, new_match, play_out, seeds, table_id
-from truco.actions import SAY_ACTIONS, is_say, parse_action
-from truco.cards import has_flor, parse_card, tanto
+from truco.actions import SAY_ACTIONS, action_token, is_say, parse_action
+from truco.cards import card_name, has_flor, parse_card, tanto
+from truco.events import hand_events
 from truco.game import Declaration, Game, IllegalAction, MatchPosition
 from truco.rules import Rules
 from truco.view import SeatView, seat_view
@@ -167,11 +169,35 @@ def check_view(game: Game, seat: int | None) -> SeatView:
         visible = tuple((s, a) for s, a in game.actions
                         if not is_say(a) or (team is not None and s & 1 == team))
         assert view.log == visible
+    check_events(game, seat)
     if last is not None:
         assert view.last_hand is not None
         assert view.last_hand.played == tuple((s, a) for s, a in last.actions if a < 40)
         assert view.last_hand.revealed == last.revealed
     return view
+
+
+CARD_WORD = re.compile(r"\b(?:1[0-2]|[1-7])[eboc]\b")
+
+
+def check_events(game: Game, seat: int | None) -> None:
+    """``hand_events`` for a seat: the visible actions, in order, and no card named that
+    was not played in that hand; no rival megaphone word."""
+    hands: list[Any] = [game.history[-1]] if game.history else []
+    if not game.is_over:
+        hands.append(game)
+    team = None if seat is None else seat & 1
+    for source in hands:
+        actions = source.actions
+        events = hand_events(source, seat)
+        visible = [(s, a) for s, a in actions if not is_say(a) or s & 1 == team]
+        said = [(e.seat, e.text) for e in events if e.kind == "action"]
+        assert said == [(s, f"seat {s}: {action_token(a)}") for s, a in visible]
+        played = {card_name(a) for _, a in actions if a < 40}
+        for event in events:
+            named = set(CARD_WORD.findall(event.text))
+            assert named <= played, (event, named - played)
+            assert event.after <= len(actions)
 
 
 def check_last_hand_field(game: Game, kind: str, value: Any) -> None:
