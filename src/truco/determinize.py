@@ -26,6 +26,7 @@ enumeration cached per view), so sampling stays fast even for a rare tanto.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
@@ -37,6 +38,9 @@ from .game import PENDING_NAMES, Game
 from .view import SeatView
 
 __all__ = ["Determinizer", "InconsistentView", "sample_game", "sample_deal"]
+
+#: How likely a player is to take an action in a game state (a model of the players).
+Likelihood = Callable[[Game, int, int], float]
 
 #: Attempts before :func:`sample_game` gives up on a view (it never should).
 MAX_ATTEMPTS = 20_000
@@ -227,28 +231,46 @@ class Determinizer:
             hidden[constraint.seat] = hand
         return True
 
-    def try_game(self, deal: tuple[tuple[int, ...], ...], rng: random.Random) -> Game | None:
-        """The view's hand rebuilt on ``deal``, or ``None`` if the deal contradicts it."""
+    def try_game(
+        self,
+        deal: tuple[tuple[int, ...], ...],
+        rng: random.Random,
+        likelihood: Likelihood | None = None,
+    ) -> tuple[Game, float] | None:
+        """The view's hand rebuilt on ``deal`` and its weight (the product of
+        ``likelihood`` over the logged actions, 1 without it), or ``None`` if the deal
+        contradicts the view."""
         game = Game.at_position(self.view.position, manual_deal=True)
         game.deal(deal)
         legal_actions, push = game.legal_actions, game.push
+        weight = 1.0
         for seat, action in self.log:
-            if not (is_say(action) or action in legal_actions(seat, False)):
-                return None
+            if not is_say(action):
+                if action not in legal_actions(seat, False):
+                    return None
+                if likelihood is not None:
+                    weight *= likelihood(game, seat, action)
             push(seat, action)  # the team's megaphone words are kept: the view shows them
         if _public_state(game) != self.expected:
             return None
         game.dealer = StreamDealer(rng)
-        return game
+        return game, weight
 
     def sample(self, rng: random.Random) -> Game:
         """A game at the view's point whose hidden cards are drawn at random."""
+        return self.sample_weighted(rng)[0]
+
+    def sample_weighted(
+        self, rng: random.Random, likelihood: Likelihood | None = None
+    ) -> tuple[Game, float]:
+        """Like :meth:`sample`, with the world's weight under a model of the players:
+        ``likelihood(game, seat, action)`` is asked before each logged action."""
         if self.waiting:
-            return Game.at_position(self.view.position, dealer=StreamDealer(rng))
+            return Game.at_position(self.view.position, dealer=StreamDealer(rng)), 1.0
         for _ in range(MAX_ATTEMPTS):
-            game = self.try_game(self.sample_deal(rng), rng)
-            if game is not None:
-                return game
+            found = self.try_game(self.sample_deal(rng), rng, likelihood)
+            if found is not None:
+                return found
         raise InconsistentView("no sampled deal replays the view's hand")
 
 

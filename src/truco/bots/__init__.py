@@ -11,10 +11,14 @@ from collections.abc import Callable
 
 from .base import Bot
 from .random_bot import RandomBot
+from .search import SearchBot
+from .simple import SimpleBot
 
 #: name -> factory(level, seed)
 BOTS: dict[str, Callable[[str, int | None], Bot]] = {
     "random": lambda level, seed: RandomBot(level, seed),
+    "simple": lambda level, seed: SimpleBot(level, seed),
+    "search": lambda level, seed: SearchBot(level, seed),
 }
 
 
@@ -27,4 +31,4 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
     return factory(level or "default", seed)
 
 
-__all__ = ["BOTS", "Bot", "RandomBot", "make_bot"]
+__all__ = ["BOTS", "Bot", "RandomBot", "SearchBot", "SimpleBot", "make_bot"]

@@ -1,0 +1,118 @@
+"""From match results to the arena's report (pure: no clocks, no I/O)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .match import MatchResult
+from .stats import elo_difference, mean_interval, percentile, wilson_interval
+
+
+@dataclass(frozen=True)
+class BotLine:
+    name: str
+    match_wins: int
+    match_win_rate: float
+    ci95: tuple[float, float]
+    hand_points: int
+    points_per_hand: float
+    points_margin: float
+    points_margin_ci95: tuple[float, float]
+    decision_ms_mean: float
+    decision_ms_p95: float
+    decisions: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "match_wins": self.match_wins,
+            "match_win_rate": self.match_win_rate,
+            "ci95": list(self.ci95),
+            "hand_points": self.hand_points,
+            "points_per_hand": self.points_per_hand,
+            "points_margin_per_hand": self.points_margin,
+            "points_margin_ci95": list(self.points_margin_ci95),
+            "decision_ms_mean": self.decision_ms_mean,
+            "decision_ms_p95": self.decision_ms_p95,
+            "decisions": self.decisions,
+        }
+
+
+@dataclass(frozen=True)
+class ArenaReport:
+    matches: int
+    pairs: int
+    hands: int
+    elo_diff: float
+    bots: tuple[BotLine, BotLine]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "matches": self.matches,
+            "pairs": self.pairs,
+            "hands": self.hands,
+            "elo_diff": self.elo_diff,
+            "bots": [b.to_json() for b in self.bots],
+            **self.extra,
+        }
+
+    def table(self) -> str:
+        """The report as a text table."""
+        head = f"{'bot':<16} {'wins':>6} {'win rate':>9} {'95% CI':>15} {'pts/hand':>9} {'margin/hand (95% CI)':>26} {'ms mean':>8} {'ms p95':>8}"
+        lines = [head, "-" * len(head)]
+        for b in self.bots:
+            ci = f"{b.ci95[0]:.3f}-{b.ci95[1]:.3f}"
+            margin = f"{b.points_margin:+.3f} ({b.points_margin_ci95[0]:+.3f},{b.points_margin_ci95[1]:+.3f})"
+            lines.append(
+                f"{b.name:<16} {b.match_wins:>6} {b.match_win_rate:>9.3f} {ci:>15} {b.points_per_hand:>9.3f} "
+                f"{margin:>26} {b.decision_ms_mean:>8.2f} {b.decision_ms_p95:>8.2f}"
+            )
+        lines.append(f"{self.matches} matches ({self.pairs} duplicate pairs, {self.hands} hands); "
+                     f"Elo difference {self.bots[0].name} - {self.bots[1].name}: {self.elo_diff:+.0f}")
+        return "\n".join(lines)
+
+
+def summarize(names: tuple[str, str], results: Sequence[MatchResult]) -> ArenaReport:
+    """The report of a set of matches between bot 0 and bot 1.
+
+    Match wins get a Wilson interval; the hand-point margin (points scored minus points
+    conceded, per hand) is averaged per duplicate pair, and its interval is over pairs,
+    so the luck of the deals cancels inside each pair.
+    """
+    n = len(results)
+    wins = [sum(1 for r in results if r.winner_bot == b) for b in (0, 1)]
+    hands = sum(r.hands for r in results)
+    points = [sum(r.hand_points[b] for r in results) for b in (0, 1)]
+    by_pair: dict[int, list[MatchResult]] = {}
+    for r in results:
+        by_pair.setdefault(r.pair, []).append(r)
+    margins = []  # bot 0's margin per hand, one value per pair
+    for pair in by_pair.values():
+        pair_hands = sum(r.hands for r in pair)
+        margins.append(sum(r.hand_points[0] - r.hand_points[1] for r in pair) / max(1, pair_hands))
+    mean, lo, hi = mean_interval(margins)
+    lines = []
+    for b in (0, 1):
+        sign = 1 if b == 0 else -1
+        times_ms = [t * 1000 for r in results for t in r.decision_s[b]]
+        rate = wins[b] / n if n else 0.0
+        lines.append(
+            BotLine(
+                name=names[b],
+                match_wins=wins[b],
+                match_win_rate=rate,
+                ci95=wilson_interval(wins[b], n),
+                hand_points=points[b],
+                points_per_hand=points[b] / hands if hands else 0.0,
+                points_margin=sign * mean,
+                points_margin_ci95=(lo, hi) if b == 0 else (-hi, -lo),
+                decision_ms_mean=sum(times_ms) / len(times_ms) if times_ms else 0.0,
+                decision_ms_p95=percentile(times_ms, 95),
+                decisions=len(times_ms),
+            )
+        )
+    elo = elo_difference(wins[0] / n, n) if n else 0.0
+    return ArenaReport(n, len(by_pair), hands, elo, (lines[0], lines[1]))

@@ -1,0 +1,120 @@
+"""The search bot's fast rollout policy, played straight on a sampled :class:`Game`.
+
+Inside a sampled world every seat plays a noisy version of the rule-based bot that
+looks only at its own cards and the table (``game.cards[seat]``, ``game.table``), so a
+rollout never lets one seat use another's cards. It works on the engine's state instead
+of building a :class:`~truco.view.SeatView` per action: a rollout must cost microseconds.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..actions import (
+    CON_FLOR_ME_ACHICO,
+    CONTRAFLOR,
+    ENVIDO,
+    FALTA_ENVIDO,
+    FLOR,
+    MAZO,
+    NO_QUIERO,
+    QUIERO,
+    REAL_ENVIDO,
+    TRUCO,
+)
+from ..cards import flor_value
+from ..game import P_CONTRAFLOR, P_ENVIDO, P_FLOR, P_TRUCO, Game
+from .judgement import follow, hand_power, hand_tanto
+
+#: Chance that a rollout seat picks any legal action but mazo (keeps the worlds varied).
+NOISE = 0.04
+
+
+#: Threshold shifts at which :func:`action_likelihood` asks the policy.
+_JITTERS = (-0.08, -0.04, 0.0, 0.04, 0.08)
+#: Floor of an action's likelihood: players are not as predictable as the model.
+LIKELIHOOD_FLOOR = 0.08
+
+
+def rollout_action(game: Game, seat: int, legal: list[int], rng: random.Random) -> int:
+    """The rollout policy's action for ``seat`` (``legal`` has more than one action):
+    mostly :func:`policy_action` with a random threshold shift, sometimes anything."""
+    if legal[0] == FLOR:
+        return FLOR
+    r = rng.random()
+    if r < NOISE:
+        choices = [a for a in legal if a != MAZO]
+        return choices[int(r / NOISE * len(choices))]
+    return policy_action(game, seat, legal, (r - 0.5) * 0.2)
+
+
+def action_likelihood(game: Game, seat: int, action: int) -> float:
+    """How likely the policy (a model of a sensible player) is to take ``action`` here;
+    used to weigh sampled worlds by what the rivals did in them."""
+    legal = game.legal_actions(seat, False)
+    if len(legal) == 1:
+        return 1.0
+    hits = sum(1 for j in _JITTERS if policy_action(game, seat, legal, j) == action)
+    return LIKELIHOOD_FLOOR + hits / len(_JITTERS)
+
+
+def policy_action(game: Game, seat: int, legal: list[int], jitter: float) -> int:
+    """The rule-based player behind the rollouts; ``jitter`` shifts its thresholds."""
+    if legal[0] == FLOR:
+        return FLOR
+    team = seat & 1
+    if game.pending:
+        kind, _, level = game.pending[-1]
+        if kind == P_TRUCO:
+            if ENVIDO in legal and hand_tanto(game.dealt[seat]) >= 28 - 10 * jitter:
+                return ENVIDO
+            power = hand_power(game.cards[seat], game.results, team) + jitter
+            if level < 3 and power >= 0.85 and TRUCO + level in legal:
+                return TRUCO + level
+            return QUIERO if power >= 0.35 + 0.1 * level - 0.1 * _partners(game, seat) else NO_QUIERO
+        if kind == P_ENVIDO:
+            points = hand_tanto(game.dealt[seat]) + 10 * jitter
+            falta = FALTA_ENVIDO in game.chain
+            if points >= 31 and REAL_ENVIDO in legal and not falta:
+                return REAL_ENVIDO
+            need = 31 if falta else 27 + min(len(game.chain) - 1, 2) - _partners(game, seat)
+            return QUIERO if points >= need else NO_QUIERO
+        if kind == P_FLOR:
+            if flor_value(game.dealt[seat]) >= 34 and CONTRAFLOR in legal:
+                return CONTRAFLOR
+            return CON_FLOR_ME_ACHICO if CON_FLOR_ME_ACHICO in legal else legal[0]
+        if kind == P_CONTRAFLOR or QUIERO in legal:
+            return QUIERO if flor_value(game.dealt[seat]) >= 33 else NO_QUIERO
+        return legal[0]
+    cards = [a for a in legal if a < 40]
+    if ENVIDO in legal:
+        points = hand_tanto(game.dealt[seat]) + 10 * jitter
+        if points >= 31 and REAL_ENVIDO in legal:
+            return REAL_ENVIDO
+        if points >= 28:
+            return ENVIDO
+    level = game.truco_level
+    if TRUCO + level in legal and level < 3:
+        power = hand_power(game.cards[seat], game.results, team) + jitter
+        if power >= 0.7 + 0.08 * level:
+            return TRUCO + level
+    if cards:
+        return follow(cards, game.table[-1], team)
+    return legal[0]
+
+
+def _partners(game: Game, seat: int) -> int:
+    in_hand = game.in_hand
+    return sum(1 for s in range(seat & 1, game.n, 2) if s != seat and in_hand[s])
+
+
+def play_out_hand(game: Game, rng: random.Random) -> None:
+    """Play the current hand to its end with :func:`rollout_action` for every seat."""
+    closed = len(game.history)
+    actors, legal_actions, push = game.actors, game.legal_actions, game.push
+    randbelow = rng._randbelow  # type: ignore[attr-defined]
+    while not game.needs_deal and game.winner < 0 and len(game.history) == closed:
+        seats = actors()
+        seat = seats[0] if len(seats) == 1 else seats[randbelow(len(seats))]
+        legal = legal_actions(seat, False)
+        push(seat, legal[0] if len(legal) == 1 else rollout_action(game, seat, legal, rng))
