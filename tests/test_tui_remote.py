@@ -80,3 +80,20 @@ async def test_a_match_on_a_server_with_the_same_screen(tmp_path: Path) -> None:
             assert app.saved_path is not None, app.message
     record = json.loads(app.saved_path.read_text())
     assert record["format"] == "truco-record/1"
+
+
+@headless
+async def test_joining_a_table_by_its_link_takes_the_free_seat() -> None:
+    config = ServerConfig(db_url="sqlite://", bot_delay=0, turn_seconds=0)
+    with server_testing.LiveServer(config) as server:
+        host = server_testing.guest_token(server.url, "host")
+        table = server_testing.create_table(
+            server.url, host, rules={"players": 2}, bots={"1": "random"}
+        )
+        session = RemoteSession.connect(f"{server.url}/t/{table['id']}", name="ana")
+        app = TrucoApp(session, delay=0)
+        async with app.run_test(size=(140, 42)) as pilot:
+            await frames(pilot, app, session, 0)
+            assert session.seat == 0 and app.view.seat == 0
+            assert len(app.view.hand) == 3
+            assert "Vos" in app.screen_text()

@@ -23,6 +23,8 @@ from .session import default_bot
 
 #: Seconds the client waits for the server's HTTP answers and the WebSocket handshake.
 TIMEOUT = 10.0
+#: Seconds between attempts to open a dropped connection again.
+RECONNECT_WAITS = (1.0, 2.0, 4.0, 8.0)
 
 
 class RemoteError(ValueError):
@@ -199,28 +201,46 @@ class RemoteSession:
 
     # ------------------------------------------------------------------ the socket
     async def listen(self, changed: Callable[[], None]) -> None:
-        """Read the table's frames until the socket closes; call ``changed`` after each."""
+        """Read the table's frames until we close; call ``changed`` after each. A dropped
+        connection is opened again (asking for the events since the last version seen)."""
+        attempt = 0
+        while not self._closing:
+            reason, permanent, got_frames = await self._read(changed)
+            if self._closing:
+                return
+            attempt = 0 if got_frames else attempt + 1
+            if permanent or attempt > len(RECONNECT_WAITS):
+                self._notices.append(f"{reason}. Disconnected from the server.")
+                changed()
+                return
+            wait = RECONNECT_WAITS[max(attempt - 1, 0)]
+            self._notices.append(f"{reason}; connecting again in {wait:g} s…")
+            changed()
+            await asyncio.sleep(wait)
+
+    async def _read(self, changed: Callable[[], None]) -> tuple[str, bool, bool]:
+        """One connection: ``(why it ended, whether retrying is pointless, any frames)``."""
         from websockets.asyncio.client import connect
         from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+        url = self.socket_url + (f"&since={self.version}" if self.version else "")
+        got_frames = False
         try:
-            async with connect(self.socket_url, open_timeout=TIMEOUT, max_size=None) as socket:
+            async with connect(url, open_timeout=TIMEOUT, max_size=None) as socket:
                 self._socket = socket
                 async for frame in socket:
+                    got_frames = True
                     self._receive(json.loads(frame))
                     changed()
+            return "The server closed the connection", False, got_frames
         except ConnectionClosed as exc:
-            if not self._closing:
-                self._notices.append(
-                    f"The server closed the table's connection: {exc.rcvd.reason if exc.rcvd else 'no reason given'}"
-                )
+            code = exc.rcvd.code if exc.rcvd else 1006
+            reason = exc.rcvd.reason if exc.rcvd and exc.rcvd.reason else "connection lost"
+            return f"The server closed the connection: {reason}", code in (4401, 4404), got_frames
         except (TimeoutError, OSError, InvalidHandshake) as exc:
-            self._notices.append(f"Cannot connect to the table: {exc}")
+            return f"Cannot connect to the table: {exc}", False, got_frames
         finally:
             self._socket = None
-        if not self._closing:
-            self._notices.append("Disconnected from the server.")
-            changed()
 
     def _receive(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
