@@ -5,6 +5,10 @@ state. Run on SQLite, and on PostgreSQL when one answers at 127.0.0.1:5432."""
 from __future__ import annotations
 
 import random
+import signal
+import subprocess
+import sys
+import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -19,6 +23,7 @@ from truco.server.testing import (
     LiveServer,
     TableClient,
     create_table,
+    free_port,
     guest_token,
     play_out,
 )
@@ -75,25 +80,28 @@ def config_for(db_url: str) -> ServerConfig:
     )
 
 
+def moves(state: dict[str, Any]) -> list[str]:
+    """The seat's legal actions, megaphone words aside."""
+    view = state["view"]
+    return [a for a in view["legal"] if not a.startswith("say ")] if view else []
+
+
+def waits_for_me(state: dict[str, Any]) -> bool:
+    """A stable moment: the server waits for this seat (no bot has anything to do)."""
+    return bool(moves(state)) or state["view"]["winner"] is not None
+
+
 def first_moves(client: TableClient, count: int, rng: random.Random) -> None:
-    """Play ``count`` of this seat's actions (the bot answers in between)."""
+    """Play ``count`` of this seat's actions (the bot answers in between), calmly:
+    refusing calls and never raising to a falta, so that the match is still on after."""
     done = 0
     while done < count:
-        state = client.until(
-            lambda m: (
-                m["view"] is not None
-                and (bool(m["view"]["legal"]) or m["view"]["winner"] is not None)
-            )
-        )
+        state = client.until(lambda m: m["view"] is not None and waits_for_me(m))
         if state["view"]["winner"] is not None:
             return
-        before = client.version
-        client.act(rng.choice(state["view"]["legal"]))
-        client.wait(
-            lambda m, before=before: (
-                m["type"] == "error" or (m["type"] == "state" and m["v"] > before)
-            )
-        )
+        legal = moves(state)
+        calm = [a for a in legal if a == "no-quiero" or a.startswith("play ")]
+        client.act_and_wait(rng.choice(calm or legal))
         done += 1
 
 
@@ -132,20 +140,15 @@ def test_a_restarted_server_goes_on_with_the_same_match(db_url: str) -> None:
         table = create_table(
             server.url,
             token,
-            rules={"players": 2, "target": 15},
+            rules={"players": 2, "target": 30},
             seat=0,
             bots={"1": "random"},
         )
         client = TableClient(server.ws_url, table["id"], token)
         first_moves(client, 6, rng)
-        # a stable moment: the server waits for this seat (the bot has nothing to do)
-        before = client.until(
-            lambda m: bool(m["view"]["legal"]) or m["view"]["winner"] is not None
-        )
+        before = client.until(waits_for_me)
         client.close()
-    assert before["view"]["winner"] is None, (
-        "the match ended before the restart; pick another seed"
-    )
+    assert before["view"]["winner"] is None, "the match ended before the restart"
 
     with LiveServer(config) as server:  # a new process on the same database
         client = TableClient(server.ws_url, table["id"], token, since=before["v"])
@@ -182,3 +185,57 @@ def test_a_restarted_server_goes_on_with_the_same_match(db_url: str) -> None:
         assert (
             httpx.get(f"{server.url}/api/tables").json() == []
         )  # finished: not live any more
+
+
+def serve(db_url: str, port: int) -> subprocess.Popen[bytes]:
+    """``truco serve`` as its own process; returns once it answers."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "truco.cli", "serve", "--port", str(port), "--db", db_url,
+         "--turn-seconds", "0", "--bot-delay", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    for _ in range(600):
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/api/options", timeout=1)
+            return process
+        except httpx.HTTPError:
+            if process.poll() is not None:
+                raise AssertionError(
+                    process.stderr.read().decode() if process.stderr else "serve died"
+                ) from None
+            time.sleep(0.05)
+    process.kill()
+    raise AssertionError("truco serve did not start")
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    process.send_signal(signal.SIGINT)  # Ctrl+C: a clean shutdown
+    assert process.wait(30) == 0
+
+
+def test_truco_serve_stopped_mid_match_and_started_again(tmp_path: Any) -> None:
+    """The real command, stopped with Ctrl+C in the middle of a hand and started again."""
+    db_url = f"sqlite:///{tmp_path / 'serve.sqlite3'}"
+    port = free_port()
+    base, ws = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
+    rng = random.Random(11)
+    process = serve(db_url, port)
+    try:
+        token = guest_token(base, "Ana")
+        table = create_table(base, token, rules={"players": 4, "flor": True}, seat=0,
+                             bots={"1": "random", "2": "random", "3": "random"})  # fmt: skip
+        client = TableClient(ws, table["id"], token)
+        first_moves(client, 4, rng)
+        before = client.until(waits_for_me)
+        client.close()
+    finally:
+        stop(process)
+    process = serve(db_url, port)
+    try:
+        client = TableClient(ws, table["id"], token)
+        after = client.wait_state()
+        for key in ("hand", "played", "score", "hand_index", "log", "legal", "pending"):
+            assert after["view"][key] == before["view"][key], key
+        client.close()
+    finally:
+        stop(process)

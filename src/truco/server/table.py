@@ -196,8 +196,10 @@ class Table:
     on_finished: Callable[[Table], None] | None = None
     _dirty: bool = False
     _summary_cache: dict[str, Any] = field(default_factory=dict)
+    _rules_json: dict[str, Any] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
+        self._rules_json = self.rules.to_dict()
         if not self.seats:
             self.seats = [Seat() for _ in range(self.rules.players)]
         self.events = deque(maxlen=self.config.event_buffer)
@@ -663,7 +665,7 @@ class Table:
         return {
             "id": self.id,
             "name": self.name,
-            "rules": self.rules.to_dict(),
+            "rules": self._rules_json,
             "describe": self.rules.describe(),
             "status": self.status,
             "creator": self.creator,
