@@ -239,7 +239,7 @@ class Table:
                 except Exception:  # a bug must not take the table down
                     log.exception("table %s: error handling %r", self.id, message)
             self._settle()
-            if self.status == "finished" and not self.clients:
+            if self.status == "finished" and not self.clients and self.inbox.empty():
                 # the record is saved; a finished table leaves memory (history keeps it)
                 if self.on_finished is not None:
                     self.on_finished(self)

@@ -300,6 +300,8 @@ class TableScreen {
           box.append(el("div", { class: "bot-choice" }, level,
             el("button", { class: "add-bot secondary", onclick: () => this.send({ type: "add_bot", seat, level: level.value }) }, "Poner un bot")));
         }
+      } else if (seat === you.seat) {
+        box.append(el("button", { class: "stand secondary", onclick: () => this.send({ type: "stand" }) }, "Levantarme"));
       } else if (info.kind === "bot" && you.player && table.creator === you.player.id) {
         box.append(el("button", { class: "secondary", onclick: () => this.send({ type: "remove_bot", seat }) }, "Sacar bot"));
       }
