@@ -5,15 +5,17 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import re
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 from util import deal
 
-from truco.actions import MAZO, QUIERO, is_play, is_say
+from truco.actions import ENVIDO, MAZO, QUIERO, is_play, is_say
 from truco.bots import Bot
-from truco.cards import parse_card
+from truco.cards import RANK, SUIT, SUIT_NAMES, parse_card
 from truco.cli import main as truco_main
 from truco.deal import Deal, SeededDealer
 from truco.game import Game
@@ -24,6 +26,7 @@ from truco.tui.cards_text import card_text
 from truco.tui.keys import CALL_KEYS, CARD_KEYS
 from truco.tui.session import LocalSession
 from truco.tui.viewer import RecordViewer
+from truco.tui.widgets import RULES_HELP, HelpScreen
 from truco.view import SeatView
 
 RECORDS = Path(__file__).parent / "records"
@@ -81,6 +84,18 @@ def person_key(app: TrucoApp) -> str:
         if not is_say(action):
             return CALL_KEYS[action]
     raise AssertionError(f"nothing to press: {view.describe()}")
+
+
+def card_short(card: int) -> str:
+    return f"{RANK[card]} {SUIT_NAMES[SUIT[card]]}"
+
+
+def shows(text: str, card: int) -> bool:
+    """Whether ``text`` names ``card`` (long or short form; "1 de oros" is not "11 de oros")."""
+    return any(
+        re.search(rf"(?<!\d){re.escape(name)}", text)
+        for name in (card_text(card), card_short(card))
+    )
 
 
 def one_on_one(cards: tuple[str, str], **app_options: object) -> tuple[TrucoApp, LocalSession]:
@@ -150,20 +165,23 @@ async def test_illegal_keys_do_nothing_and_say_why() -> None:
         assert app.message == "" and session.game.actions[len(before)] == (0, parse_card("4b"))
 
 
+@pytest.mark.parametrize("players", [2, 4, 6])
 @headless
-async def test_the_person_never_sees_a_bots_unplayed_card() -> None:
-    rules = Rules(players=4)
-    session = LocalSession(rules, human=0, bots=["random"], seed=11)
+async def test_the_person_never_sees_a_bots_unplayed_card(players: int) -> None:
+    rules = Rules(players=players, flor=True)
+    session = LocalSession(rules, human=1, bots=["random"], seed=11)
     app = TrucoApp(session, delay=0)
     async with app.run_test(size=(140, 42)) as pilot:
         for _ in range(60):
             await settle(pilot, app)
-            if session.game.hand_index > 0 or app.hand_over():
+            if session.game.history:  # the first hand closed: its shown cards are public
                 break
             text = app.screen_text()
-            for seat in (1, 2, 3):
+            for seat in range(players):
+                if seat == 1:
+                    continue
                 for card in session.game.hand_cards(seat):
-                    assert card_text(card) not in text, (seat, card_text(card))
+                    assert not shows(text, card), (seat, card_text(card))
             await pilot.press(person_key(app))
         else:
             raise AssertionError("the first hand never closed")
@@ -241,7 +259,7 @@ async def test_the_record_viewer_moves_forward_and_back() -> None:
         # every seat's cards are open in a record
         for cards in first_hand.deal or ():
             for card in cards:
-                assert card_text(card) in app.screen_text()
+                assert card_short(card) in app.screen_text()
         await pilot.press("right", "right")
         assert viewer.index == 2 and "step 3/" in app.screen_text()
         seat, action = first_hand.actions[1]
@@ -267,3 +285,40 @@ def test_command_line_errors_are_one_line(tmp_path: Path, capsys) -> None:
     assert truco_main(["watch", "--players", "4", "--bots", "random,random"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 5 and all(line.startswith("truco ") for line in err), err
+
+
+@headless
+async def test_help_screen_shows_the_rules_and_the_keys() -> None:
+    app, session = one_on_one(("1e 3c 4b", "2o 5c 6e"))
+    async with app.run_test(size=(140, 42)) as pilot:
+        await pilot.press("h")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("e")  # keys go to the help screen, not to the table
+        assert session.game.actions == []
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("e")
+        await settle(pilot, app)
+        assert session.game.actions[0] == (0, ENVIDO)
+    assert "son buenas" in RULES_HELP and "| t | truco, retruco, vale cuatro |" in RULES_HELP
+
+
+@headless
+async def test_watching_can_pause_and_change_speed() -> None:
+    session = LocalSession(Rules(), human=None, bots=["random"], seed=4)
+    app = TrucoApp(session, delay=1000)  # the first bot move waits: nothing moves by itself
+    async with app.run_test(size=(140, 42)) as pilot:
+        await pilot.press("space")
+        assert app.paused and "paused" in app.screen_text()
+        await pilot.press("plus")
+        assert app.delay < 1000
+        await pilot.press("space")
+        assert not app.paused
+
+
+def test_a_record_with_an_illegal_action_is_shown_up_to_it() -> None:
+    record = load_record((RECORDS / "11_err_raise_without_right.json").read_bytes())
+    viewer = RecordViewer(record)
+    assert viewer.error is not None and "may not" in viewer.error
+    viewer.last()
+    assert "stops:" in viewer.caption()

@@ -50,7 +50,7 @@ class TrucoApp(App[None]):
     Screen { layout: vertical; }
     #title { height: 1; background: $primary; color: $text; padding: 0 1; text-style: bold; }
     #top { height: 1fr; }
-    #left { width: 38; }
+    #left { width: 42; }
     #score { height: auto; border: round $primary; padding: 0 1; }
     #seats { height: 1fr; border: round $primary; padding: 0 1; }
     #middle { width: 1fr; }

@@ -16,3 +16,8 @@ def card_text(card: int) -> str:
 def card_markup(card: int) -> str:
     """The card in Textual markup, its suit coloured."""
     return f"[{SUIT_STYLES[SUIT[card]]}]{card_text(card)}[/]"
+
+
+def card_short_markup(card: int) -> str:
+    """``"7 oros"``, its suit coloured: for rows of open hands."""
+    return f"[{SUIT_STYLES[SUIT[card]]}]{RANK[card]} {SUIT_NAMES[SUIT[card]]}[/]"

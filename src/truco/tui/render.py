@@ -14,7 +14,7 @@ from ..actions import SAY_FIRST, is_play, is_say
 from ..game import PARDA
 from ..rules import Rules
 from ..view import PendingCall, PublicHand, SeatView
-from .cards_text import card_markup
+from .cards_text import card_markup, card_short_markup
 from .keys import CALL_LABELS, WORD_LABELS
 
 TRUCO_LEVELS = ("", "truco", "retruco", "vale cuatro")
@@ -88,7 +88,7 @@ def seats_markup(
             line += f" [dim]({escape(notes[seat])})[/dim]"
         details = [f"[dim]{', '.join(tags)}[/dim]"] if tags else []
         if seat in open_hands:
-            details.append("  ".join(card_markup(c) for c in open_hands[seat]) or "-")
+            details.append(" ".join(card_short_markup(c) for c in open_hands[seat]) or "-")
         elif seat != view.seat and in_round and view.winner is None:
             details.append(f"[dim]{'🂠 ' * _cards_left(view, seat)}[/dim]")
         if details:
