@@ -38,3 +38,19 @@ def test_accepted_envido_shows_only_the_winning_tanto_cards() -> None:
     game = new_game("7o 6o 4c", "1e 1b 5e")
     play(game, "0 envido; 1 quiero; 0 mazo")
     assert game.history[-1].revealed == ((0, cards("7o 6o")),)
+
+
+def test_between_hands_the_view_is_the_position_alone() -> None:
+    """A view taken while the next hand waits for its cards equals the view of a game
+    rebuilt from the public position (nothing of the closed hand lingers but the
+    closed hand's public summary, which the position does not carry)."""
+    from dataclasses import replace
+
+    from truco.game import Game
+    from truco.view import seat_view
+
+    game = new_game("1e 3c 4b", "2o 5c 6e")
+    play(game, "0 truco; 1 mazo")
+    rebuilt = Game.at_position(game.position(), manual_deal=True)
+    for seat in (0, 1, None):
+        assert replace(seat_view(game, seat), last_hand=None) == seat_view(rebuilt, seat)
