@@ -46,7 +46,7 @@ def random_position(rules: Rules, seed: int) -> tuple[Game, int]:
     return game, rng.choice(game.actors())
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(table=st.sampled_from(TABLES), seed=st.integers(0, 10**9))
 def test_sampled_world_shows_the_viewer_exactly_its_view(table: Rules, seed: int) -> None:
     game, seat = random_position(table, seed)

@@ -1,0 +1,154 @@
+"""Bots: only legal actions, reproducible, and they see nothing hidden."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Sequence
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from truco import Game, Rules
+from truco.actions import is_say
+from truco.arena.match import play_match
+from truco.bots import BOTS, Bot, SearchBot, make_bot
+from truco.determinize import Determinizer
+from truco.view import SeatView, seat_view
+
+TABLES = [
+    Rules(players=2),
+    Rules(players=2, flor=True),
+    Rules(players=4),
+    Rules(players=4, flor=True),
+    Rules(players=6),
+    Rules(players=6, flor=True, pica_pica=True),
+    Rules(players=2, target=15),
+]
+#: Small search budgets keep the property tests fast; the levels only change budgets.
+FAST_BOTS = ["random", "simple", "search:3x1", "search:3x3"]
+
+
+def random_position(rules: Rules, seed: int) -> tuple[Game, int]:
+    rng = random.Random(seed)
+    game = Game(rules, first_mano=rng.randrange(rules.players), seed=seed)
+    for _ in range(rng.randrange(80)):
+        if game.is_over:
+            break
+        seat = rng.choice(game.actors())
+        legal = [a for a in game.legal_actions(seat) if not is_say(a) or rng.random() < 0.1]
+        game.apply(seat, rng.choice(legal))
+    if game.is_over:
+        return random_position(rules, seed + 1)
+    return game, rng.choice(game.actors())
+
+
+@settings(max_examples=800, deadline=None)
+@given(table=st.sampled_from(TABLES), seed=st.integers(0, 10**9), spec=st.sampled_from(["random", "simple"]))
+def test_rule_bots_return_legal_actions(table: Rules, seed: int, spec: str) -> None:
+    game, seat = random_position(table, seed)
+    view = seat_view(game, seat)
+    action = make_bot(spec, seed).choose(view, view.legal, table)
+    assert action in view.legal
+    game.apply(seat, action)
+
+
+@settings(max_examples=250, deadline=None)
+@given(table=st.sampled_from(TABLES), seed=st.integers(0, 10**9), spec=st.sampled_from(FAST_BOTS))
+def test_every_bot_returns_a_legal_action(table: Rules, seed: int, spec: str) -> None:
+    game, seat = random_position(table, seed)
+    view = seat_view(game, seat)
+    bot = make_bot(spec, seed)
+    action = bot.choose(view, view.legal, table)
+    assert action in view.legal
+    game.apply(seat, action)  # the engine agrees
+
+
+@pytest.mark.parametrize("spec", ["simple", "search:easy"])
+def test_named_levels_return_legal_actions(spec: str) -> None:
+    for seed in range(15):
+        for table in TABLES:
+            game, seat = random_position(table, seed)
+            view = seat_view(game, seat)
+            assert make_bot(spec, seed).choose(view, view.legal, table) in view.legal
+
+
+def test_registry_and_levels() -> None:
+    assert {"random", "simple", "search"} <= set(BOTS)
+    for spec in ("search", "search:easy", "search:medium", "search:hard", "search:normal", "simple:normal"):
+        assert isinstance(make_bot(spec, 1), Bot)
+    assert repr(make_bot("search:hard", 1)) == "search:hard"
+    with pytest.raises(ValueError):
+        make_bot("search:impossible")
+    with pytest.raises(ValueError):
+        make_bot("nobody")
+
+
+def test_single_legal_action_returns_at_once() -> None:
+    game = Game(Rules(flor=True), manual_deal=True)
+    game.deal(((0, 1, 2), (13, 25, 37)))  # seat 0 holds flor: only flor or mazo... and it is mano
+    view = seat_view(game, 0)
+    bot = SearchBot("hard", 1)
+    state = bot.rng.getstate()
+    assert bot.choose(view, [view.legal[0]], game.rules) == view.legal[0]
+    assert bot.rng.getstate() == state  # no search happened
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_same_seed_same_game(players: int) -> None:
+    rules = Rules(players=players, flor=players == 4)
+    a = play_match(("search:3x3", "simple"), rules, 5, 0, False, keep_record=True)
+    b = play_match(("search:3x3", "simple"), rules, 5, 0, False, keep_record=True)
+    assert a.record == b.record and a.winner_bot == b.winner_bot
+
+
+class SpyBot(Bot):
+    """Records every view it is given, then plays like the simple bot."""
+
+    name = "spy"
+
+    def __init__(self, inner: Bot, views: list[tuple[SeatView, Game]], game: list[Game]) -> None:
+        super().__init__("default", 0)
+        self.inner, self.views, self.game = inner, views, game
+
+    def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
+        self.views.append((view, self.game[0].clone()))
+        return self.inner.choose(view, legal, rules)
+
+
+@pytest.mark.parametrize("rules", [Rules(players=2), Rules(players=4, flor=True), Rules(players=6)])
+def test_a_bot_is_given_no_hidden_card(rules: Rules) -> None:
+    views: list[tuple[SeatView, Game]] = []
+    holder: list[Game] = []
+    bots = [SpyBot(make_bot("simple", s), views, holder) for s in range(rules.players)]
+    game = Game(rules, seed=11)
+    holder.append(game)
+    rng = random.Random(0)
+    while not game.is_over and len(views) < 400:
+        seat = rng.choice(game.actors())
+        view = seat_view(game, seat)
+        action = bots[seat].choose(view, view.legal, rules)
+        game.apply(seat, action)
+    assert views
+    for view, state in views:
+        seat = view.seat
+        assert seat is not None
+        hidden = {c for s in range(rules.players) if s != seat for c in state.cards[s]}
+        visible = set(view.hand) | set(view.dealt) | {c for _, c in view.played}
+        visible |= {c for b in view.bazas for _, c in b}
+        assert view.hand == tuple(state.cards[seat])
+        assert not hidden & visible
+        # and the megaphone words of the rival team are not in it
+        assert all(not is_say(a) or s & 1 == seat & 1 for s, a in view.log)
+
+
+@settings(max_examples=100, deadline=None)
+@given(table=st.sampled_from(TABLES), seed=st.integers(0, 10**9))
+def test_search_worlds_agree_with_the_public_information(table: Rules, seed: int) -> None:
+    game, seat = random_position(table, seed)
+    view = seat_view(game, seat)
+    bot = SearchBot("4x3", seed)
+    for world in bot._worlds(Determinizer(view), seat & 1):
+        seen = seat_view(world, seat)
+        assert dataclasses.replace(seen, last_hand=None) == dataclasses.replace(view, last_hand=None)
