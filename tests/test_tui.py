@@ -148,6 +148,7 @@ async def test_illegal_keys_do_nothing_and_say_why() -> None:
             ("l", "Not now:"),  # no flor on this table
             ("s", "megaphone"),  # 1v1: no team talk
             ("z", "does nothing"),
+            ("left_square_bracket", "does nothing"),
         ]:
             await pilot.press(key)
             assert why in app.message, (key, app.message)

@@ -16,6 +16,7 @@ from typing import Any
 from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
+from textual.markup import escape
 from textual.widgets import Button, Static
 
 from ..actions import SAY_ACTIONS, TRUCO, VALE_CUATRO, is_say
@@ -116,6 +117,7 @@ class TrucoApp(App[None]):
         listen = getattr(self.session, "listen", None)
         if listen is not None:  # a server's table: its frames redraw the screen
             self.run_worker(listen(self.refresh_table), name="table socket", exclusive=True)
+            self.set_interval(1.0, self._draw_title)  # the turn clock counts down
         self.refresh_table()
 
     def on_unmount(self) -> None:
@@ -146,10 +148,7 @@ class TrucoApp(App[None]):
         if notice:
             self.message = notice
         names, teams = s.names, s.team_names
-        caption = getattr(s, "caption", lambda: "")()
-        mode = {"play": "", "watch": " — watching bots", "show": " — record", "remote": " — online"}
-        title = f"Truco Argento · {view.rules.describe()}{mode.get(s.mode, '')}"
-        self.query_one("#title", Static).update(title + (f" · {caption}" if caption else ""))
+        self._draw_title()
         self.query_one("#score", Panel).update(render.score_markup(view, teams))
         self.query_one("#seats", Panel).update(
             render.seats_markup(view, names, s.open_hands(), s.seat_notes)
@@ -160,10 +159,19 @@ class TrucoApp(App[None]):
         )
         self._draw_log(view)
         self.query_one("#turn", Static).update(self._turn_line())
-        self.query_one("#message", Static).update(self.message)
+        self.query_one("#message", Static).update(escape(self.message))
         self._draw_buttons(view)
         self.query_one("#keys", Static).update(self._keys_line())
         self._pace()
+
+    def _draw_title(self) -> None:
+        s = self.session
+        caption = getattr(s, "caption", lambda: "")()
+        mode = {"play": "", "watch": " — watching bots", "show": " — record", "remote": " — online"}
+        title = f"Truco Argento · {self._view.rules.describe()}{mode.get(s.mode, '')}"
+        self.query_one("#title", Static).update(
+            escape(title + (f" · {caption}" if caption else ""))
+        )
 
     def _draw_log(self, view: SeatView) -> None:
         """The log of the match: the hands before (as last seen, with what they scored)
@@ -237,7 +245,7 @@ class TrucoApp(App[None]):
     def say(self, message: str) -> None:
         """Show one line to the person (a refusal, a saved file)."""
         self.message = message
-        self.query_one("#message", Static).update(message)
+        self.query_one("#message", Static).update(escape(message))
 
     def screen_text(self) -> str:
         """The plain text of everything drawn on the table (for tests and logs)."""

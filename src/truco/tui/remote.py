@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -137,6 +138,7 @@ class RemoteSession:
         self._notices: list[str] = []
         self._socket: Any = None
         self._closing = False
+        self._clock_seen = time.monotonic()  # when the table's clock was last reported
 
     # ------------------------------------------------------------------ joining
     @classmethod
@@ -236,7 +238,11 @@ class RemoteSession:
         except ConnectionClosed as exc:
             code = exc.rcvd.code if exc.rcvd else 1006
             reason = exc.rcvd.reason if exc.rcvd and exc.rcvd.reason else "connection lost"
-            return f"The server closed the connection: {reason}", code in (4401, 4404), got_frames
+            return (
+                f"The server closed the connection: {reason}",
+                code in (4401, 4404, 4410),
+                got_frames,
+            )
         except (TimeoutError, OSError, InvalidHandshake) as exc:
             return f"Cannot connect to the table: {exc}", False, got_frames
         finally:
@@ -249,6 +255,7 @@ class RemoteSession:
         elif kind == "state":
             self.version = message["v"]
             self.table = message.get("table") or self.table
+            self._clock_seen = time.monotonic()
             you = message.get("you") or {}
             self.seat = you.get("seat")
             committed = you.get("committed")
@@ -307,6 +314,10 @@ class RemoteSession:
             text += f" · waiting for players ({seated}/{self.rules.players})"
         if self.committed is not None:
             text += f" · {card_name(self.committed)} goes down on your turn"
+        clock = self.table.get("clock")
+        if clock and self.seat in clock.get("actors", []):
+            left = clock["remaining"] - (time.monotonic() - self._clock_seen)
+            text += f" · your clock: {max(0, round(left))} s"
         return text
 
     def view(self) -> SeatView:
