@@ -5,6 +5,7 @@ Screenshots are kept in ``tests/e2e/artifacts/`` (ignored by git)."""
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import time
 from collections.abc import Iterator
@@ -14,7 +15,13 @@ from typing import Any
 import pytest
 
 from truco.server import ServerConfig
-from truco.server.testing import LiveServer
+from truco.server.testing import (
+    LiveServer,
+    TableClient,
+    create_table,
+    guest_token,
+    play_out,
+)
 
 CHROMIUM = os.environ.get("TRUCO_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -142,7 +149,10 @@ def test_two_people_create_join_call_envido_and_finish_a_hand(
         assert "envido" in page.text_content("#last-hand")
     assert points(ana) == points(beto) >= 3  # envido (2) and the hand (1)
     # at the close the cards of the winning tanto are shown to both (one card for a tanto under 20)
-    shown = [ana.locator("#last-hand img.card").count(), beto.locator("#last-hand img.card").count()]
+    shown = [
+        ana.locator("#last-hand img.card").count(),
+        beto.locator("#last-hand img.card").count(),
+    ]
     assert shown[0] == shown[1] >= 1
     shot(ana, "table-1v1.png")
     ana.context.close()
@@ -193,10 +203,34 @@ def test_a_2v2_table_with_two_people_and_two_bots(
 def test_lobby_lists_tables_and_history_replays(
     browser: Any, server: LiveServer
 ) -> None:
+    # a finished match, played through the protocol by a script against a bot
+    token = guest_token(server.url, "Script")
+    table = create_table(
+        server.url,
+        token,
+        rules={"players": 2, "target": 15},
+        seat=0,
+        bots={"1": "random"},
+    )
+    client = TableClient(server.ws_url, table["id"], token)
+    rng = random.Random(3)
+    play_out([client], lambda c, view: rng.choice(view["legal"]))
+    client.close()
+
     page = new_page(browser, server, "Dani")
     page.wait_for_selector("#tables")
     assert (
         page.locator("#tables .listing").count() >= 1
     )  # the tables of the other tests
+    page.wait_for_selector(f"#history a[href='/replay/{table['id']}']")
     shot(page, "lobby.png")
+    page.click(f"#history a[href='/replay/{table['id']}']")
+    page.wait_for_selector(".replay .step")
+    assert "reparto" in page.text_content(".replay .step")
+    assert (
+        page.locator(".replay-seat img.card").count() == 6
+    )  # every card shown: the match is over
+    page.click("#next")
+    assert page.text_content(".replay .step").startswith("2/")
+    shot(page, "replay.png")
     page.context.close()

@@ -442,11 +442,11 @@ async function showReplay(id) {
     const closed = step.closed ? el("p", {}, "Se cerró la mano: ", step.closed.why.map(([t, src, p]) => `equipo ${t + 1} ${p} (${src})`).join(", ")) : null;
     screen.replaceChildren(header, el("p", { class: "step" }, `${i + 1}/${data.steps.length} · ${what}`),
       el("div", { class: "controls" },
-        el("button", { onclick: () => { i = 0; draw(); } }, "⏮"),
-        el("button", { onclick: () => { i = Math.max(0, i - 1); draw(); } }, "◀"),
-        el("button", { id: "next", onclick: () => { i = Math.min(data.steps.length - 1, i + 1); draw(); } }, "▶"),
-        el("button", { onclick: () => { i = data.steps.length - 1; draw(); } }, "⏭")),
-      rows, bazas, closed, el("a", { href: "/", class: "button" }, "Volver"));
+        el("button", { onclick: () => { i = 0; draw(); } }, "Inicio"),
+        el("button", { onclick: () => { i = Math.max(0, i - 1); draw(); } }, "◀ Anterior"),
+        el("button", { id: "next", onclick: () => { i = Math.min(data.steps.length - 1, i + 1); draw(); } }, "Siguiente ▶"),
+        el("button", { onclick: () => { i = data.steps.length - 1; draw(); } }, "Fin")),
+      ...rows, bazas, closed ?? "", el("a", { href: "/", class: "button" }, "Volver"));
   };
   app.replaceChildren(screen);
   draw();
