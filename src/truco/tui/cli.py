@@ -116,26 +116,31 @@ def _cmd_watch(args: argparse.Namespace) -> int:
     return _run(session, args)
 
 
-def _cmd_show(args: argparse.Namespace) -> int:
+def show_record(file: str, command: str = "show") -> int:
+    """Step through the record in ``file`` on the terminal table;
+    a file that cannot be read or is not a record gets one line on stderr and status 2."""
     from ..record import RecordError, load_record
     from .viewer import RecordViewer
 
+    if file == "-":
+        return _fail(command, "give a file: standard input is the keyboard of the viewer")
     try:
-        if args.file == "-":
-            text = sys.stdin.buffer.read()
-        else:
-            with open(args.file, "rb") as f:
-                text = f.read()
+        with open(file, "rb") as f:
+            text = f.read()
     except OSError as exc:
-        return _fail("show", f"cannot read {args.file}: {exc.strerror}")
+        return _fail(command, f"cannot read {file}: {exc.strerror}")
     try:
         viewer = RecordViewer(load_record(text))
     except RecordError as exc:
-        return _fail("show", f"{args.file}: {exc}")
+        return _fail(command, f"{file}: {exc}")
     from .app import TrucoApp
 
     TrucoApp(viewer).run()
     return 0
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    return show_record(args.file)
 
 
 def register(sub: Any) -> None:
@@ -153,5 +158,5 @@ def register(sub: Any) -> None:
     p.set_defaults(func=_cmd_watch)
 
     p = sub.add_parser("show", help="step through a saved game record in the terminal")
-    p.add_argument("file", metavar="FILE", help="a truco-record/1 file, or - for standard input")
+    p.add_argument("file", metavar="FILE", help="a truco-record/1 file")
     p.set_defaults(func=_cmd_show)
