@@ -6,7 +6,8 @@ bot delay). This process plays every seat of every table as a WebSocket client t
 picks a random legal action from its own view, and keeps ``--tables`` matches going
 at once (a finished match is replaced by a new table). Reported: tables held, matches
 finished, actions per second, and the latency from sending an action to each seat
-receiving the broadcast that contains it (p50/p99).
+receiving the broadcast that contains it (p50/p99), and the server's CPU time. The load
+generator shares the machine with the server, so the latency includes its own queueing.
 
     .venv/bin/python benchmarks/server_load.py --tables 40 --seconds 20
 """
@@ -18,6 +19,7 @@ import asyncio
 import json
 import os
 import random
+import resource
 import socket
 import statistics
 import subprocess
@@ -25,7 +27,6 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 import httpx
 import websockets
@@ -38,7 +39,9 @@ class Stats:
     errors: int = 0
     error_codes: dict[str, int] = field(default_factory=dict)
     latencies: list[float] = field(default_factory=list)
-    sent: dict[tuple[str, int, int, str], float] = field(default_factory=dict)  # (table, seat, hand, action) -> t0
+    sent: dict[tuple[str, int, int, str], float] = field(
+        default_factory=dict
+    )  # (table, seat, hand, action) -> t0
 
 
 def free_port() -> int:
@@ -47,9 +50,20 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-async def seat_player(url: str, table: str, token: str, seat: int, stats: Stats, rng: random.Random, done: asyncio.Event, stop: asyncio.Event) -> None:
+async def seat_player(
+    url: str,
+    table: str,
+    token: str,
+    seat: int,
+    stats: Stats,
+    rng: random.Random,
+    done: asyncio.Event,
+    stop: asyncio.Event,
+) -> None:
     """One seat: sit, then act at random from the legal actions until the match ends."""
-    async with websockets.connect(f"{url}/ws/{table}?token={token}", max_size=None) as ws:
+    async with websockets.connect(
+        f"{url}/ws/{table}?token={token}", max_size=None
+    ) as ws:
         await ws.send(json.dumps({"type": "sit", "seat": seat}))
         last_acted_version = -1
         while not done.is_set():
@@ -58,20 +72,26 @@ async def seat_player(url: str, table: str, token: str, seat: int, stats: Stats,
             except TimeoutError:
                 if not stop.is_set():
                     stats.errors += 1
-                    stats.error_codes["timeout"] = stats.error_codes.get("timeout", 0) + 1
+                    stats.error_codes["timeout"] = (
+                        stats.error_codes.get("timeout", 0) + 1
+                    )
                 return
             now = time.perf_counter()
             msg = json.loads(raw)
             if msg["type"] == "error":
                 stats.errors += 1
-                stats.error_codes[msg["code"]] = stats.error_codes.get(msg["code"], 0) + 1
+                stats.error_codes[msg["code"]] = (
+                    stats.error_codes.get(msg["code"], 0) + 1
+                )
                 last_acted_version = -1
                 continue
             if msg["type"] != "state":
                 continue
             for event in msg["events"]:
                 if event["kind"] == "action":
-                    t0 = stats.sent.get((table, event["seat"], event["hand"], event["action"]))
+                    t0 = stats.sent.get(
+                        (table, event["seat"], event["hand"], event["action"])
+                    )
                     if t0 is not None:
                         stats.latencies.append(now - t0)
                     if event["seat"] == seat:
@@ -90,27 +110,49 @@ async def seat_player(url: str, table: str, token: str, seat: int, stats: Stats,
                 legal = []  # one partner answers a call for the team
             if legal and msg["v"] != last_acted_version and not stop.is_set():
                 action = rng.choice(legal)
-                stats.sent[(table, seat, view["hand_index"], action)] = time.perf_counter()
+                stats.sent[(table, seat, view["hand_index"], action)] = (
+                    time.perf_counter()
+                )
                 last_acted_version = msg["v"]
                 await ws.send(json.dumps({"type": "act", "action": action}))
 
 
-async def one_table(http: httpx.AsyncClient, url: str, players: int, stats: Stats, rng: random.Random, stop: asyncio.Event) -> None:
+async def one_table(
+    http: httpx.AsyncClient,
+    url: str,
+    players: int,
+    stats: Stats,
+    rng: random.Random,
+    stop: asyncio.Event,
+) -> None:
     tokens = []
     for s in range(players):
         r = await http.post("/api/guest", json={"name": f"bench{s}"})
         tokens.append(r.json()["token"])
     r = await http.post(
         "/api/tables",
-        json={"rules": {"players": players, "target": 15}, "name": "bench", "turn_seconds": 0},
+        json={
+            "rules": {"players": players, "target": 15},
+            "name": "bench",
+            "turn_seconds": 0,
+        },
         headers={"Authorization": f"Bearer {tokens[0]}"},
     )
     table = r.json()["id"]
     done = asyncio.Event()
-    await asyncio.gather(*(seat_player(url, table, tokens[s], s, stats, random.Random(rng.random()), done, stop) for s in range(players)))
+    await asyncio.gather(
+        *(
+            seat_player(
+                url, table, tokens[s], s, stats, random.Random(rng.random()), done, stop
+            )
+            for s in range(players)
+        )
+    )
 
 
-async def keep_tables(base: str, tables: int, players: list[int], seconds: float, stats: Stats) -> float:
+async def keep_tables(
+    base: str, tables: int, players: list[int], seconds: float, stats: Stats
+) -> float:
     url = base.replace("http", "ws", 1)
     stop = asyncio.Event()
     rng = random.Random(1)
@@ -133,12 +175,28 @@ async def keep_tables(base: str, tables: int, players: list[int], seconds: float
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tables", type=int, default=40, help="concurrent tables to keep (default 40)")
-    parser.add_argument("--players", type=int, action="append", choices=(2, 4, 6), help="table sizes (default 2 and 4)")
-    parser.add_argument("--seconds", type=float, default=20.0, help="how long to run (default 20)")
-    parser.add_argument("--db", default=None, help="database URL (default a fresh SQLite file)")
+    parser.add_argument(
+        "--tables", type=int, default=40, help="concurrent tables to keep (default 40)"
+    )
+    parser.add_argument(
+        "--players",
+        type=int,
+        action="append",
+        choices=(2, 4, 6),
+        help="table sizes (default 2 and 4)",
+    )
+    parser.add_argument(
+        "--seconds", type=float, default=20.0, help="how long to run (default 20)"
+    )
+    parser.add_argument(
+        "--db", default=None, help="database URL (default a fresh SQLite file)"
+    )
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--profile", metavar="FILE", help="run the server under cProfile and write its stats to FILE")
+    parser.add_argument(
+        "--profile",
+        metavar="FILE",
+        help="run the server under cProfile and write its stats to FILE",
+    )
     args = parser.parse_args()
     players = args.players or [2, 4]
     port = free_port()
@@ -158,10 +216,14 @@ def main() -> int:
             except httpx.HTTPError:
                 time.sleep(0.1)
         stats = Stats()
-        elapsed = asyncio.run(keep_tables(base, args.tables, players, args.seconds, stats))
+        elapsed = asyncio.run(
+            keep_tables(base, args.tables, players, args.seconds, stats)
+        )
     finally:
         server.send_signal(2)  # SIGINT: a clean shutdown (and the profile written)
         server.wait(30)
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    server_cpu = usage.ru_utime + usage.ru_stime  # includes start-up (imports) and shutdown
     lat = sorted(stats.latencies)
 
     def pct(p: float) -> float:
@@ -178,6 +240,9 @@ def main() -> int:
         "latency_ms_p50": round(pct(0.50), 2),
         "latency_ms_p99": round(pct(0.99), 2),
         "latency_ms_mean": round(1000 * statistics.fmean(lat), 2) if lat else None,
+        "server_cpu_seconds": round(server_cpu, 2),
+        "server_cpu_ms_per_action": round(1000 * server_cpu / max(1, stats.actions), 3),
+        "load_average_1min": round(os.getloadavg()[0], 2),
         "errors": stats.errors,
         "error_codes": stats.error_codes,
         "cpus": os.cpu_count(),
