@@ -81,18 +81,17 @@ def seats_markup(
         in_round = seat in view.round_seats
         if view.pica_pica and not in_round:
             tags.append("waits (pica-pica)")
-        elif not view.in_hand[seat] and view.winner is None:
+        elif view.bazas and not view.in_hand[seat] and view.winner is None:
             tags.append("al mazo")
         line = f"{marker} {team_markup(seat % 2, name)}"
         if seat < len(notes) and notes[seat]:
             line += f" [dim]({escape(notes[seat])})[/dim]"
-        details = [f"[dim]{', '.join(tags)}[/dim]"] if tags else []
+        if tags:
+            line += f" [dim]· {', '.join(tags)}[/dim]"
         if seat in open_hands:
-            details.append(" ".join(card_short_markup(c) for c in open_hands[seat]) or "-")
+            line += "\n      " + (" ".join(card_short_markup(c) for c in open_hands[seat]) or "-")
         elif seat != view.seat and in_round and view.winner is None:
-            details.append(f"[dim]{'🂠 ' * _cards_left(view, seat)}[/dim]")
-        if details:
-            line += "\n      " + "  ".join(details)
+            line += f"\n      [dim]{'🂠 ' * _cards_left(view, seat)}[/dim]"
         lines.append(line)
     return "\n".join(lines)
 
@@ -122,6 +121,8 @@ def table_markup(view: SeatView, names: Sequence[str], team_names: Sequence[str]
             r = view.baza_results[i]
             result = "  → [b]parda[/b]" if r == PARDA else f"  → [b]{escape(team_names[r])}[/b]"
         lines.append(f"Baza {i + 1}: {cards or '[dim]…[/dim]'}{result}")
+    if view.flor_sung:
+        lines.append("Flor: " + ", ".join(escape(names[s]) for s in view.flor_sung))
     if view.truco_level:
         lines.append(f"[dim]Playing for {TRUCO_LEVELS[view.truco_level]}[/dim]")
     if view.pending is not None:
