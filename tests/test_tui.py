@@ -323,3 +323,17 @@ def test_a_record_with_an_illegal_action_is_shown_up_to_it() -> None:
     assert viewer.error is not None and "may not" in viewer.error
     viewer.last()
     assert "stops:" in viewer.caption()
+
+
+@headless
+async def test_the_mouse_presses_the_same_actions() -> None:
+    app, session = one_on_one(("1e 3c 4b", "2o 5c 6e"))
+    async with app.run_test(size=(140, 42)) as pilot:
+        await settle(pilot, app)
+        assert not app.query_one(f"#act-{QUIERO}").display  # only legal calls have buttons
+        await pilot.click(f"#act-{ENVIDO}")
+        await settle(pilot, app)
+        assert [a for _, a in session.game.actions[:2]] == [ENVIDO, QUIERO]
+        await pilot.click("#card-1")  # 3 de copas
+        await settle(pilot, app)
+        assert session.game.actions[2] == (0, parse_card("3c"))
