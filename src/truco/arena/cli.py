@@ -90,6 +90,13 @@ def _run(tasks: list[Any], jobs: int, max_seconds: float | None) -> list[MatchRe
     deadline = None if max_seconds is None else time.monotonic() + max_seconds
     results: list[MatchResult] = []
     console = Console(stderr=True)
+    log_every = 0 if console.is_terminal else max(1, len(tasks) // 20)
+
+    def advance(progress: Progress, bar: Any) -> None:
+        progress.advance(bar)
+        if log_every and len(results) % log_every == 0:  # no terminal: a line now and then
+            print(f"arena: {len(results)}/{len(tasks)} matches", file=sys.stderr, flush=True)
+
     with Progress(
         TextColumn("arena"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
         console=console, transient=True, disable=not console.is_terminal,
@@ -100,7 +107,7 @@ def _run(tasks: list[Any], jobs: int, max_seconds: float | None) -> list[MatchRe
                 if deadline is not None and time.monotonic() > deadline:
                     break
                 results.append(_task(task))
-                progress.advance(bar)
+                advance(progress, bar)
             return results
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
             pending = [pool.apply_async(_task, (task,)) for task in tasks]
@@ -112,6 +119,6 @@ def _run(tasks: list[Any], jobs: int, max_seconds: float | None) -> list[MatchRe
                     results.append(job.get(timeout=remaining))
                 except multiprocessing.TimeoutError:
                     break
-                progress.advance(bar)
+                advance(progress, bar)
             pool.terminate()
     return results

@@ -38,6 +38,8 @@ class MatchResult:
     hand_points: tuple[int, int]
     hands: int
     decision_s: tuple[list[float], list[float]] = field(default_factory=lambda: ([], []))
+    #: the same decisions in CPU time of the process (unaffected by other busy processes)
+    decision_cpu_s: tuple[list[float], list[float]] = field(default_factory=lambda: ([], []))
     record: dict[str, Any] | None = None
 
 
@@ -66,9 +68,10 @@ def play_match(
         bots.append(make_bot(specs[which], seed=hash((seed, pair, swapped, s)) & 0xFFFFFFFF))
     picker = random.Random(f"{deal_seed}:{int(swapped)}")
     times: tuple[list[float], list[float]] = ([], [])
+    cpu_times: tuple[list[float], list[float]] = ([], [])
     words = [0] * rules.players
     hand = game.hand_index
-    clock = time.perf_counter
+    clock, cpu_clock = time.perf_counter, time.process_time
     while not game.is_over:
         if game.hand_index != hand:
             hand, words = game.hand_index, [0] * rules.players
@@ -78,13 +81,14 @@ def play_match(
         legal = list(view.legal)
         if words[seat] >= MAX_WORDS:
             legal = [a for a in legal if not is_say(a)]
-        start = clock()
+        start, cpu_start = clock(), cpu_clock()
         action = bots[seat].choose(view, legal, rules)
-        elapsed = clock() - start
+        elapsed, cpu_elapsed = clock() - start, cpu_clock() - cpu_start
         if action not in legal:
             raise BotError(f"{specs[bot_of_team(seat & 1, swapped)]} at seat {seat} chose an illegal action {action}")
         if sum(1 for a in legal if not is_say(a)) > 1:
             times[bot_of_team(seat & 1, swapped)].append(elapsed)
+            cpu_times[bot_of_team(seat & 1, swapped)].append(cpu_elapsed)
         if is_say(action):
             words[seat] += 1
         game.apply(seat, action)
@@ -103,5 +107,6 @@ def play_match(
         hand_points=(points[0], points[1]),
         hands=len(game.history),
         decision_s=times,
+        decision_cpu_s=cpu_times,
         record=record,
     )

@@ -23,6 +23,8 @@ class BotLine:
     decision_ms_mean: float
     decision_ms_p95: float
     decisions: int
+    decision_cpu_ms_mean: float = 0.0
+    decision_cpu_ms_p95: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -37,6 +39,8 @@ class BotLine:
             "decision_ms_mean": self.decision_ms_mean,
             "decision_ms_p95": self.decision_ms_p95,
             "decisions": self.decisions,
+            "decision_cpu_ms_mean": self.decision_cpu_ms_mean,
+            "decision_cpu_ms_p95": self.decision_cpu_ms_p95,
         }
 
 
@@ -61,14 +65,14 @@ class ArenaReport:
 
     def table(self) -> str:
         """The report as a text table."""
-        head = f"{'bot':<16} {'wins':>6} {'win rate':>9} {'95% CI':>15} {'pts/hand':>9} {'margin/hand (95% CI)':>26} {'ms mean':>8} {'ms p95':>8}"
+        head = f"{'bot':<16} {'wins':>6} {'win rate':>9} {'95% CI':>15} {'pts/hand':>9} {'margin/hand (95% CI)':>26} {'ms mean':>8} {'ms p95':>8} {'cpu p95':>8}"
         lines = [head, "-" * len(head)]
         for b in self.bots:
             ci = f"{b.ci95[0]:.3f}-{b.ci95[1]:.3f}"
             margin = f"{b.points_margin:+.3f} ({b.points_margin_ci95[0]:+.3f},{b.points_margin_ci95[1]:+.3f})"
             lines.append(
                 f"{b.name:<16} {b.match_wins:>6} {b.match_win_rate:>9.3f} {ci:>15} {b.points_per_hand:>9.3f} "
-                f"{margin:>26} {b.decision_ms_mean:>8.2f} {b.decision_ms_p95:>8.2f}"
+                f"{margin:>26} {b.decision_ms_mean:>8.2f} {b.decision_ms_p95:>8.2f} {b.decision_cpu_ms_p95:>8.2f}"
             )
         lines.append(f"{self.matches} matches ({self.pairs} duplicate pairs, {self.hands} hands); "
                      f"Elo difference {self.bots[0].name} - {self.bots[1].name}: {self.elo_diff:+.0f}")
@@ -98,6 +102,7 @@ def summarize(names: tuple[str, str], results: Sequence[MatchResult]) -> ArenaRe
     for b in (0, 1):
         sign = 1 if b == 0 else -1
         times_ms = [t * 1000 for r in results for t in r.decision_s[b]]
+        cpu_ms = [t * 1000 for r in results for t in r.decision_cpu_s[b]]
         rate = wins[b] / n if n else 0.0
         lines.append(
             BotLine(
@@ -112,6 +117,8 @@ def summarize(names: tuple[str, str], results: Sequence[MatchResult]) -> ArenaRe
                 decision_ms_mean=sum(times_ms) / len(times_ms) if times_ms else 0.0,
                 decision_ms_p95=percentile(times_ms, 95),
                 decisions=len(times_ms),
+                decision_cpu_ms_mean=sum(cpu_ms) / len(cpu_ms) if cpu_ms else 0.0,
+                decision_cpu_ms_p95=percentile(cpu_ms, 95),
             )
         )
     elo = elo_difference(wins[0] / n, n) if n else 0.0

@@ -71,13 +71,13 @@ def policy_action(game: Game, seat: int, legal: list[int], jitter: float) -> int
             power = hand_power(game.cards[seat], game.results, team) + jitter
             if level < 3 and power >= 0.85 and TRUCO + level in legal:
                 return TRUCO + level
-            return QUIERO if power >= 0.35 + 0.1 * level - 0.1 * _partners(game, seat) else NO_QUIERO
+            return QUIERO if power >= 0.3 + 0.1 * level - 0.1 * _partners(game, seat) else NO_QUIERO
         if kind == P_ENVIDO:
             points = hand_tanto(game.dealt[seat]) + 10 * jitter
             falta = FALTA_ENVIDO in game.chain
             if points >= 31 and REAL_ENVIDO in legal and not falta:
                 return REAL_ENVIDO
-            need = 31 if falta else 27 + min(len(game.chain) - 1, 2) - _partners(game, seat)
+            need = 29 if falta else 27 + min(len(game.chain) - 1, 2) - _partners(game, seat)
             return QUIERO if points >= need else NO_QUIERO
         if kind == P_FLOR:
             if flor_value(game.dealt[seat]) >= 34 and CONTRAFLOR in legal:
@@ -96,7 +96,7 @@ def policy_action(game: Game, seat: int, legal: list[int], jitter: float) -> int
     level = game.truco_level
     if TRUCO + level in legal and level < 3:
         power = hand_power(game.cards[seat], game.results, team) + jitter
-        if power >= 0.7 + 0.08 * level:
+        if power >= 0.6 + 0.08 * level:
             return TRUCO + level
     if cards:
         return follow(cards, game.table[-1], team)

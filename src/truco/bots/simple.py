@@ -70,7 +70,7 @@ class SimpleBot(Bot):
             falta = "falta-envido" in pending.chain
             if REAL_ENVIDO in acts and tantos >= 31 and not falta:
                 return REAL_ENVIDO
-            need = 31 if falta else 27 + min(len(pending.chain) - 1, 2) - self._partners(view)
+            need = 29 if falta else 27 + min(len(pending.chain) - 1, 2) - self._partners(view)
             return QUIERO if tantos >= need else NO_QUIERO
         # truco: el envido está primero
         if ENVIDO in acts and tantos >= 27:
@@ -79,7 +79,7 @@ class SimpleBot(Bot):
         raise_call = TRUCO + pending.level
         if pending.level < 3 and raise_call in acts and power >= 0.8:
             return raise_call
-        threshold = 0.35 + 0.1 * pending.level - 0.1 * self._partners(view)
+        threshold = 0.3 + 0.1 * pending.level - 0.1 * self._partners(view)
         if power >= threshold or self.rng.random() < 0.05:
             return QUIERO
         return NO_QUIERO
@@ -102,7 +102,7 @@ class SimpleBot(Bot):
         if truco is not None:
             power = hand_power(view.hand, view.baza_results, team)
             level = truco - TRUCO
-            if power >= 0.7 + 0.08 * level or ("cantale" in heard and level == 0 and power >= 0.5):
+            if power >= 0.6 + 0.08 * level or ("cantale" in heard and level == 0 and power >= 0.5):
                 return truco
             if view.bazas and len(view.bazas[-1]) and self._wins_for_sure(view, cards) and level < 2:
                 return truco
