@@ -224,7 +224,10 @@ class LocalSession:
         headers: dict[str, Any] = {
             "event": "Truco Argento terminal game",
             "date": _dt.date.today().isoformat(),
-            "seats": list(self.names),
+            "seats": [
+                name if s == self.seat else f"{name} ({note})"
+                for s, (name, note) in enumerate(zip(self.names, self.seat_notes))
+            ],
         }
         if self.game.is_over:
             headers["result"] = "-".join(str(c) for c in self.game.chicos)
