@@ -29,6 +29,9 @@ from hypothesis import strategies as st
 
 from strategies import TABLES, RandomPolicy, deep_state, new_match, play_out, seeds, table_id
 from truco.actions import (
+    CON_FLOR_ME_ACHICO,
+    CONTRAFLOR,
+    CONTRAFLOR_AL_RESTO,
     ENVIDO,
     ENVIDO_CALLS,
     FALTA_ENVIDO,
@@ -36,13 +39,15 @@ from truco.actions import (
     MAZO,
     NO_QUIERO,
     NUM_ACTIONS,
+    QUIERO,
+    REAL_ENVIDO,
     SAY_ACTIONS,
     TRUCO,
     TRUCO_CALLS,
     action_token,
     is_say,
 )
-from truco.cards import STRENGTH, tanto
+from truco.cards import STRENGTH, has_flor, tanto
 from truco.deal import SeededDealer
 from truco.game import Game, HandResult, IllegalAction, MatchPosition, Outcome
 from truco.record import game_to_record, load_record, replay
@@ -107,6 +112,100 @@ def check_actors(game: Game) -> None:
         assert not any(is_say(a) for _, a in game.actions)
         a, b = sorted(game.participants)
         assert b == a + 3
+
+
+def _flor_obliged(game: Game, seat: int) -> bool:
+    """RULES.md: a flor holder who has not sung it (and has not played) must sing it."""
+    return (
+        game.rules.flor
+        and has_flor(game.dealt[seat])
+        and not game.flor_sung[seat]
+        and len(game.cards[seat]) == 3
+    )
+
+
+def _envido_raises(chain: tuple[str, ...]) -> set[int]:
+    """RULES.md: envido repeats once, straight after a single envido; real envido comes
+    once; falta envido ends the chain."""
+    if chain == ("envido",):
+        return {ENVIDO, REAL_ENVIDO, FALTA_ENVIDO}
+    if chain == ("envido", "envido"):
+        return {REAL_ENVIDO, FALTA_ENVIDO}
+    if chain[-1] == "real-envido":
+        return {FALTA_ENVIDO}
+    return set()
+
+
+def check_turn_rules(game: Game) -> None:
+    """Who may do what, from RULES.md and the public state (not pica-pica hands, whose
+    three rounds share one action list): cards only on one's turn with no call waiting;
+    the truco chain; opening the envido (first baza, dealer not played, truco not
+    accepted, once a hand, caller not played, pies in teams); answers to each call."""
+    if game.is_over or game.pica_now:
+        return
+    view = seat_view(game, None)
+    n = game.n
+    actors = game.actors()
+    table = game.table
+    first_baza = len(table) == 1
+    played_first = {s for s, _ in table[0]}
+    dealer = (game.mano - 1) % n
+    no_envido_yet = not any(a in ENVIDO_CALLS or a == FLOR for _, a in game.actions)
+    envido_time = first_baza and dealer not in played_first and no_envido_yet
+    legal = {s: set(game.legal_actions(s, megaphone=False)) for s in range(n)}
+    if view.pending is None:
+        assert actors == (view.turn,)
+        seat = actors[0]
+        acts = legal[seat]
+        if _flor_obliged(game, seat):
+            assert acts == {FLOR, MAZO}
+            return
+        assert {a for a in acts if a < 40} == set(game.cards[seat]) and MAZO in acts
+        assert not acts & {QUIERO, NO_QUIERO, FLOR, CONTRAFLOR, CONTRAFLOR_AL_RESTO,
+                           CON_FLOR_ME_ACHICO}
+        level, owner = view.truco_level, view.truco_owner
+        if level == 0:
+            truco = {TRUCO}
+        elif level < 3 and owner == seat & 1:
+            truco = {TRUCO + level}
+        else:
+            truco = set()
+        assert acts & set(TRUCO_CALLS) == truco
+        order = [(game.mano + k) % n for k in range(n)]
+        pie = [s for s in order if game.in_hand[s] and s & 1 == seat & 1][-1]
+        may_open = envido_time and level == 0 and seat not in played_first and pie == seat
+        assert bool(acts & set(ENVIDO_CALLS)) == may_open, (may_open, acts)
+        if may_open:
+            assert set(ENVIDO_CALLS) <= acts
+        return
+    pending = view.pending
+    team_seats = [s for s in range(n) if s & 1 == pending.team and game.in_hand[s]]
+    if pending.kind == "flor":
+        team_seats = [s for s in team_seats if has_flor(game.dealt[s])]
+    assert sorted(actors) == team_seats
+    for seat in range(n):
+        acts = legal[seat]
+        assert not any(a < 40 for a in acts), "no card is played while a call waits"
+        if seat not in actors:
+            continue
+        assert MAZO in acts
+        if pending.kind in ("truco", "envido") and _flor_obliged(game, seat):
+            assert acts == {FLOR, MAZO}
+            continue
+        if pending.kind == "truco":
+            raises = {TRUCO + pending.level} if pending.level < 3 else set()
+            primero = set(ENVIDO_CALLS) if pending.level == 1 and envido_time else set()
+            assert acts == {QUIERO, NO_QUIERO, MAZO} | raises | primero, (acts, primero)
+        elif pending.kind == "envido":
+            assert acts == {QUIERO, NO_QUIERO, MAZO} | _envido_raises(pending.chain)
+        elif pending.kind == "flor":
+            answers = {CON_FLOR_ME_ACHICO, CONTRAFLOR, CONTRAFLOR_AL_RESTO, MAZO}
+            assert acts == answers | ({QUIERO} if game.rules.con_flor_quiero else set())
+        elif pending.kind == "contraflor":
+            assert acts == {QUIERO, NO_QUIERO, CONTRAFLOR_AL_RESTO, MAZO}
+        else:
+            assert pending.kind == "contraflor-al-resto"
+            assert acts == {QUIERO, NO_QUIERO, MAZO}
 
 
 class ScoreWatch:
@@ -303,6 +402,7 @@ def test_invariants_at_every_step(rules: Rules, seed: int) -> None:
     def on_step(g: Game) -> None:
         check_cards(g)
         check_actors(g)
+        check_turn_rules(g)
         watch(g)
 
     play_out(game, policy, on_step)
