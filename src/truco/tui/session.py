@@ -20,9 +20,9 @@ from ..record import game_to_record
 from ..rules import Rules
 from ..view import SeatView, seat_view
 
-#: The bot a seat gets when the command line names none: a sensible player that answers
-#: at once (the search bot is stronger but slower: ask for it with ``--bots search:easy``).
-PREFERRED_BOTS = ("simple", "random")
+#: The bot a seat gets when the command line names none: the strongest one installed
+#: (bots think on a thread, so a slow one never freezes the table).
+PREFERRED_BOTS = ("search:medium", "simple", "random")
 
 
 class SessionError(ValueError):
