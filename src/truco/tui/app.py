@@ -51,13 +51,13 @@ class TrucoApp(App[None]):
     Screen { layout: vertical; }
     #title { height: 1; background: $primary; color: $text; padding: 0 1; text-style: bold; }
     #top { height: 1fr; }
-    #left { width: 42; }
+    #left { width: 1fr; min-width: 28; max-width: 44; }
     #score { height: auto; border: round $primary; padding: 0 1; }
     #seats { height: 1fr; border: round $primary; padding: 0 1; }
-    #middle { width: 1fr; }
+    #middle { width: 2fr; }
     #table { height: 1fr; border: round $accent; padding: 0 1; }
     #last { height: auto; max-height: 12; border: round $secondary; padding: 0 1; }
-    #log-box { width: 36; height: 100%; border: round $primary; padding: 0 1; }
+    #log-box { width: 1fr; max-width: 40; height: 100%; border: round $primary; padding: 0 1; }
     #turn { height: 1; padding: 0 1; }
     #message { height: auto; min-height: 1; padding: 0 1; color: $warning; }
     #hand { height: auto; padding: 0 1; }

@@ -49,11 +49,9 @@ def score_markup(view: SeatView, team_names: Sequence[str]) -> str:
         points = view.score[team]
         mark = " (you)" if view.team == team else ""
         lines.append(f"{team_markup(team, team_names[team])}{mark}")
-        lines.append(f"  {points_text(points, rules.target)}")
-        lines.append(f"  [dim]{tally(points)}[/dim]")
+        lines.append(f"  {points_text(points, rules.target)}  [dim]{tally(points)}[/dim]")
     if rules.chicos == 3:
         lines.append(f"Chicos {view.chicos[0]}-{view.chicos[1]} (best of 3)")
-    lines.append(f"[dim]{escape(rules.describe())}[/dim]")
     return "\n".join(lines)
 
 
