@@ -160,9 +160,11 @@ def play_out(
     on_step: Callable[[Game], None] | None = None,
     stop_after: int | None = None,
     limit: int = 5000,
+    before: Callable[[Game, int, int], None] | None = None,
 ) -> list[tuple[int, int]]:
     """Play ``game`` to its end (or until ``stop_after`` actions) with ``policy``,
-    calling ``on_step(game)`` at the start and after every action; return the actions."""
+    calling ``on_step(game)`` at the start and after every action (and
+    ``before(game, seat, action)`` before each); return the actions."""
     taken: list[tuple[int, int]] = []
     if on_step is not None:
         on_step(game)
@@ -171,6 +173,8 @@ def play_out(
             break
         assert len(taken) < limit, f"match not over after {limit} actions"
         seat, action = policy.choose(game)
+        if before is not None:
+            before(game, seat, action)
         game.apply(seat, action)
         taken.append((seat, action))
         if on_step is not None:

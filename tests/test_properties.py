@@ -212,6 +212,7 @@ class ScoreWatch:
     """Follows a match hand by hand: scores, chicos, the why of every closed hand."""
 
     def __init__(self, game: Game) -> None:
+        self.leave = LeaveWatch()
         self.rules = game.rules
         self.first_mano = game.first_mano
         self.start = game.score
@@ -258,6 +259,7 @@ class ScoreWatch:
         assert hand.mano == (self.first_mano + hand.index) % rules.players
         check_why(hand, rules)
         check_oracles(hand, rules.players)
+        self.leave.check(hand)
         # points go on in the order flor, envido, truco; the first team to reach the
         # target takes the chico and the rest is dropped
         score = list(self.start)
@@ -357,6 +359,46 @@ def oracle_envido(hand: HandResult) -> tuple[int, int] | None:
     return (best & 1, sum(worth))
 
 
+class LeaveWatch:
+    """Remembers, before each action, what a whole team leaving would owe (RULES.md,
+    irse al mazo): the call waiting against the leaving team counts as refused, and the
+    rival scores the truco value in force."""
+
+    def __init__(self) -> None:
+        self.expected: dict[str, list[tuple[int, int]]] | None = None
+
+    def before(self, game: Game, seat: int, action: int) -> None:
+        self.expected = None
+        if action != MAZO or game.pica_now:
+            return
+        team = seat & 1
+        if any(game.in_hand[s] for s in range(game.n) if s != seat and s & 1 == team):
+            return  # a teammate plays on
+        view = seat_view(game, None)
+        pending = view.pending if view.pending is not None and view.pending.team == team else None
+        rival = 1 - team
+        truco = view.truco_level + 1
+        expected: dict[str, list[tuple[int, int]]] = {}
+        if pending is not None and pending.kind == "truco":
+            truco = pending.level
+        elif pending is not None and pending.kind == "envido":
+            worth = [2 if c == "envido" else 3 for c in pending.chain]
+            expected["envido"] = [(rival, 1 if len(worth) == 1 else sum(worth[:-1]))]
+        elif pending is not None:
+            refused = {"flor": 3, "contraflor": 4 if game.rules.con_flor_quiero else 3,
+                       "contraflor-al-resto": 6}[pending.kind]
+            expected["flor"] = [(rival, refused)]
+        expected["truco"] = [(rival, truco)]
+        self.expected = expected
+
+    def check(self, hand: HandResult) -> None:
+        if self.expected is None:
+            return
+        for source, entries in self.expected.items():
+            got = [(t, p) for t, src, p in hand.why if src == source]
+            assert got == entries, (source, got, entries, hand.actions)
+
+
 def check_oracles(hand: HandResult, n: int) -> None:
     truco = oracle_truco(hand, n)
     if truco is not None:
@@ -405,7 +447,7 @@ def test_invariants_at_every_step(rules: Rules, seed: int) -> None:
         check_turn_rules(g)
         watch(g)
 
-    play_out(game, policy, on_step)
+    play_out(game, policy, on_step, before=watch.leave.before)
     assert game.is_over and game.actors() == ()
     assert max(game.chicos) == rules.chicos_to_win
     assert len(game.history) == watch.seen
