@@ -258,7 +258,7 @@ class ScoreWatch:
         assert hand.index == self.seen
         assert hand.mano == (self.first_mano + hand.index) % rules.players
         check_why(hand, rules)
-        check_oracles(hand, rules.players)
+        check_oracles(hand, rules, self.start)
         self.leave.check(hand)
         # points go on in the order flor, envido, truco; the first team to reach the
         # target takes the chico and the rest is dropped
@@ -335,9 +335,9 @@ def oracle_truco(hand: HandResult, n: int) -> tuple[int, int] | None:
     return (decided, level + 1)
 
 
-def oracle_envido(hand: HandResult) -> tuple[int, int] | None:
+def oracle_envido(hand: HandResult, rules: Rules, start: tuple[int, int]) -> tuple[int, int] | None:
     """The envido entry of a hand without flor, mazo or pica-pica: the chain's value
-    (falta envido aside) for the best tanto (ties: the earlier from the mano), or the
+    for the best tanto (ties: the earlier from the mano), or the
     refused value for the last caller."""
     acts = hand.actions
     if hand.pica_pica or any(a in (MAZO, FLOR) for _, a in acts):
@@ -355,8 +355,23 @@ def oracle_envido(hand: HandResult) -> tuple[int, int] | None:
     declared = [d for d in hand.showdowns[0] if d.tanto is not None]
     assert declared[-1].seat == best and declared[-1].tanto == tanto(hand.deal[best])
     if chain[-1] == FALTA_ENVIDO:
-        return None
+        return (best & 1, falta_worth(rules, start, best & 1))
     return (best & 1, sum(worth))
+
+
+def falta_worth(rules: Rules, start: tuple[int, int], winner: int) -> int:
+    """An accepted falta envido, by the table's variant (RULES.md)."""
+    mine, theirs = start[winner], start[1 - winner]
+    target = rules.target
+    both_malas = target == 30 and max(start) < 15
+    if rules.falta_envido == "leader":  # the default: what the leader needs, or the chico
+        return target - mine if both_malas else target - max(start)
+    if rules.falta_envido == "loser":  # seed 000: what the loser of the falta needs
+        return target - theirs
+    # seed 003: the chico if the winner leads or the rival is in las malas
+    if mine > theirs or (target == 30 and theirs < 15):
+        return target - mine
+    return target - theirs
 
 
 class LeaveWatch:
@@ -399,12 +414,12 @@ class LeaveWatch:
             assert got == entries, (source, got, entries, hand.actions)
 
 
-def check_oracles(hand: HandResult, n: int) -> None:
-    truco = oracle_truco(hand, n)
+def check_oracles(hand: HandResult, rules: Rules, start: tuple[int, int]) -> None:
+    truco = oracle_truco(hand, rules.players)
     if truco is not None:
         entries = [(t, p) for t, src, p in hand.why if src == "truco"]
         assert entries == [truco], (hand.why, truco, hand.actions)
-    envido = oracle_envido(hand)
+    envido = oracle_envido(hand, rules, start)
     if envido is not None:
         entries = [(t, p) for t, src, p in hand.why if src == "envido"]
         assert entries == [envido], (hand.why, envido, hand.actions)
