@@ -21,7 +21,7 @@ from textual.widgets import Button, Static
 
 from ..actions import SAY_ACTIONS, TRUCO, VALE_CUATRO, is_say
 from ..record import RecordError, load_record, replay
-from ..view import SeatView
+from ..view import PublicHand, SeatView
 from . import render
 from .cards_text import card_markup
 from .keys import (
@@ -88,6 +88,7 @@ class TrucoApp(App[None]):
         self._log_hand = self._view.hand_index  # the hand the log is writing
         self._last_log = ""
         self._old_log: list[str] = []
+        self._log_closed = -1  # the last hand whose log was closed
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -177,19 +178,31 @@ class TrucoApp(App[None]):
         """The log of the match: the hands before (as last seen, with what they scored)
         above the one being played."""
         s = self.session
-        if view.hand_index != self._log_hand:
-            if self._last_log and view.hand_index > self._log_hand:
-                self._old_log.append(self._last_log)
-                if view.last_hand is not None and view.last_hand.index == self._log_hand:
-                    self._old_log.append(
-                        render.hand_result_markup(view.last_hand, s.names, s.team_names)
-                    )
-            elif view.hand_index < self._log_hand:  # a record stepped back
-                self._old_log.clear()
-            self._log_hand = view.hand_index
-        self._last_log = render.log_markup(view, s.names)
-        self.query_one("#log", Static).update("\n".join([*self._old_log[-40:], self._last_log]))
+        last = view.last_hand
+        if view.hand_index < self._log_hand:  # a record stepped back: start afresh
+            self._old_log.clear()
+            self._log_closed = -1
+        elif view.hand_index > self._log_hand:  # the next hand is dealt
+            self._close_log(self._log_hand, last)
+        self._log_hand = view.hand_index
+        if last is not None and last.index == view.hand_index:  # closed, not dealt again
+            self._close_log(view.hand_index, last)
+        else:
+            self._last_log = render.log_markup(view, s.names)
+        shown = [*self._old_log[-40:], self._last_log]
+        self.query_one("#log", Static).update("\n".join(line for line in shown if line))
         self.query_one("#log-box", VerticalScroll).scroll_end(animate=False)
+
+    def _close_log(self, index: int, last: PublicHand | None) -> None:
+        """Move hand ``index``'s log above, with its result, once."""
+        if index <= self._log_closed:
+            return
+        self._log_closed = index
+        self._old_log.append(self._last_log)
+        self._last_log = ""
+        if last is not None and last.index == index:
+            s = self.session
+            self._old_log.append(render.hand_result_markup(last, s.names, s.team_names))
 
     def _turn_line(self) -> str:
         if getattr(self.session, "away", lambda: False)():
