@@ -33,6 +33,7 @@ from .keys import (
     call_label,
 )
 from .session import BotTurn, TableSession
+from .viewer import RecordViewer
 from .widgets import HelpScreen, KeyButton, MegaphoneScreen, Panel
 
 #: Seconds between two bot actions at speed 1.
@@ -179,6 +180,12 @@ class TrucoApp(App[None]):
         above the one being played."""
         s = self.session
         last = view.last_hand
+        if isinstance(s, RecordViewer):  # a record jumps about: its log is the hand shown
+            lines = [render.log_markup(view, s.names, s.hand_log())]
+            if last is not None and last.index == view.hand_index:
+                lines.append(render.hand_result_markup(last, s.names, s.team_names))
+            self.query_one("#log", Static).update("\n".join(lines))
+            return
         if view.hand_index < self._log_hand:  # a record stepped back: start afresh
             self._old_log.clear()
             self._log_closed = -1

@@ -169,10 +169,13 @@ def action_text(seat: int, action: int, names: Sequence[str]) -> str:
     return f"{name}: [b]{CALL_LABELS[action]}[/b]"
 
 
-def log_markup(view: SeatView, names: Sequence[str]) -> str:
-    """The hand so far, one action a line (team-only megaphone words included)."""
+def log_markup(
+    view: SeatView, names: Sequence[str], log: Sequence[tuple[int, int]] | None = None
+) -> str:
+    """The hand so far, one action a line: the view's log (the team's own megaphone words
+    only), or ``log`` where nothing is secret (a record)."""
     lines = [f"[dim]Hand {view.hand_index + 1}, mano {escape(names[view.mano])}[/dim]"]
-    lines += [action_text(s, a, names) for s, a in view.log]
+    lines += [action_text(s, a, names) for s, a in (view.log if log is None else log)]
     return "\n".join(lines)
 
 

@@ -110,6 +110,13 @@ class RecordViewer:
             text += f" · stops: {self.error}"
         return text
 
+    def hand_log(self) -> tuple[tuple[int, int], ...]:
+        """Every action of the hand shown (a record hides nothing), even once it closed."""
+        game = self.game
+        if game.needs_deal and game.history:
+            return game.history[-1].actions
+        return tuple(game.actions)
+
     def view(self) -> SeatView:
         return seat_view(self.game, None)
 
