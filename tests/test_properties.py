@@ -14,6 +14,9 @@ plays thousands of whole matches and checks, step by step:
 - every match's record replays to the same hands (also stopped in the middle of a hand);
 - clones are independent and replay the same future;
 - ``why`` adds up to ``points``, in the order flor, envido, truco;
+- who may act and with what (turn, calls, answers, the pies, the flor obligation), and
+  each closed hand's truco, envido, flor and mazo entries, against oracles written from
+  RULES.md and the public state alone;
 - a seed deals the same match twice, and hand ``h`` depends only on ``(seed, h)``.
 """
 
@@ -47,7 +50,7 @@ from truco.actions import (
     action_token,
     is_say,
 )
-from truco.cards import STRENGTH, has_flor, tanto
+from truco.cards import STRENGTH, flor_value, has_flor, tanto
 from truco.deal import SeededDealer
 from truco.game import Game, HandResult, IllegalAction, MatchPosition, Outcome
 from truco.record import game_to_record, load_record, replay
@@ -213,6 +216,7 @@ class ScoreWatch:
 
     def __init__(self, game: Game) -> None:
         self.leave = LeaveWatch()
+        self.flor = FlorWatch()
         self.rules = game.rules
         self.first_mano = game.first_mano
         self.start = game.score
@@ -260,6 +264,7 @@ class ScoreWatch:
         check_why(hand, rules)
         check_oracles(hand, rules, self.start)
         self.leave.check(hand)
+        self.flor.check(hand, left=self.leave.expected is not None)
         # points go on in the order flor, envido, truco; the first team to reach the
         # target takes the chico and the rest is dropped
         score = list(self.start)
@@ -414,6 +419,73 @@ class LeaveWatch:
             assert got == entries, (source, got, entries, hand.actions)
 
 
+class FlorWatch:
+    """Works out, action by action, the flor entries of a hand (not pica-pica) from
+    RULES.md: an uncontested flor 3; achico 3; contraflor accepted 6, refused 3; al resto
+    accepted what the leader needs (15 in las malas), refused 6; con flor quiero 4 and a
+    refused contraflor 4; flores compared by team totals, ties to the mano's team."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[int, int]] = []
+        self.sung = False
+        self.valid = True
+
+    def before(self, game: Game, seat: int, action: int) -> None:
+        if not game.actions:  # a new hand
+            self.entries, self.sung, self.valid = [], False, not game.pica_now
+        if not self.valid or not game.rules.flor:
+            return
+        view = seat_view(game, None)
+        pending = view.pending
+        team = seat & 1
+        holders = [s for s in range(game.n) if game.in_hand[s] and has_flor(game.dealt[s])]
+        if action == FLOR and not self.sung:
+            self.sung = True
+            if not any(s & 1 != team for s in holders):
+                self.entries.append((team, 3))
+            return
+        if pending is None or pending.kind not in ("flor", "contraflor", "contraflor-al-resto"):
+            return
+        caller = 1 - pending.team
+        if action == MAZO:
+            mates = [s for s in range(game.n) if s != seat and s & 1 == team and game.in_hand[s]]
+            if pending.kind == "flor" and mates and not any(s in holders for s in mates if s != seat):
+                self.entries.append((caller, 3))  # nobody left to answer: it stands
+            return  # a whole team leaving: LeaveWatch
+        totals = [0, 0]
+        for s in holders:
+            totals[s & 1] += flor_value(game.dealt[s])
+        best = game.mano & 1 if totals[0] == totals[1] else int(totals[1] > totals[0])
+        score = game.score
+        resto = 15 - max(score) if game.rules.target == 30 and max(score) < 15 else \
+            game.rules.target - max(score)
+        cfq = game.rules.con_flor_quiero
+        if pending.kind == "flor":
+            if action == CON_FLOR_ME_ACHICO:
+                self.entries.append((caller, 3))
+            elif action == QUIERO:
+                assert cfq
+                self.entries.append((best, 4))
+        elif pending.kind == "contraflor":
+            if action == QUIERO:
+                self.entries.append((best, 6))
+            elif action == NO_QUIERO:
+                self.entries.append((caller, 4 if cfq else 3))
+        elif action == QUIERO:
+            self.entries.append((best, resto))
+        elif action == NO_QUIERO:
+            self.entries.append((caller, 6))
+
+    def check(self, hand: HandResult, left: bool) -> None:
+        if not self.valid:
+            return
+        got = [(t, p) for t, src, p in hand.why if src == "flor"]
+        if left:  # a team that left may add a refused flor call at the end
+            assert got[: len(self.entries)] == self.entries, (got, self.entries, hand.actions)
+        else:
+            assert got == self.entries, (got, self.entries, hand.actions)
+
+
 def check_oracles(hand: HandResult, rules: Rules, start: tuple[int, int]) -> None:
     truco = oracle_truco(hand, rules.players)
     if truco is not None:
@@ -462,7 +534,11 @@ def test_invariants_at_every_step(rules: Rules, seed: int) -> None:
         check_turn_rules(g)
         watch(g)
 
-    play_out(game, policy, on_step, before=watch.leave.before)
+    def before(g: Game, seat: int, action: int) -> None:
+        watch.leave.before(g, seat, action)
+        watch.flor.before(g, seat, action)
+
+    play_out(game, policy, on_step, before=before)
     assert game.is_over and game.actors() == ()
     assert max(game.chicos) == rules.chicos_to_win
     assert len(game.history) == watch.seen
