@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from util import deal
 
-from truco.actions import ENVIDO, MAZO, QUIERO, is_play, is_say
+from truco.actions import ENVIDO, MAZO, QUIERO, is_play, is_say, parse_action
 from truco.bots import Bot
 from truco.cards import RANK, SUIT, SUIT_NAMES, parse_card
 from truco.cli import main as truco_main
@@ -239,7 +239,8 @@ async def test_megaphone_words_reach_the_log_in_team_games() -> None:
         await pilot.press("3")  # Voy
         await settle(pilot, app)
         assert (0, "say voy") in [(s, t) for s, t in session.view().log_tokens()]
-        assert "Vos 📣 Voy" in app.screen_text()
+        assert "Vos 📣 Voy" in app.screen_text()  # in the log
+        assert "📣 Your team: Vos Voy" in app.screen_text()  # and on the table
 
 
 def test_the_record_viewer_steps_through_a_record() -> None:
@@ -337,3 +338,30 @@ async def test_the_mouse_presses_the_same_actions() -> None:
         await pilot.click("#card-1")  # 3 de copas
         await settle(pilot, app)
         assert session.game.actions[2] == (0, parse_card("3c"))
+
+
+class TalkativeBot(PoliteBot):
+    """Says "voy" whenever it may, then plays like :class:`PoliteBot`."""
+
+    def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
+        voy = parse_action("say voy")
+        return voy if voy in legal else super().choose(view, legal, rules)
+
+
+@headless
+async def test_the_rivals_megaphone_never_reaches_the_screen() -> None:
+    session = LocalSession(
+        Rules(players=4), human=0, bots=[TalkativeBot() for _ in range(3)], seed=8
+    )
+    app = TrucoApp(session, delay=0)
+    async with app.run_test(size=(140, 42)) as pilot:
+        for _ in range(20):
+            await settle(pilot, app)
+            if session.game.history:
+                break
+            await pilot.press(person_key(app))
+        said = {seat for hand in session.game.history for seat, a in hand.actions if is_say(a)}
+        assert {1, 2, 3} <= said  # everybody talked...
+        text = app.screen_text()
+        assert "Bot 2 📣 Voy" in text  # ...the partner is heard
+        assert "Bot 1 📣" not in text and "Bot 3 📣" not in text  # the rivals are not

@@ -127,6 +127,13 @@ def table_markup(view: SeatView, names: Sequence[str], team_names: Sequence[str]
         lines.append(f"[b yellow]{escape(pending_text(view.pending, team_names))}[/b yellow]")
     for declarations in view.showdowns:
         lines.append("Envido: " + showdown_text(declarations, names))
+    words = [
+        f"{escape(names[seat])} [i]{WORD_LABELS[a - SAY_FIRST]}[/i]"
+        for seat, a in view.log
+        if is_say(a)
+    ]
+    if words:  # the view holds only the words of the seat's own team
+        lines.append("📣 Your team: " + " · ".join(words[-6:]))
     return "\n".join(lines)
 
 
