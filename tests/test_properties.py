@@ -211,6 +211,37 @@ def check_turn_rules(game: Game) -> None:
             assert acts == {QUIERO, NO_QUIERO, MAZO}
 
 
+class PicaWatch:
+    """RULES.md, pica-pica: the three 1v1 rounds go one after another, starting with the
+    pair that holds the hand's mano and going on in seat order; in each pair the seat
+    that comes first counting from the hand's mano is the round's mano, and plays first."""
+
+    def __init__(self) -> None:
+        self.hand = -1
+        self.rounds: list[tuple[int, ...]] = []
+
+    def __call__(self, game: Game) -> None:
+        last = game.history[-1] if game.history else None
+        if last is not None and last.index == self.hand and last.pica_pica:
+            assert len(self.rounds) == 3, self.rounds  # every pair played its round
+        if game.is_over or not game.pica_now:
+            return
+        if game.hand_index != self.hand:
+            self.hand, self.rounds = game.hand_index, []
+            mano = game.mano
+            self.expected = []
+            for k in range(3):
+                a = (mano % 3 + k) % 3
+                pair = sorted((a, a + 3), key=lambda s: (s - mano) % 6)
+                self.expected.append(tuple(pair))
+        seats = tuple(game.participants)
+        if not self.rounds or self.rounds[-1] != seats:
+            self.rounds.append(seats)
+            assert self.rounds == self.expected[: len(self.rounds)], (self.rounds, self.expected)
+            assert game.actors() == (seats[0],) or _flor_obliged(game, seats[0])
+        assert [s for s in range(6) if game.in_hand[s]] <= sorted(seats)
+
+
 class ScoreWatch:
     """Follows a match hand by hand: scores, chicos, the why of every closed hand."""
 
@@ -528,10 +559,13 @@ def test_invariants_at_every_step(rules: Rules, seed: int) -> None:
     game, policy = new_match(rules, seed)
     watch = ScoreWatch(game)
 
+    pica = PicaWatch()
+
     def on_step(g: Game) -> None:
         check_cards(g)
         check_actors(g)
         check_turn_rules(g)
+        pica(g)
         watch(g)
 
     def before(g: Game, seat: int, action: int) -> None:
