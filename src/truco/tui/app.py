@@ -2,7 +2,8 @@
 
 The app asks its session for the view, draws it, and turns keys and button presses
 into actions that the session (the engine, or the server) accepts or refuses with a
-reason. Bots act through the session, paced by a timer so that a person can follow.
+reason. Bots think on a thread and act through the session, paced by a timer so that a
+person can follow them.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.markup import escape
 from textual.widgets import Button, Static
 
@@ -257,9 +259,7 @@ class TrucoApp(App[None]):
         talk.display = seated and any(a in legal for a in SAY_ACTIONS)
 
     @staticmethod
-    def _markup_label(markup: str) -> Any:
-        from textual.content import Content
-
+    def _markup_label(markup: str) -> Content:
         return Content.from_markup(markup)
 
     def say(self, message: str) -> None:
