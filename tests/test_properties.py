@@ -219,15 +219,24 @@ class PicaWatch:
     def __init__(self) -> None:
         self.hand = -1
         self.rounds: list[tuple[int, ...]] = []
+        self.starts: list[int] = []  # where each round's actions begin
+        self.closed = False
 
     def __call__(self, game: Game) -> None:
         last = game.history[-1] if game.history else None
-        if last is not None and last.index == self.hand and last.pica_pica:
+        if last is not None and last.index == self.hand and last.pica_pica and not self.closed:
+            self.closed = True
             assert len(self.rounds) == 3, self.rounds  # every pair played its round
+            bounds = [*self.starts, len(last.actions)]
+            trucos = [(t, p) for t, src, p in last.why if src == "truco"]
+            for k, seats in enumerate(self.rounds):
+                expected = oracle_round(last.actions[bounds[k] : bounds[k + 1]], list(seats))
+                if expected is not None:
+                    assert trucos[k] == expected, (k, trucos, expected, last.actions)
         if game.is_over or not game.pica_now:
             return
         if game.hand_index != self.hand:
-            self.hand, self.rounds = game.hand_index, []
+            self.hand, self.rounds, self.starts, self.closed = game.hand_index, [], [], False
             mano = game.mano
             self.expected = []
             for k in range(3):
@@ -237,6 +246,7 @@ class PicaWatch:
         seats = tuple(game.participants)
         if not self.rounds or self.rounds[-1] != seats:
             self.rounds.append(seats)
+            self.starts.append(len(game.actions))
             assert self.rounds == self.expected[: len(self.rounds)], (self.rounds, self.expected)
             assert game.actors() == (seats[0],) or _flor_obliged(game, seats[0])
         assert [s for s in range(6) if game.in_hand[s]] <= sorted(seats)
@@ -336,28 +346,38 @@ class ScoreWatch:
 def oracle_truco(hand: HandResult, n: int) -> tuple[int, int] | None:
     """The truco entry of a hand nobody left (not pica-pica), worked out from RULES.md
     alone: bazas in playing order, pardas, who leads, the accepted or refused level."""
-    acts = hand.actions
-    if hand.pica_pica or any(a == MAZO for _, a in acts):
+    if hand.pica_pica:
         return None
+    return oracle_round(hand.actions, [(hand.mano + k) % n for k in range(n)])
+
+
+def oracle_round(acts: Any, seats: list[int]) -> tuple[int, int] | None:
+    """The truco entry of one round played by ``seats`` (in playing order from the
+    round's mano) in which nobody went to the mazo; ``None`` if someone did."""
+    if any(a == MAZO for _, a in acts):
+        return None
+    n = len(seats)
+    mano = seats[0]
     level = max((a - TRUCO + 1 for _, a in acts if a in TRUCO_CALLS), default=0)
     seat, last = acts[-1]
-    if last == NO_QUIERO:  # only a refused truco ends a hand with an answer
+    if last == NO_QUIERO:  # only a refused truco ends a round with an answer
         return (1 - (seat & 1), level)
     plays = [(s, a) for s, a in acts if a < 40]
-    assert len(plays) % n == 0, "a hand nobody left ends with a full baza"
+    assert len(plays) % n == 0, "a round nobody left ends with a full baza"
     bazas = [plays[i : i + n] for i in range(0, len(plays), n)]
-    leader = hand.mano
+    leader = mano
     results: list[int] = []
     decided = None
     for baza in bazas:
         assert decided is None, "the third baza is not played once the hand is decided"
-        assert [s for s, _ in baza] == [(leader + k) % n for k in range(n)], "playing order"
+        start = seats.index(leader)
+        assert [s for s, _ in baza] == seats[start:] + seats[:start], "playing order"
         best = max(STRENGTH[c] for _, c in baza)
         top = [(s, c) for s, c in baza if STRENGTH[c] == best]
         teams = {s & 1 for s, _ in top}
         result = -1 if len(teams) == 2 else top[0][0] & 1
         results.append(result)
-        leader = hand.mano if result == -1 else top[0][0]
+        leader = mano if result == -1 else top[0][0]
         if len(results) == 2:
             first, second = results
             if first == -1 and second != -1:
@@ -366,8 +386,8 @@ def oracle_truco(hand: HandResult, n: int) -> tuple[int, int] | None:
                 decided = first
         elif len(results) == 3:
             first, _, third = results
-            decided = third if third != -1 else (first if first != -1 else hand.mano & 1)
-    assert decided is not None, f"the hand closed undecided: {results}"
+            decided = third if third != -1 else (first if first != -1 else mano & 1)
+    assert decided is not None, f"the round closed undecided: {results}"
     return (decided, level + 1)
 
 
