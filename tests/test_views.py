@@ -371,7 +371,7 @@ def test_no_megaphone_in_a_pica_pica_hand() -> None:
 
 def test_no_megaphone_in_pica_pica_hands_reached_in_play() -> None:
     rules = Rules(players=6, pica_pica=True)
-    reached = 0
+    reached = talked = 0
     for seed in range(40):
         game, policy = new_match(rules, seed)
         policy.say_rate = 0.5
@@ -387,9 +387,8 @@ def test_no_megaphone_in_pica_pica_hands_reached_in_play() -> None:
 
         play_out(game, policy, on_step)
         assert not any(is_say(a) for h in game.history if h.pica_pica for _, a in h.actions)
-        assert any(is_say(a) for h in game.history if not h.pica_pica for _, a in h.actions) \
-            or len(game.history) < 3
-    assert reached > 100
+        talked += sum(is_say(a) for h in game.history if not h.pica_pica for _, a in h.actions)
+    assert reached > 100 and talked > 100  # both kinds of hand were played, with words
 
 
 def test_envido_winner_cards_are_shown_when_the_hand_closes() -> None:
