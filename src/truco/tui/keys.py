@@ -7,8 +7,6 @@ of the engine.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from ..actions import (
     CON_FLOR_ME_ACHICO,
     CONTRAFLOR,
@@ -25,8 +23,6 @@ from ..actions import (
     SAY_FIRST,
     TRUCO,
     VALE_CUATRO,
-    is_play,
-    is_say,
 )
 
 CARD_KEYS = ("1", "2", "3")
@@ -76,9 +72,9 @@ WORD_LABELS = ("Sí", "No", "Voy", "Vení", "Tantos", "Cantale", "Poné", "No te
 WORD_HINTS = (
     "yes",
     "no",
-    "I have a high card",
-    "play your low card, I go",
-    "I have tanto: call envido",
+    "play your high card",
+    "play your low card",
+    "envido: tantos here",
     "call truco",
     "put down your high card",
     "I have nothing",
@@ -89,29 +85,9 @@ def say_action(word_index: int) -> int:
     return SAY_FIRST + word_index
 
 
-def action_label(action: int) -> str:
-    """How an action reads on screen: ``"real envido"``, ``"say: Voy"``, ``"7 de oros"``."""
-    from .cards_text import card_text
-
-    if is_play(action):
-        return card_text(action)
-    if is_say(action):
-        return f"📣 {WORD_LABELS[action - SAY_FIRST]}"
-    return CALL_LABELS[action]
-
-
 def call_label(action: int, pending_truco: bool) -> str:
     """A call's button label; a truco raise given as an answer reads "quiero retruco"."""
     label = CALL_LABELS[action]
     if pending_truco and action in (RETRUCO, VALE_CUATRO):
         return f"quiero {label}"
     return label
-
-
-def key_for(action: int, hand: Sequence[int]) -> str | None:
-    """The key that takes ``action`` for a seat holding ``hand`` (cards in drawn order)."""
-    if is_play(action):
-        return CARD_KEYS[hand.index(action)] if action in hand else None
-    if is_say(action):
-        return None
-    return CALL_KEYS.get(action)
