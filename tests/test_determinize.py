@@ -8,12 +8,17 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from util import new_game, play
 
 from truco import Game, Rules
 from truco.actions import is_say
-from truco.determinize import Determinizer, InconsistentView, sample_game, seat_constraints
+from truco.determinize import (
+    Determinizer,
+    InconsistentView,
+    sample_game,
+    seat_constraints,
+)
 from truco.view import SeatView, seat_view
-from util import new_game, play
 
 TABLES = [
     Rules(players=2),
@@ -57,7 +62,7 @@ def test_sampled_world_shows_the_viewer_exactly_its_view(table: Rules, seed: int
         assert _public(seat_view(world, seat)) == _public(view)
         assert world.hand_cards(seat) == view.hand
         assert world.dealt[seat] == view.dealt
-        assert sorted(c for h in world.dealt for c in h) == sorted(set(c for h in world.dealt for c in h))
+        assert sorted(c for h in world.dealt for c in h) == sorted({c for h in world.dealt for c in h})
         # every seat's played cards are the ones the view shows
         for s, card in view.played:
             assert card in world.dealt[s]

@@ -31,13 +31,21 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 
-from .actions import CON_FLOR_ME_ACHICO, CONTRAFLOR, ENVIDO, FLOR, TRUCO, VALE_CUATRO, is_say
+from .actions import (
+    CON_FLOR_ME_ACHICO,
+    CONTRAFLOR,
+    ENVIDO,
+    FLOR,
+    TRUCO,
+    VALE_CUATRO,
+    is_say,
+)
 from .cards import DECK, has_flor, tanto
 from .deal import StreamDealer
 from .game import PENDING_NAMES, Game
 from .view import SeatView
 
-__all__ = ["Determinizer", "InconsistentView", "sample_game", "sample_deal"]
+__all__ = ["Determinizer", "InconsistentView", "sample_deal", "sample_game"]
 
 #: How likely a player is to take an action in a game state (a model of the players).
 Likelihood = Callable[[Game, int, int], float]

@@ -84,8 +84,14 @@ def run_arena(args: argparse.Namespace) -> int:
 
 
 def _run(tasks: list[Any], jobs: int, max_seconds: float | None) -> list[MatchResult]:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
     from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
     deadline = None if max_seconds is None else time.monotonic() + max_seconds
     results: list[MatchResult] = []

@@ -86,4 +86,4 @@ def hand_power(cards: Sequence[int], results: Sequence[int], team: int) -> float
         score += 0.4 * (won - lost)
         if lost and not won and not strong:
             score -= 0.2
-    return 0.0 if score < 0.0 else 1.0 if score > 1.0 else score
+    return 0.0 if score < 0.0 else min(score, 1.0)

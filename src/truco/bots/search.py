@@ -16,10 +16,10 @@ from collections.abc import Sequence
 
 from ..actions import is_say
 from ..determinize import Determinizer
+from ..game import Game
 from ..rules import Rules
 from ..view import SeatView
 from .base import Bot
-from ..game import Game
 from .rollout import action_likelihood, play_out_hand
 
 #: Per level: worlds played out per decision, and worlds drawn per world kept (above
