@@ -743,9 +743,6 @@ def test_clones_are_independent(rules: Rules, seed: int, fork: int) -> None:
     assert deep_state(clone2) == kept
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: Game.clone shares the dealer, so with a "
-                   "StreamDealer (bench, determinize) a clone that plays past the end of the hand "
-                   "draws from the original's generator and changes the original's future deals")
 def test_a_clone_with_a_stream_dealer_does_not_change_the_originals_deals() -> None:
     def future_deals(advance_clone: bool) -> list[Any]:
         game = Game(Rules(), dealer=StreamDealer(7))

@@ -33,13 +33,12 @@ def play_random_matches(rules: Rules, seconds: float, seed: int | None = None) -
     """Play whole random matches for about ``seconds``; return the rates."""
     rng = random.Random(seed)
     randbelow = rng._randbelow  # type: ignore[attr-defined]
-    dealer = StreamDealer(rng)
     hands = matches = actions = 0
     clock = time.perf_counter
     start = clock()
     deadline = start + seconds
     while True:
-        game = Game(rules, first_mano=randbelow(rules.players), dealer=dealer)
+        game = Game(rules, first_mano=randbelow(rules.players), dealer=StreamDealer(rng))
         actors = game.actors
         legal_actions = game.legal_actions
         apply = game.push

@@ -55,17 +55,29 @@ class SeededDealer:
 
 
 class StreamDealer:
-    """Draws successive deals from one ``random.Random`` (cheap; for simulations).
+    """Draws deals from a ``random.Random`` you own (cheap; for simulations).
 
-    A partial Fisher-Yates shuffle driven by ``random()``: the bias of scaling a
-    53-bit float to at most 40 choices is below 1e-14, irrelevant for simulations
-    (the secure and seeded dealers use exact sampling).
+    Hand ``h``'s deal is drawn the first time a game asks for it and then kept, so
+    games that share the dealer (a game and its clones) see the same deal for the
+    same hand whatever order they ask in: a clone never changes the original's
+    future. Use a new dealer for each new match.
+
+    It is a partial Fisher-Yates shuffle driven by ``random()``: the bias of scaling a
+    53-bit float to at most 40 choices is below 1e-14, irrelevant for simulations (the
+    secure and seeded dealers use exact sampling).
     """
 
     def __init__(self, rng: random.Random | int | None = None) -> None:
         self.rng = rng if isinstance(rng, random.Random) else random.Random(rng)
+        self._deals: dict[int, Deal] = {}
 
     def deal(self, players: int, hand_index: int) -> Deal:
+        cards = self._deals.get(hand_index)
+        if cards is None:
+            cards = self._deals[hand_index] = self._draw(players)
+        return cards
+
+    def _draw(self, players: int) -> Deal:
         deck = list(DECK)
         uniform = self.rng.random
         for i in range(3 * players):

@@ -851,7 +851,8 @@ class Game:
 
     # ------------------------------------------------------------------ copies
     def clone(self) -> Game:
-        """An independent copy (it shares only the immutable rules and the dealer)."""
+        """An independent copy. It shares the immutable rules and the dealer, whose
+        deal for a given hand does not depend on which game asks first."""
         new = Game.__new__(Game)
         for name in _SCALARS:
             setattr(new, name, getattr(self, name))
