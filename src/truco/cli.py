@@ -16,6 +16,10 @@ _COMMAND_MODULES: list[str] = ["truco.tui.cli", "truco.server.cli", "truco.arena
 
 def _cmd_replay(args: argparse.Namespace) -> int:
     name = args.file
+    if args.show:  # the terminal viewer; plain replay never loads Textual
+        from .tui.cli import show_record
+
+        return show_record(name, "replay")
     try:
         if name == "-":
             text = sys.stdin.buffer.read()
@@ -50,6 +54,7 @@ def build_parser(with_plugins: bool = True) -> argparse.ArgumentParser:
 
     p = sub.add_parser("replay", help="replay a game record and print what each hand scored")
     p.add_argument("file", metavar="FILE", help="a truco-record/1 file, or - for standard input")
+    p.add_argument("--show", action="store_true", help="step through the record in the terminal")
     p.set_defaults(func=_cmd_replay)
 
     p = sub.add_parser("bench", help="play random matches and report the engine's speed")
