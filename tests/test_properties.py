@@ -573,7 +573,7 @@ def check_why(hand: HandResult, rules: Rules) -> None:
 
 
 @every_table
-@examples(40)
+@examples(25)
 @given(seed=seeds)
 def test_invariants_at_every_step(rules: Rules, seed: int) -> None:
     game, policy = new_match(rules, seed)
@@ -640,7 +640,7 @@ def try_illegal(game: Game, rng: random.Random, tries: int) -> None:
 
 
 @every_table
-@examples(8)
+@examples(6)
 @given(seed=seeds)
 def test_illegal_actions_raise_and_change_nothing(rules: Rules, seed: int) -> None:
     game, policy = new_match(rules, seed)

@@ -238,7 +238,7 @@ def check_revealed(rules: Rules, dealt: Any, showdowns: Any, why: Any, revealed:
 
 
 @pytest.mark.parametrize("rules", TABLES, ids=[table_id(r) for r in TABLES])
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=seeds)
 def test_no_view_shows_an_unrevealed_card(rules: Rules, seed: int) -> None:
     game, policy = new_match(rules, seed)
