@@ -239,3 +239,28 @@ def test_truco_serve_stopped_mid_match_and_started_again(tmp_path: Any) -> None:
         client.close()
     finally:
         stop(process)
+
+
+def test_a_table_nobody_joins_is_abandoned_and_not_restored(tmp_path: Any) -> None:
+    config = ServerConfig(
+        db_url=f"sqlite:///{tmp_path / 'idle.sqlite3'}",
+        bot_delay=0,
+        turn_seconds=0,
+        abandon_after=0.2,
+    )
+    with LiveServer(config) as server:
+        token = guest_token(server.url, "Ana")
+        table = create_table(server.url, token, rules={"players": 2})
+        watcher = TableClient(
+            server.ws_url, table["id"]
+        )  # someone watching keeps it open
+        watcher.wait_state()
+        watcher.close()
+        for _ in range(200):
+            if httpx.get(f"{server.url}/api/tables/{table['id']}").status_code == 404:
+                break
+            time.sleep(0.05)
+        assert httpx.get(f"{server.url}/api/tables").json() == []
+    with LiveServer(config) as server:
+        assert httpx.get(f"{server.url}/api/tables").json() == []
+        assert httpx.get(f"{server.url}/api/history").json() == []

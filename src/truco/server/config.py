@@ -9,7 +9,9 @@ from dataclasses import dataclass
 class ServerConfig:
     """``turn_seconds`` 0 turns the clock off; ``disconnect_grace`` is how long a
     seat waits for its player to reconnect before a bot covers it; ``bot_delay``
-    paces bots so that people can follow them (0 in tests and benchmarks)."""
+    paces bots so that people can follow them (0 in tests and benchmarks);
+    ``abandon_after`` is how long a table waiting for players stays open with
+    nobody connected to it."""
 
     db_url: str = "sqlite:///truco.sqlite3"
     turn_seconds: float = 30.0
@@ -23,3 +25,4 @@ class ServerConfig:
     max_tables: int = 2000
     event_buffer: int = 1000
     outbox_size: int = 512
+    abandon_after: float = 3600.0

@@ -79,7 +79,9 @@ class Lobby:
         seat: int | None = None,
     ) -> Table:
         """A new table; the creator may sit at once and seat bots."""
-        live = sum(1 for t in self.tables.values() if t.status != "finished")
+        live = sum(
+            1 for t in self.tables.values() if t.status in ("waiting", "playing")
+        )
         if live >= self.config.max_tables:
             raise TableError(
                 "full", "the server holds as many tables as it can; try later"
@@ -139,4 +141,4 @@ class Lobby:
     def listing(self) -> list[dict[str, Any]]:
         """Open and live tables, newest first."""
         tables = sorted(self.tables.values(), key=lambda t: t.created_at, reverse=True)
-        return [t.summary() for t in tables if t.status != "finished"]
+        return [t.summary() for t in tables if t.status in ("waiting", "playing")]

@@ -143,7 +143,7 @@ class Store:
         if match_id is not None:
             query = query.where(matches_table.c.id == match_id)
         if unfinished is True:
-            query = query.where(matches_table.c.status != "finished")
+            query = query.where(matches_table.c.status.in_(["waiting", "playing"]))
         elif unfinished is False:
             query = query.where(matches_table.c.status == "finished")
         with self.engine.connect() as conn:

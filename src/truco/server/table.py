@@ -48,7 +48,7 @@ from .store import MatchRow, Store
 
 log = logging.getLogger("truco.server")
 
-Status = Literal["waiting", "playing", "finished"]
+Status = Literal["waiting", "playing", "finished", "abandoned"]
 #: who may see an event: everyone, one team, or one seat
 Audience = tuple[Literal["all"], None] | tuple[Literal["team", "seat"], int]
 EVERYONE: Audience = ("all", None)
@@ -188,6 +188,7 @@ class Table:
     committed: dict[int, int] = field(default_factory=dict)
     moves: int = 0  # counts the actions that change whose turn it is
     clock_deadline: float | None = None
+    idle_since: float | None = None  # a waiting table nobody is connected to
     clock_total: float = 0.0
     reconnect_deadlines: dict[int, float] = field(default_factory=dict)
     bots: dict[int, Bot] = field(default_factory=dict)
@@ -217,6 +218,8 @@ class Table:
     async def run(self) -> None:
         """The actor loop: one message at a time, then timers, bots, broadcast."""
         loop = asyncio.get_running_loop()
+        if self.status == "waiting":
+            self.idle_since = loop.time()
         self._settle()
         while True:
             deadline = self._next_deadline()
@@ -239,8 +242,12 @@ class Table:
                 except Exception:  # a bug must not take the table down
                     log.exception("table %s: error handling %r", self.id, message)
             self._settle()
-            if self.status == "finished" and not self.clients and self.inbox.empty():
-                # the record is saved; a finished table leaves memory (history keeps it)
+            if (
+                self.status in ("finished", "abandoned")
+                and not self.clients
+                and self.inbox.empty()
+            ):
+                # saved already; the table leaves memory (a finished one stays in the history)
                 if self.on_finished is not None:
                     self.on_finished(self)
                 return
@@ -284,6 +291,7 @@ class Table:
     # ------------------------------------------------------------------ connections
     def _join(self, client: Client, since: int | None) -> None:
         self.clients.add(client)
+        self.idle_since = None
         seat = self._seat_of(client)
         if seat is not None:
             self.reconnect_deadlines.pop(seat, None)
@@ -297,6 +305,8 @@ class Table:
 
     def _leave(self, client: Client) -> None:
         self.clients.discard(client)
+        if self.status == "waiting" and not self.clients:
+            self.idle_since = asyncio.get_running_loop().time()
         seat = self._seat_of(client)
         if seat is None or any(self._seat_of(c) == seat for c in self.clients):
             return
@@ -525,9 +535,18 @@ class Table:
         times = list(self.reconnect_deadlines.values())
         if self.clock_deadline is not None:
             times.append(self.clock_deadline)
+        if self.idle_since is not None and self.status == "waiting":
+            times.append(self.idle_since + self.config.abandon_after)
         return min(times) if times else None
 
     def _on_timers(self, now: float) -> None:
+        if (
+            self.status == "waiting"
+            and self.idle_since is not None
+            and now >= self.idle_since + self.config.abandon_after
+        ):
+            self.status = "abandoned"  # nobody came: off the lobby, and not restored
+            self._emit({"kind": "abandoned"})
         for seat, when in list(self.reconnect_deadlines.items()):
             if when <= now:
                 del self.reconnect_deadlines[seat]
@@ -616,7 +635,9 @@ class Table:
             else:  # search bots think for a while: off the event loop
                 action = await asyncio.to_thread(bot.choose, view, legal, self.rules)
         except Exception:  # a failing bot must not stall the table
-            log.exception("table %s: bot %r failed; playing a random legal action", self.id, bot)
+            log.exception(
+                "table %s: bot %r failed; playing a random legal action", self.id, bot
+            )
             action = secrets.choice(legal)
         await self.inbox.put(BotMove(seat, action, move))
 

@@ -112,7 +112,7 @@ class TableClient:
     def act(self, action: str) -> None:
         self.send({"type": "act", "action": action})
 
-    def act_and_wait(self, action: str, timeout: float = 20.0) -> dict[str, Any]:
+    def act_and_wait(self, action: str, timeout: float = 60.0) -> dict[str, Any]:
         """Act, then wait for the answer: an error or a newer state."""
         before = self.version
         self.act(action)
@@ -123,7 +123,7 @@ class TableClient:
             timeout,
         )
 
-    def recv(self, timeout: float = 10.0) -> dict[str, Any]:
+    def recv(self, timeout: float = 60.0) -> dict[str, Any]:
         """The next frame (as JSON); remembers states, events and errors."""
         text = self.ws.recv(timeout=timeout)
         assert isinstance(text, str)
@@ -138,7 +138,7 @@ class TableClient:
         return message
 
     def wait(
-        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 20.0
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 60.0
     ) -> dict[str, Any]:
         """Read frames until ``predicate(message)`` holds; return that message."""
         deadline = time.monotonic() + timeout
@@ -153,12 +153,12 @@ class TableClient:
     def wait_state(
         self,
         predicate: Callable[[dict[str, Any]], bool] = lambda s: True,
-        timeout: float = 20.0,
+        timeout: float = 60.0,
     ) -> dict[str, Any]:
         return self.wait(lambda m: m["type"] == "state" and predicate(m), timeout)
 
     def until(
-        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 20.0
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 60.0
     ) -> dict[str, Any]:
         """The current state if ``predicate`` holds for it, else the next state for which it does."""
         if self.state and predicate(self.state):
@@ -210,7 +210,7 @@ def play_out(
     clients: list[TableClient],
     choose: Callable[[TableClient, dict[str, Any]], str | None],
     max_steps: int = 5000,
-    timeout: float = 30.0,
+    timeout: float = 180.0,
 ) -> None:
     """Let seated clients act with ``choose(client, view)`` (``None``: pass) until
     the match is over. Frames sent to every client are kept in ``client.frames``."""
