@@ -264,3 +264,32 @@ def test_a_table_nobody_joins_is_abandoned_and_not_restored(tmp_path: Any) -> No
     with LiveServer(config) as server:
         assert httpx.get(f"{server.url}/api/tables").json() == []
         assert httpx.get(f"{server.url}/api/history").json() == []
+
+
+def test_a_committed_card_survives_a_restart(tmp_path: Any) -> None:
+    config = config_for(f"sqlite:///{tmp_path / 'committed.sqlite3'}")
+    with LiveServer(config) as server:
+        tokens = [guest_token(server.url, name) for name in ("Ana", "Beto")]
+        table = create_table(server.url, tokens[0], rules={"players": 2}, seat=0)
+        beto = TableClient(server.ws_url, table["id"], tokens[1])
+        beto.wait_state()
+        beto.send({"type": "sit", "seat": 1})
+        state = beto.until(lambda m: m["view"] is not None)
+        waiting = 1 if state["view"]["turn"] == 0 else 0
+        client = beto
+        if waiting == 0:
+            client = TableClient(server.ws_url, table["id"], tokens[0])
+            state = client.wait_state()
+        early = state["view"]["hand"][0]
+        client.act_and_wait(f"play {early}")
+        assert client.state["you"]["committed"] == early
+    with LiveServer(config) as server:
+        clients = [TableClient(server.ws_url, table["id"], token) for token in tokens]
+        states = [c.wait_state() for c in clients]
+        assert states[waiting]["you"]["committed"] == early
+        actor = clients[1 - waiting]
+        actor.act(f"play {states[1 - waiting]['view']['hand'][0]}")
+        done = clients[waiting].wait_state(
+            lambda m: any(e.get("action") == f"play {early}" for e in m["events"])
+        )
+        assert early not in done["view"]["hand"]

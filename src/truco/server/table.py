@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from ..actions import ActionError, action_token, is_play, is_say, parse_action
 from ..bots import Bot, make_bot
-from ..cards import card_name
+from ..cards import card_name, parse_card
 from ..deal import SecureDealer
 from ..game import Game, IllegalAction
 from ..record import game_to_record, record_from_json, replay
@@ -797,6 +797,8 @@ class Table:
                 "creator": self.creator,
                 "turn_seconds": self.turn_seconds,
                 "seats": [seat.to_json() for seat in self.seats],
+                # cards released early (not in the record: they are not played yet)
+                "committed": {str(seat): card_name(card) for seat, card in self.committed.items()},
             },
             record=record,
         )
@@ -834,6 +836,10 @@ class Table:
             if game.needs_deal and not game.is_over:
                 game.deal(game.dealer.deal(game.n, game.hand_index))
             table.game = game
+            for seat, name in data.get("committed", {}).items():
+                card = parse_card(name)
+                if card in game.cards[int(seat)]:
+                    table.committed[int(seat)] = card
         return table
 
     def after_restore(self) -> None:
