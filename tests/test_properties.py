@@ -29,8 +29,16 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import (
+    TABLES,
+    RandomPolicy,
+    deep_state,
+    new_match,
+    play_out,
+    seeds,
+    table_id,
+)
 
-from strategies import TABLES, RandomPolicy, deep_state, new_match, play_out, seeds, table_id
 from truco.actions import (
     CON_FLOR_ME_ACHICO,
     CONTRAFLOR,
@@ -280,9 +288,7 @@ class ScoreWatch:
         assert len(game.history) == self.seen + 1
         hand = game.history[-1]
         chico_winner = self.check_hand(hand)
-        if chico_winner is None:
-            assert game.score == hand.score
-        elif game.is_over:
+        if chico_winner is None or game.is_over:
             assert game.score == hand.score
         else:
             assert game.score == (0, 0)  # the next hand starts the new chico

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from strategies import new_match, play_out
+
 from truco.record import game_to_record, load_record, replay
 from truco.rules import Rules
 
@@ -72,12 +72,15 @@ MATCH_OVER: dict[str, Any] = {
 }
 
 
-def run(args: list[str], stdin: str | bytes | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+def run(
+    args: list[str], stdin: str | bytes | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[bytes]:
     data = stdin.encode() if isinstance(stdin, str) else stdin
     return subprocess.run(
         [sys.executable, "-m", "truco.cli", *args],
         input=data,
         capture_output=True,
+        check=False,
         cwd=cwd,
         timeout=60,
     )

@@ -17,15 +17,15 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-
 from strategies import TABLES, new_match, play_out, seeds, table_id
+from util import deal, new_game, play
+
 from truco.actions import SAY_ACTIONS, action_token, is_say, parse_action
 from truco.cards import card_name, has_flor, parse_card, tanto
 from truco.events import hand_events
 from truco.game import Declaration, Game, IllegalAction, MatchPosition
 from truco.rules import Rules
 from truco.view import SeatView, seat_view
-from util import deal, new_game, play
 
 # What each field of the view objects may hold.
 PUBLIC = "public"  # no card: seats, scores, levels, flags, names, tantos
