@@ -187,9 +187,11 @@ class TableScreen {
   receive(msg) {
     if (msg.type === "error") { this.banner(msg.reason, true); return; }
     if (msg.type !== "state") return;
-    if (msg.full) this.log = [];
     this.version = msg.v;
     this.state = msg;
+    if (msg.full) {  // start the log again from what the view holds: the hand so far
+      this.log = (msg.view?.log || []).map(([s, a]) => `${this.name(s)}: ${actionText(a)}`);
+    }
     for (const e of msg.events) this.note(e);
     this.render();
   }
