@@ -93,7 +93,7 @@ class IllegalAction(ValueError):
     def __init__(self, seat: int, action: int | str, reason: str) -> None:
         if isinstance(action, str):
             token = action
-        elif isinstance(action, int) and 0 <= action < NUM_ACTIONS:
+        elif isinstance(action, int) and not isinstance(action, bool) and 0 <= action < NUM_ACTIONS:
             token = action_token(action)
         else:
             token = f"action {action!r}"
@@ -428,9 +428,9 @@ class Game:
     def apply(self, seat: int, action: int) -> None:
         """Apply an action of ``seat``; raise :class:`IllegalAction` (state unchanged)
         if the rules do not allow it now."""
-        if not (isinstance(seat, int) and 0 <= seat < self.n):
-            raise IllegalAction(seat, action, f"there is no seat {seat} at a {self.n}-player table")
-        if not (isinstance(action, int) and 0 <= action < NUM_ACTIONS):
+        if not (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < self.n):
+            raise IllegalAction(seat, action, f"there is no seat {seat!r} at a {self.n}-player table")
+        if isinstance(action, bool) or not (isinstance(action, int) and 0 <= action < NUM_ACTIONS):
             raise IllegalAction(seat, action, f"there is no action {action!r} (0 to {NUM_ACTIONS - 1})")
         if action not in self.legal_actions(seat):
             from .explain import why_illegal

@@ -217,7 +217,13 @@ def hand_summaries(game: Game) -> list[dict[str, Any]]:
 
 
 def game_to_record(game: Game, headers: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The record of a match played through the engine (every deal written out)."""
+    """The record of a match played through the engine (every deal written out).
+
+    A game started with :meth:`Game.at_position` in the middle of a match has no
+    complete record (the hands before it are unknown): that raises ``ValueError``."""
+    first = game.history[0].index if game.history else game.hand_index
+    if first != 0:
+        raise ValueError("this game started in the middle of a match: it has no complete record")
     hands = [_hand_json(h.deal, h.actions) for h in game.history]
     if not game.needs_deal:
         hands.append(_hand_json(game.dealt, tuple(game.actions)))

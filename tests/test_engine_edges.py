@@ -54,3 +54,27 @@ def test_between_hands_the_view_is_the_position_alone() -> None:
     rebuilt = Game.at_position(game.position(), manual_deal=True)
     for seat in (0, 1, None):
         assert replace(seat_view(game, seat), last_hand=None) == seat_view(rebuilt, seat)
+
+
+def test_booleans_are_neither_seats_nor_actions() -> None:
+    import pytest
+
+    from truco.game import Game, IllegalAction
+
+    game = Game(seed=1)
+    for seat, action in [(True, 0), (0, True)]:
+        with pytest.raises(IllegalAction, match="there is no"):
+            game.apply(seat, action)
+
+
+def test_a_game_started_mid_match_has_no_complete_record() -> None:
+    import pytest
+
+    from truco.game import Game
+    from truco.record import game_to_record
+
+    game = new_game("1e 3c 4b", "2o 5c 6e")
+    play(game, "0 truco; 1 mazo")
+    later = Game.at_position(game.position(), seed=3)
+    with pytest.raises(ValueError, match="middle of a match"):
+        game_to_record(later)
