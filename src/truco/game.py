@@ -334,6 +334,21 @@ class Game:
         """The cards a seat still holds (engine-side; seats see them through views)."""
         return tuple(self.cards[seat])
 
+    def on_turn(self, seat: int) -> bool:
+        """It is ``seat``'s turn to play a card and no call waits for an answer."""
+        return not self.needs_deal and self.winner < 0 and not self.pending and self.turn == seat
+
+    def holds(self, seat: int, card: int) -> bool:
+        """``seat`` is in the hand and still holds ``card`` (engine-side knowledge)."""
+        return self.in_hand[seat] and card in self.cards[seat]
+
+    def deal_from(self, dealer: Dealer) -> None:
+        """Deal the coming hands with ``dealer`` (and the waiting hand at once): how a
+        match rebuilt from its record goes on, e.g. with a :class:`SecureDealer`."""
+        self.dealer = dealer
+        if self.needs_deal and self.winner < 0:
+            self._start_hand(dealer.deal(self.n, self.hand_index))
+
     def actors(self) -> tuple[int, ...]:
         """The seats that may act now (megaphone words aside): the turn's seat, or
         the players who may answer a pending call. Empty between hands and at the end."""

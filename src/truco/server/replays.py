@@ -24,7 +24,7 @@ def _snapshot(
         "hand": hand,
         "seat": seat,
         "action": token,
-        "cards": [[card_name(c) for c in cards] for cards in game.cards],
+        "cards": [[card_name(c) for c in game.hand_cards(s)] for s in range(game.n)],
         "bazas": [[[s, card_name(c)] for s, c in baza] for baza in game.table]
         if closed is None
         else [],

@@ -442,13 +442,13 @@ class Table:
     def _on_turn(self, seat: int) -> bool:
         game = self.game
         assert game is not None
-        return not game.pending and game.turn == seat and not game.needs_deal
+        return game.on_turn(seat)
 
     def _commit(self, seat: int, card: int) -> None:
         """A card released before its turn: it goes down when the turn comes."""
         game = self.game
         assert game is not None
-        if not game.in_hand[seat] or card not in game.cards[seat]:
+        if not game.holds(seat, card):
             raise TableError("illegal", f"{card_name(card)} is not in your hand")
         if seat in self.committed:
             raise TableError(
@@ -581,7 +581,7 @@ class Table:
         while progress and self.status == "playing":
             progress = False
             for seat, card in list(self.committed.items()):
-                if card not in game.cards[seat] or not game.in_hand[seat]:
+                if not game.holds(seat, card):
                     del self.committed[seat]
                 elif self._on_turn(seat) and card in game.legal_actions(
                     seat, megaphone=False
@@ -832,13 +832,11 @@ class Table:
                 )
             game = result.game
             assert game is not None
-            game.dealer = SecureDealer()
-            if game.needs_deal and not game.is_over:
-                game.deal(game.dealer.deal(game.n, game.hand_index))
+            game.deal_from(SecureDealer())
             table.game = game
             for seat, name in data.get("committed", {}).items():
                 card = parse_card(name)
-                if card in game.cards[int(seat)]:
+                if game.holds(int(seat), card):
                     table.committed[int(seat)] = card
         return table
 
