@@ -22,10 +22,21 @@ BOTS: dict[str, Callable[[str, int | None], Bot]] = {
 }
 
 
+#: Bots that live in optional parts of the package, loaded on first use; they take a
+#: level that is not a strength (``linear:PATH`` is a trained policy's file), so the
+#: lobby does not list them.
+PLUGIN_BOTS = {"linear": "truco.rl.policy_bot"}
+
+
 def make_bot(spec: str, seed: int | None = None) -> Bot:
-    """A bot from ``name`` or ``name:level`` (``"search:hard"``)."""
+    """A bot from ``name`` or ``name:level`` (``"search:hard"``, ``"linear:policy.npz"``)."""
     name, _, level = spec.partition(":")
     factory = BOTS.get(name)
+    if factory is None and name in PLUGIN_BOTS:
+        import importlib
+
+        importlib.import_module(PLUGIN_BOTS[name])  # registers itself in BOTS
+        factory = BOTS.get(name)
     if factory is None:
         raise ValueError(f"unknown bot {name!r} (one of {', '.join(sorted(BOTS))})")
     return factory(level or "default", seed)

@@ -152,8 +152,14 @@ class PolicyBot(Bot):
 
 
 def load_bot(path: str, seed: int | None = None) -> PolicyBot:
-    """A :class:`PolicyBot` for a :class:`LinearPolicy` saved at ``path``."""
-    return PolicyBot(LinearPolicy.load(path), level=path, seed=seed)
+    """A :class:`PolicyBot` for a :class:`LinearPolicy` saved at ``path``; a file that
+    cannot be read as one raises ``ValueError`` naming it."""
+    try:
+        policy = LinearPolicy.load(path)
+    except (OSError, ValueError, KeyError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ValueError(f"cannot load the policy {path!r}: {reason}") from None
+    return PolicyBot(policy, level=path, seed=seed)
 
 
 BOTS.setdefault("linear", lambda level, seed: load_bot(level, seed))
