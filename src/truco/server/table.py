@@ -340,13 +340,7 @@ class Table:
                 "no_player", "sitting needs a guest token (POST /api/guest)"
             )
         self._require_waiting()
-        if seat >= len(self.seats):
-            raise TableError(
-                "no_seat",
-                f"there is no seat {seat} at a {len(self.seats)}-player table",
-            )
-        if self.seats[seat].kind != "empty":
-            raise TableError("seat_taken", f"seat {seat} is taken")
+        self._require_empty(seat)
         old = self._seat_of(client)
         if old is not None:
             self.seats[old] = Seat()
@@ -355,6 +349,15 @@ class Table:
             {"kind": "seated", "seat": seat, "name": client.player.name, "from": old}
         )
         self.start_if_full()
+
+    def _require_empty(self, seat: int) -> None:
+        if seat >= len(self.seats):
+            raise TableError(
+                "no_seat",
+                f"there is no seat {seat} at a {len(self.seats)}-player table",
+            )
+        if self.seats[seat].kind != "empty":
+            raise TableError("seat_taken", f"seat {seat} is taken")
 
     def _stand(self, client: Client) -> None:
         self._require_waiting()
@@ -373,13 +376,7 @@ class Table:
     def _add_bot(self, client: Client, seat: int, level: str) -> None:
         self._require_creator(client)
         self._require_waiting()
-        if seat >= len(self.seats):
-            raise TableError(
-                "no_seat",
-                f"there is no seat {seat} at a {len(self.seats)}-player table",
-            )
-        if self.seats[seat].kind != "empty":
-            raise TableError("seat_taken", f"seat {seat} is taken")
+        self._require_empty(seat)
         try:
             self.bots[seat] = make_bot(level)
         except ValueError as exc:
