@@ -215,3 +215,19 @@ def _copy(value: object) -> object:
     if params is not None and params.frozen:
         return value
     return copy.deepcopy(value)
+
+
+def random_position(rules: Rules, seed: int, max_actions: int) -> tuple[Game, int]:
+    """A game played at random for up to ``max_actions`` actions (megaphone words now
+    and then), and a seat that may act; a seed whose match ends first moves to the next."""
+    rng = random.Random(seed)
+    game = Game(rules, first_mano=rng.randrange(rules.players), seed=seed)
+    for _ in range(rng.randrange(max_actions)):
+        if game.is_over:
+            break
+        seat = rng.choice(game.actors())
+        legal = [a for a in game.legal_actions(seat) if not is_say(a) or rng.random() < 0.1]
+        game.apply(seat, rng.choice(legal))
+    if game.is_over:
+        return random_position(rules, seed + 1, max_actions)
+    return game, rng.choice(game.actors())

@@ -7,6 +7,7 @@ import random
 from collections.abc import Sequence
 
 import pytest
+import strategies
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,17 +32,7 @@ FAST_BOTS = ["random", "simple", "search:3x1", "search:3x3"]
 
 
 def random_position(rules: Rules, seed: int) -> tuple[Game, int]:
-    rng = random.Random(seed)
-    game = Game(rules, first_mano=rng.randrange(rules.players), seed=seed)
-    for _ in range(rng.randrange(80)):
-        if game.is_over:
-            break
-        seat = rng.choice(game.actors())
-        legal = [a for a in game.legal_actions(seat) if not is_say(a) or rng.random() < 0.1]
-        game.apply(seat, rng.choice(legal))
-    if game.is_over:
-        return random_position(rules, seed + 1)
-    return game, rng.choice(game.actors())
+    return strategies.random_position(rules, seed, max_actions=80)
 
 
 @settings(max_examples=800, deadline=None)

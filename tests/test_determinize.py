@@ -6,12 +6,12 @@ import dataclasses
 import random
 
 import pytest
+import strategies
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from util import new_game, play
 
 from truco import Game, Rules
-from truco.actions import is_say
 from truco.determinize import (
     Determinizer,
     InconsistentView,
@@ -37,18 +37,7 @@ def _public(view: SeatView) -> SeatView:
 
 
 def random_position(rules: Rules, seed: int) -> tuple[Game, int]:
-    """A game played at random for a random number of actions, and a seat that may act."""
-    rng = random.Random(seed)
-    game = Game(rules, first_mano=rng.randrange(rules.players), seed=seed)
-    for _ in range(rng.randrange(60)):
-        if game.is_over:
-            break
-        seat = rng.choice(game.actors())
-        legal = [a for a in game.legal_actions(seat) if not is_say(a) or rng.random() < 0.1]
-        game.apply(seat, rng.choice(legal))
-    if game.is_over:
-        return random_position(rules, seed + 1)
-    return game, rng.choice(game.actors())
+    return strategies.random_position(rules, seed, max_actions=60)
 
 
 @settings(max_examples=1500, deadline=None)
