@@ -49,6 +49,18 @@ _VARIANTS = [
 TABLES: tuple[Rules, ...] = tuple(_BASE + _VARIANTS)
 
 
+#: One table of each shape (sizes, flor, pica-pica, a table to 15), for the slower tests.
+SAMPLE_TABLES: tuple[Rules, ...] = (
+    Rules(players=2),
+    Rules(players=2, flor=True),
+    Rules(players=4),
+    Rules(players=4, flor=True),
+    Rules(players=6),
+    Rules(players=6, flor=True, pica_pica=True),
+    Rules(players=2, target=15),
+)
+
+
 def table_id(rules: Rules) -> str:
     parts = [f"p{rules.players}", "flor" if rules.flor else "sinflor", f"t{rules.target}",
              f"c{rules.chicos}"]

@@ -18,15 +18,7 @@ from truco.bots import BOTS, Bot, SearchBot, make_bot
 from truco.determinize import Determinizer
 from truco.view import SeatView, seat_view
 
-TABLES = [
-    Rules(players=2),
-    Rules(players=2, flor=True),
-    Rules(players=4),
-    Rules(players=4, flor=True),
-    Rules(players=6),
-    Rules(players=6, flor=True, pica_pica=True),
-    Rules(players=2, target=15),
-]
+TABLES = strategies.SAMPLE_TABLES
 #: Small search budgets keep the property tests fast; the levels only change budgets.
 FAST_BOTS = ["random", "simple", "search:3x1", "search:3x3"]
 

@@ -20,15 +20,7 @@ from truco.determinize import (
 )
 from truco.view import SeatView, seat_view
 
-TABLES = [
-    Rules(players=2),
-    Rules(players=2, flor=True),
-    Rules(players=4),
-    Rules(players=4, flor=True),
-    Rules(players=6),
-    Rules(players=6, flor=True, pica_pica=True),
-    Rules(players=2, target=15),
-]
+TABLES = strategies.SAMPLE_TABLES
 
 
 def _public(view: SeatView) -> SeatView:
