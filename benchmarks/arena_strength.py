@@ -42,7 +42,9 @@ def summary(name: str, data: dict) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--jobs", type=int, default=0)
     parser.add_argument("--seed", type=int, default=1)

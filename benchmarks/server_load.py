@@ -61,9 +61,7 @@ async def seat_player(
     stop: asyncio.Event,
 ) -> None:
     """One seat: sit, then act at random from the legal actions until the match ends."""
-    async with websockets.connect(
-        f"{url}/ws/{table}?token={token}", max_size=None
-    ) as ws:
+    async with websockets.connect(f"{url}/ws/{table}?token={token}", max_size=None) as ws:
         await ws.send(json.dumps({"type": "sit", "seat": seat}))
         last_acted_version = -1
         while not done.is_set():
@@ -72,26 +70,20 @@ async def seat_player(
             except TimeoutError:
                 if not stop.is_set():
                     stats.errors += 1
-                    stats.error_codes["timeout"] = (
-                        stats.error_codes.get("timeout", 0) + 1
-                    )
+                    stats.error_codes["timeout"] = stats.error_codes.get("timeout", 0) + 1
                 return
             now = time.perf_counter()
             msg = json.loads(raw)
             if msg["type"] == "error":
                 stats.errors += 1
-                stats.error_codes[msg["code"]] = (
-                    stats.error_codes.get(msg["code"], 0) + 1
-                )
+                stats.error_codes[msg["code"]] = stats.error_codes.get(msg["code"], 0) + 1
                 last_acted_version = -1
                 continue
             if msg["type"] != "state":
                 continue
             for event in msg["events"]:
                 if event["kind"] == "action":
-                    t0 = stats.sent.get(
-                        (table, event["seat"], event["hand"], event["action"])
-                    )
+                    t0 = stats.sent.get((table, event["seat"], event["hand"], event["action"]))
                     if t0 is not None:
                         stats.latencies.append(now - t0)
                     if event["seat"] == seat:
@@ -110,9 +102,7 @@ async def seat_player(
                 legal = []  # one partner answers a call for the team
             if legal and msg["v"] != last_acted_version and not stop.is_set():
                 action = rng.choice(legal)
-                stats.sent[(table, seat, view["hand_index"], action)] = (
-                    time.perf_counter()
-                )
+                stats.sent[(table, seat, view["hand_index"], action)] = time.perf_counter()
                 last_acted_version = msg["v"]
                 await ws.send(json.dumps({"type": "act", "action": action}))
 
@@ -142,9 +132,7 @@ async def one_table(
     done = asyncio.Event()
     await asyncio.gather(
         *(
-            seat_player(
-                url, table, tokens[s], s, stats, random.Random(rng.random()), done, stop
-            )
+            seat_player(url, table, tokens[s], s, stats, random.Random(rng.random()), done, stop)
             for s in range(players)
         )
     )
@@ -185,12 +173,8 @@ def main() -> int:
         choices=(2, 4, 6),
         help="table sizes (default 2 and 4)",
     )
-    parser.add_argument(
-        "--seconds", type=float, default=20.0, help="how long to run (default 20)"
-    )
-    parser.add_argument(
-        "--db", default=None, help="database URL (default a fresh SQLite file)"
-    )
+    parser.add_argument("--seconds", type=float, default=20.0, help="how long to run (default 20)")
+    parser.add_argument("--db", default=None, help="database URL (default a fresh SQLite file)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
         "--profile",
@@ -216,9 +200,7 @@ def main() -> int:
             except httpx.HTTPError:
                 time.sleep(0.1)
         stats = Stats()
-        elapsed = asyncio.run(
-            keep_tables(base, args.tables, players, args.seconds, stats)
-        )
+        elapsed = asyncio.run(keep_tables(base, args.tables, players, args.seconds, stats))
     finally:
         server.send_signal(2)  # SIGINT: a clean shutdown (and the profile written)
         server.wait(30)

@@ -54,9 +54,7 @@ def win_rate(
             if s % 2 == team:
                 bots.append(PolicyBot(policy, seed=seed + m, greedy=greedy))
             else:
-                bots.append(
-                    make_bot(opponent, seed=seed * 7919 + m * rules.players + s)
-                )
+                bots.append(make_bot(opponent, seed=seed * 7919 + m * rules.players + s))
         wins += (
             play_match(
                 bots,
@@ -158,9 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--opponent", default="random", help="a bot spec (random, simple, search:easy)"
     )
-    parser.add_argument(
-        "--minutes", type=float, default=3.0, help="training time (default 3)"
-    )
+    parser.add_argument("--minutes", type=float, default=3.0, help="training time (default 3)")
     parser.add_argument(
         "--eval-matches",
         type=int,
@@ -187,9 +183,7 @@ def main(argv: list[str] | None = None) -> int:
         default=["simple"],
         help="other bots to measure the trained policy against",
     )
-    parser.add_argument(
-        "--out", default="tiny_agent.npz", help="where to save the trained policy"
-    )
+    parser.add_argument("--out", default="tiny_agent.npz", help="where to save the trained policy")
     args = parser.parse_args(argv)
 
     random.seed(args.seed)

@@ -62,8 +62,12 @@ SAMPLE_TABLES: tuple[Rules, ...] = (
 
 
 def table_id(rules: Rules) -> str:
-    parts = [f"p{rules.players}", "flor" if rules.flor else "sinflor", f"t{rules.target}",
-             f"c{rules.chicos}"]
+    parts = [
+        f"p{rules.players}",
+        "flor" if rules.flor else "sinflor",
+        f"t{rules.target}",
+        f"c{rules.chicos}",
+    ]
     if rules.falta_envido != "leader":
         parts.append(f"falta-{rules.falta_envido}")
     if rules.con_flor_quiero:
@@ -195,6 +199,7 @@ def play_out(
 
 
 # ---------------------------------------------------------------------------- snapshots
+
 
 def deep_state(game: Game) -> dict[str, object]:
     """Every attribute of the game, deep-copied (the dealer by identity): two equal

@@ -55,8 +55,12 @@ def test_duplicate_pairs_swap_the_teams() -> None:
     assert [bot_of_team(t, True) for t in (0, 1)] == [1, 0]
 
 
-def _result(pair: int, swapped: bool, winner: int, points: tuple[int, int], hands: int, ms: float) -> MatchResult:
-    return MatchResult(pair, swapped, winner, points, hands, ([ms / 1000] * hands, [ms / 2000] * hands))
+def _result(
+    pair: int, swapped: bool, winner: int, points: tuple[int, int], hands: int, ms: float
+) -> MatchResult:
+    return MatchResult(
+        pair, swapped, winner, points, hands, ([ms / 1000] * hands, [ms / 2000] * hands)
+    )
 
 
 def test_summary_of_synthetic_results() -> None:
@@ -76,8 +80,12 @@ def test_summary_of_synthetic_results() -> None:
     assert a.ci95 == pytest.approx(wilson_interval(4, 6))
     margins = [0.5, 0.0, 0.5]
     mean, lo, hi = mean_interval(margins)
-    assert a.points_margin == pytest.approx(mean) and a.points_margin_ci95 == pytest.approx((lo, hi))
-    assert b.points_margin == pytest.approx(-mean) and b.points_margin_ci95 == pytest.approx((-hi, -lo))
+    assert a.points_margin == pytest.approx(mean) and a.points_margin_ci95 == pytest.approx(
+        (lo, hi)
+    )
+    assert b.points_margin == pytest.approx(-mean) and b.points_margin_ci95 == pytest.approx(
+        (-hi, -lo)
+    )
     assert a.hand_points == 30 + 30 + 20 + 30 + 30 + 30
     assert a.decision_ms_mean == pytest.approx(20.0)
     assert a.decision_ms_p95 == pytest.approx(30.0)
@@ -85,7 +93,14 @@ def test_summary_of_synthetic_results() -> None:
     assert report.elo_diff == pytest.approx(elo_difference(4 / 6))
     out = report.to_json()
     assert set(out) >= {"matches", "elo_diff", "bots"}
-    assert set(out["bots"][0]) >= {"name", "match_wins", "match_win_rate", "ci95", "decision_ms_mean", "decision_ms_p95"}
+    assert set(out["bots"][0]) >= {
+        "name",
+        "match_wins",
+        "match_win_rate",
+        "ci95",
+        "decision_ms_mean",
+        "decision_ms_p95",
+    }
 
 
 @pytest.mark.parametrize("players", [2, 4])

@@ -7,10 +7,10 @@ import random
 from collections.abc import Sequence
 
 import pytest
-import strategies
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import strategies
 from truco import Game, Rules
 from truco.actions import is_say
 from truco.arena.match import play_match
@@ -28,7 +28,11 @@ def random_position(rules: Rules, seed: int) -> tuple[Game, int]:
 
 
 @settings(max_examples=800, deadline=None)
-@given(table=st.sampled_from(TABLES), seed=st.integers(0, 10**9), spec=st.sampled_from(["random", "simple"]))
+@given(
+    table=st.sampled_from(TABLES),
+    seed=st.integers(0, 10**9),
+    spec=st.sampled_from(["random", "simple"]),
+)
 def test_rule_bots_return_legal_actions(table: Rules, seed: int, spec: str) -> None:
     game, seat = random_position(table, seed)
     view = seat_view(game, seat)
@@ -59,7 +63,14 @@ def test_named_levels_return_legal_actions(spec: str) -> None:
 
 def test_registry_and_levels() -> None:
     assert {"random", "simple", "search"} <= set(BOTS)
-    for spec in ("search", "search:easy", "search:medium", "search:hard", "search:normal", "simple:normal"):
+    for spec in (
+        "search",
+        "search:easy",
+        "search:medium",
+        "search:hard",
+        "search:normal",
+        "simple:normal",
+    ):
         assert isinstance(make_bot(spec, 1), Bot)
     assert repr(make_bot("search:hard", 1)) == "search:hard"
     with pytest.raises(ValueError):
@@ -134,4 +145,6 @@ def test_search_worlds_agree_with_the_public_information(table: Rules, seed: int
     bot = SearchBot("4x3", seed)
     for world in bot._worlds(Determinizer(view), seat & 1):
         seen = seat_view(world, seat)
-        assert dataclasses.replace(seen, last_hand=None) == dataclasses.replace(view, last_hand=None)
+        assert dataclasses.replace(seen, last_hand=None) == dataclasses.replace(
+            view, last_hand=None
+        )

@@ -96,9 +96,7 @@ def test_cards_of_one_ranking_group_are_equal_in_truco(group: str) -> None:
 
 @pytest.mark.parametrize("higher,lower", list(pairwise(RANKING)))
 def test_each_ranking_group_beats_the_next(higher: str, lower: str) -> None:
-    assert min(STRENGTH[c] for c in cards(higher)) > max(
-        STRENGTH[c] for c in cards(lower)
-    )
+    assert min(STRENGTH[c] for c in cards(higher)) > max(STRENGTH[c] for c in cards(lower))
 
 
 def test_named_cards_of_the_glossary() -> None:
@@ -128,9 +126,7 @@ def test_named_cards_of_the_glossary() -> None:
         ("7b 1b 6c", 28, "two of a suit beat a higher single card"),
     ],
 )
-def test_tanto_examples_of_the_rule_books(
-    hand: str, expected: int, example: str
-) -> None:
+def test_tanto_examples_of_the_rule_books(hand: str, expected: int, example: str) -> None:
     assert tanto(cards(hand)) == expected, example
 
 
@@ -184,9 +180,7 @@ def test_flor_is_three_cards_of_one_suit(hand: str, flor: bool) -> None:
     "hand,value",
     [("7e 6e 5e", 38), ("10o 11o 12o", 20), ("1c 2c 3c", 26), ("7b 12b 4b", 31)],
 )
-def test_flor_value_is_20_plus_all_three_with_figures_worth_0(
-    hand: str, value: int
-) -> None:
+def test_flor_value_is_20_plus_all_three_with_figures_worth_0(hand: str, value: int) -> None:
     assert flor_value(cards(hand)) == value
 
 
@@ -195,8 +189,6 @@ def test_the_highest_flor_is_38_with_7_6_5() -> None:
     assert len(flores) == 4 * 120
     best = max(flor_value(h) for h in flores)
     assert best == 38
-    assert {
-        tuple(sorted(card_name(c)[:-1] for c in h))
-        for h in flores
-        if flor_value(h) == 38
-    } == {("5", "6", "7")}
+    assert {tuple(sorted(card_name(c)[:-1] for c in h)) for h in flores if flor_value(h) == 38} == {
+        ("5", "6", "7")
+    }

@@ -6,11 +6,10 @@ import dataclasses
 import random
 
 import pytest
-import strategies
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from util import new_game, play
 
+import strategies
 from truco import Game, Rules
 from truco.determinize import (
     Determinizer,
@@ -19,6 +18,7 @@ from truco.determinize import (
     seat_constraints,
 )
 from truco.view import SeatView, seat_view
+from util import new_game, play
 
 TABLES = strategies.SAMPLE_TABLES
 
@@ -43,7 +43,9 @@ def test_sampled_world_shows_the_viewer_exactly_its_view(table: Rules, seed: int
         assert _public(seat_view(world, seat)) == _public(view)
         assert world.hand_cards(seat) == view.hand
         assert world.dealt[seat] == view.dealt
-        assert sorted(c for h in world.dealt for c in h) == sorted({c for h in world.dealt for c in h})
+        assert sorted(c for h in world.dealt for c in h) == sorted(
+            {c for h in world.dealt for c in h}
+        )
         # every seat's played cards are the ones the view shows
         for s, card in view.played:
             assert card in world.dealt[s]

@@ -85,7 +85,9 @@ def test_legal_actions_at_positions(path: Path, index: int, case: dict[str, Any]
         assert acting == set(case["seats_to_act"])
         assert set(game.actors()) == set(case["seats_to_act"])
         return
-    tokens = {action_token(a) for a in game.legal_actions(case["seat"]) if with_say or not is_say(a)}
+    tokens = {
+        action_token(a) for a in game.legal_actions(case["seat"]) if with_say or not is_say(a)
+    }
     if "equals" in case:
         assert tokens == set(case["equals"])
     for token in case.get("includes", []):

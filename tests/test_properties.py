@@ -29,6 +29,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from strategies import (
     TABLES,
     RandomPolicy,
@@ -38,7 +39,6 @@ from strategies import (
     seeds,
     table_id,
 )
-
 from truco.actions import (
     CON_FLOR_ME_ACHICO,
     CONTRAFLOR,
@@ -172,8 +172,14 @@ def check_turn_rules(game: Game) -> None:
             assert acts == {FLOR, MAZO}
             return
         assert {a for a in acts if a < 40} == set(game.cards[seat]) and MAZO in acts
-        assert not acts & {QUIERO, NO_QUIERO, FLOR, CONTRAFLOR, CONTRAFLOR_AL_RESTO,
-                           CON_FLOR_ME_ACHICO}
+        assert not acts & {
+            QUIERO,
+            NO_QUIERO,
+            FLOR,
+            CONTRAFLOR,
+            CONTRAFLOR_AL_RESTO,
+            CON_FLOR_ME_ACHICO,
+        }
         level, owner = view.truco_level, view.truco_owner
         if level == 0:
             truco = {TRUCO}
@@ -462,8 +468,11 @@ class LeaveWatch:
             worth = [2 if c == "envido" else 3 for c in pending.chain]
             expected["envido"] = [(rival, 1 if len(worth) == 1 else sum(worth[:-1]))]
         elif pending is not None:
-            refused = {"flor": 3, "contraflor": 4 if game.rules.con_flor_quiero else 3,
-                       "contraflor-al-resto": 6}[pending.kind]
+            refused = {
+                "flor": 3,
+                "contraflor": 4 if game.rules.con_flor_quiero else 3,
+                "contraflor-al-resto": 6,
+            }[pending.kind]
             expected["flor"] = [(rival, refused)]
         expected["truco"] = [(rival, truco)]
         self.expected = expected
@@ -506,7 +515,11 @@ class FlorWatch:
         caller = 1 - pending.team
         if action == MAZO:
             mates = [s for s in range(game.n) if s != seat and s & 1 == team and game.in_hand[s]]
-            if pending.kind == "flor" and mates and not any(s in holders for s in mates if s != seat):
+            if (
+                pending.kind == "flor"
+                and mates
+                and not any(s in holders for s in mates if s != seat)
+            ):
                 self.entries.append((caller, 3))  # nobody left to answer: it stands
             return  # a whole team leaving: LeaveWatch
         totals = [0, 0]
@@ -514,8 +527,11 @@ class FlorWatch:
             totals[s & 1] += flor_value(game.dealt[s])
         best = game.mano & 1 if totals[0] == totals[1] else int(totals[1] > totals[0])
         score = game.score
-        resto = 15 - max(score) if game.rules.target == 30 and max(score) < 15 else \
-            game.rules.target - max(score)
+        resto = (
+            15 - max(score)
+            if game.rules.target == 30 and max(score) < 15
+            else game.rules.target - max(score)
+        )
         cfq = game.rules.con_flor_quiero
         if pending.kind == "flor":
             if action == CON_FLOR_ME_ACHICO:
@@ -692,8 +708,13 @@ def expected_summaries(game: Game) -> list[dict[str, Any]]:
     ]
     if not game.is_over:  # the hand being played: nothing scored yet
         hands.append(
-            {"points": [0, 0], "why": [], "score": list(game.score),
-             "chicos": list(game.chicos), "closed": False}
+            {
+                "points": [0, 0],
+                "why": [],
+                "score": list(game.score),
+                "chicos": list(game.chicos),
+                "closed": False,
+            }
         )
     return hands
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from strategies import new_match, play_out
 
+from strategies import new_match, play_out
 from truco.record import game_to_record, load_record, replay
 from truco.rules import Rules
 
@@ -158,8 +158,9 @@ MALFORMED_TEXT = [
 ]
 
 
-@pytest.mark.parametrize("text,names", [(t, n) for _, t, n in MALFORMED_TEXT],
-                         ids=[i for i, _, _ in MALFORMED_TEXT])
+@pytest.mark.parametrize(
+    "text,names", [(t, n) for _, t, n in MALFORMED_TEXT], ids=[i for i, _, _ in MALFORMED_TEXT]
+)
 def test_malformed_text(text: str, names: tuple[str, ...]) -> None:
     assert_malformed(replay_stdin(text), *names)
 
@@ -181,7 +182,11 @@ MALFORMED_RECORDS = [
     ("rules-chicos-2", _set(("rules", "chicos"), 2), ("chicos",)),
     ("rules-falta-unknown", _set(("rules", "falta_envido"), "everything"), ("falta_envido",)),
     ("rules-pica-1v1", _set(("rules", "pica_pica"), True), ("pica_pica",)),
-    ("rules-con-flor-quiero-sin-flor", _set(("rules", "con_flor_quiero"), True), ("con_flor_quiero",)),
+    (
+        "rules-con-flor-quiero-sin-flor",
+        _set(("rules", "con_flor_quiero"), True),
+        ("con_flor_quiero",),
+    ),
     ("first-mano-out-of-range", _set(("first_mano",), 2), ("first_mano",)),
     ("first-mano-negative", _set(("first_mano",), -1), ("first_mano",)),
     ("seed-float", _set(("seed",), 1.5), ("seed",)),
@@ -193,7 +198,11 @@ MALFORMED_RECORDS = [
     ("action-not-pair", _set(("hands", 0, "actions", 0), [0, "envido", 1]), ("action 0",)),
     ("action-not-list", _set(("hands", 0, "actions", 0), "0 envido"), ("action 0",)),
     ("unknown-token", _set(("hands", 0, "actions", 0), [0, "envidito"]), ("envidito",)),
-    ("unknown-token-underscore", _set(("hands", 0, "actions", 0), [0, "real_envido"]), ("real_envido",)),
+    (
+        "unknown-token-underscore",
+        _set(("hands", 0, "actions", 0), [0, "real_envido"]),
+        ("real_envido",),
+    ),
     ("token-not-string", _set(("hands", 0, "actions", 0), [0, 40]), ("action 0",)),
     ("unknown-megaphone-word", _set(("hands", 0, "actions", 0), [0, "say hola"]), ("hola",)),
     ("card-13e", _set(("hands", 0, "actions", 2), [0, "play 13e"]), ("13e",)),
@@ -208,8 +217,11 @@ MALFORMED_RECORDS = [
     ("deal-two-cards", _set(("hands", 0, "deal", 1), ["3b", "2c"]), ("3 cards",)),
     ("deal-four-cards", _set(("hands", 0, "deal", 1), ["3b", "2c", "12o", "5e"]), ("3 cards",)),
     ("deal-one-seat", _set(("hands", 0, "deal"), [["1e", "7o", "4c"]]), ("deal",)),
-    ("deal-three-seats", _set(("hands", 0, "deal"),
-                               [["1e", "7o", "4c"], ["3b", "2c", "12o"], ["5e", "6e", "7c"]]), ("deal",)),
+    (
+        "deal-three-seats",
+        _set(("hands", 0, "deal"), [["1e", "7o", "4c"], ["3b", "2c", "12o"], ["5e", "6e", "7c"]]),
+        ("deal",),
+    ),
     ("deal-not-list", _set(("hands", 0, "deal"), "1e 7o 4c"), ("deal",)),
     ("deal-null", _set(("hands", 0, "deal"), None), ("deal",)),
     ("seat-does-not-exist", _set(("hands", 0, "actions", 0), [2, "envido"]), ("seat 2",)),
@@ -220,8 +232,11 @@ MALFORMED_RECORDS = [
 ]
 
 
-@pytest.mark.parametrize("change,names", [(c, n) for _, c, n in MALFORMED_RECORDS],
-                         ids=[i for i, _, _ in MALFORMED_RECORDS])
+@pytest.mark.parametrize(
+    "change,names",
+    [(c, n) for _, c, n in MALFORMED_RECORDS],
+    ids=[i for i, _, _ in MALFORMED_RECORDS],
+)
 def test_malformed_record(change: Any, names: tuple[str, ...]) -> None:
     assert_malformed(replay_stdin(with_changes(BASE, change)), *names)
 
@@ -273,24 +288,47 @@ def test_deeply_nested_json() -> None:
 
 ILLEGAL = [
     # (id, change, expected error fields)
-    ("play-out-of-turn", _set(("hands", 0, "actions", 0), [1, "play 3b"]),
-     {"hand": 0, "action": 0, "seat": 1, "token": "play 3b"}),
-    ("card-not-held", _set(("hands", 0, "actions", 2), [0, "play 3b"]),
-     {"hand": 0, "action": 2, "seat": 0, "token": "play 3b"}),
-    ("answer-own-call", _set(("hands", 0, "actions", 1), [0, "quiero"]),
-     {"hand": 0, "action": 1, "seat": 0, "token": "quiero"}),
-    ("quiero-without-call", _set(("hands", 0, "actions", 0), [0, "quiero"]),
-     {"hand": 0, "action": 0, "seat": 0, "token": "quiero"}),
-    ("flor-on-table-sin-flor", _set(("hands", 0, "actions", 0), [0, "flor"]),
-     {"hand": 0, "action": 0, "seat": 0, "token": "flor"}),
-    ("megaphone-in-1v1", _set(("hands", 0, "actions", 0), [0, "say voy"]),
-     {"hand": 0, "action": 0, "seat": 0, "token": "say voy"}),
-    ("action-after-hand-closed", lambda r: r["hands"][0]["actions"].append([1, "play 12o"]),
-     {"hand": 0, "action": 6, "seat": 1, "token": "play 12o"}),
+    (
+        "play-out-of-turn",
+        _set(("hands", 0, "actions", 0), [1, "play 3b"]),
+        {"hand": 0, "action": 0, "seat": 1, "token": "play 3b"},
+    ),
+    (
+        "card-not-held",
+        _set(("hands", 0, "actions", 2), [0, "play 3b"]),
+        {"hand": 0, "action": 2, "seat": 0, "token": "play 3b"},
+    ),
+    (
+        "answer-own-call",
+        _set(("hands", 0, "actions", 1), [0, "quiero"]),
+        {"hand": 0, "action": 1, "seat": 0, "token": "quiero"},
+    ),
+    (
+        "quiero-without-call",
+        _set(("hands", 0, "actions", 0), [0, "quiero"]),
+        {"hand": 0, "action": 0, "seat": 0, "token": "quiero"},
+    ),
+    (
+        "flor-on-table-sin-flor",
+        _set(("hands", 0, "actions", 0), [0, "flor"]),
+        {"hand": 0, "action": 0, "seat": 0, "token": "flor"},
+    ),
+    (
+        "megaphone-in-1v1",
+        _set(("hands", 0, "actions", 0), [0, "say voy"]),
+        {"hand": 0, "action": 0, "seat": 0, "token": "say voy"},
+    ),
+    (
+        "action-after-hand-closed",
+        lambda r: r["hands"][0]["actions"].append([1, "play 12o"]),
+        {"hand": 0, "action": 6, "seat": 1, "token": "play 12o"},
+    ),
 ]
 
 
-@pytest.mark.parametrize("change,fields", [(c, f) for _, c, f in ILLEGAL], ids=[i for i, _, _ in ILLEGAL])
+@pytest.mark.parametrize(
+    "change,fields", [(c, f) for _, c, f in ILLEGAL], ids=[i for i, _, _ in ILLEGAL]
+)
 def test_illegal_action(change: Any, fields: dict[str, Any]) -> None:
     proc = replay_stdin(with_changes(BASE, change))
     assert "Traceback" not in proc.stderr.decode()
@@ -362,7 +400,9 @@ def test_tokens_and_cards_are_case_insensitive() -> None:
     for hand in loud["hands"]:
         hand["deal"] = [[shout(c) for c in cards] for cards in hand["deal"]]
         hand["actions"] = [[seat, shout(token)] for seat, token in hand["actions"]]
-    loud["hands"][0]["actions"].insert(0, [loud["hands"][0]["actions"][0][0], "  SAY  Vení  ".replace("í", "i")])
+    loud["hands"][0]["actions"].insert(
+        0, [loud["hands"][0]["actions"][0][0], "  SAY  Vení  ".replace("í", "i")]
+    )
     proc = replay_stdin(loud)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == json.loads(expected.stdout)

@@ -75,18 +75,11 @@ def test_observations_mask_and_rewards() -> None:
     seat = e.agent_selection
     for agent in e.agents:
         obs = e.observe(agent)
-        assert (
-            obs["observation"].shape == e.observation_space(agent)["observation"].shape
-        )
+        assert obs["observation"].shape == e.observation_space(agent)["observation"].shape
         assert e.observation_space(agent).contains(obs)
         assert obs["action_mask"].any() == (agent == seat)
     totals = _random_episode(e, 4)
-    assert (
-        totals["player_0"]
-        == totals["player_2"]
-        == -totals["player_1"]
-        == -totals["player_3"]
-    )
+    assert totals["player_0"] == totals["player_2"] == -totals["player_1"] == -totals["player_3"]
     assert abs(totals["player_0"]) == 1.0
 
 
@@ -134,9 +127,7 @@ def test_the_truco_replay_command_reads_an_environment_record(tmp_path: Path) ->
         [str(truco), "replay", str(path)], capture_output=True, text=True, check=True
     )
     out = json.loads(result.stdout)
-    assert (
-        sum(h["points"][0] - h["points"][1] for h in out["hands"]) == totals["player_0"]
-    )
+    assert sum(h["points"][0] - h["points"][1] for h in out["hands"]) == totals["player_0"]
 
 
 @pytest.mark.parametrize("opponent", ["random", "simple", "search:easy"])
@@ -226,9 +217,7 @@ def test_the_tiny_training_example_learns_against_random() -> None:
     spec.loader.exec_module(module)
     policy = LinearPolicy.zeros(Rules(target=15))
     before, _ = module.win_rate(policy, "random", 60, seed=1, greedy=False)
-    module.train(
-        policy, "random", seconds=0, lr=0.01, seed=0, eval_matches=10, stop_after=300
-    )
+    module.train(policy, "random", seconds=0, lr=0.01, seed=0, eval_matches=10, stop_after=300)
     after, _ = module.win_rate(policy, "random", 60, seed=1)
     assert after >= 0.7 and after > before + 0.1
 

@@ -81,9 +81,7 @@ def test_random_episodes_follow_the_api_and_are_zero_sum(
             assert steps <= game.max_game_length()
             r = state.returns()
             assert sum(r) == 0.0
-            assert all(
-                r[s] == r[s & 1] for s in range(len(r))
-            )  # a team shares its return
+            assert all(r[s] == r[s & 1] for s in range(len(r)))  # a team shares its return
             assert game.min_utility() <= r[0] <= game.max_utility()
             if returns == "match":
                 assert r[state.game.winner] == 1.0
@@ -120,9 +118,7 @@ def test_illegal_actions_raise_and_change_nothing() -> None:
     game = TrucoGame(players=2)
     state = game.new_initial_state()
     with pytest.raises(ValueError):
-        state.apply_action(
-            47
-        )  # not a card of the deck being dealt? it is no card at all
+        state.apply_action(47)  # not a card of the deck being dealt? it is no card at all
     for card in range(6):
         state.apply_action(card)
     with pytest.raises(ValueError):
@@ -148,9 +144,7 @@ def test_megaphone_words_are_out_by_default_and_capped_when_in() -> None:
         state.apply_action(53)
         assert state.current_player() == seat  # a word keeps the turn
     assert not any(is_say(a) for a in state.legal_actions())
-    assert (
-        TrucoGame(players=2, megaphone=True).says_per_seat == 0
-    )  # no team talk in 1v1
+    assert TrucoGame(players=2, megaphone=True).says_per_seat == 0  # no team talk in 1v1
 
 
 def test_clone_is_independent() -> None:
@@ -199,9 +193,7 @@ def test_tensor_shapes_are_fixed_per_table() -> None:
         assert state.information_state_tensor(0).shape == tuple(
             game.information_state_tensor_shape()
         )
-        assert state.observation_tensor(1).shape == tuple(
-            game.observation_tensor_shape()
-        )
+        assert state.observation_tensor(1).shape == tuple(game.observation_tensor_shape())
     assert (
         TrucoGame(players=2).information_state_tensor_shape()
         != TrucoGame(players=4).information_state_tensor_shape()

@@ -61,9 +61,7 @@ def _public(state: TrucoState) -> tuple[object, ...]:
     )
 
 
-def _with_other_cards(
-    state: TrucoState, player: int, rng: random.Random
-) -> TrucoState | None:
+def _with_other_cards(state: TrucoState, player: int, rng: random.Random) -> TrucoState | None:
     """The same episode with every card ``player`` has not seen dealt again at random
     (its own cards and the cards played stay), replayed from its record; ``None`` when
     the recorded actions are not legal with the new cards."""
@@ -71,9 +69,7 @@ def _with_other_cards(
     if not record["hands"] or state.game.needs_deal:
         return None
     hand = record["hands"][-1]
-    played = {
-        (s, tok.split()[1]) for s, tok in hand["actions"] if tok.startswith("play ")
-    }
+    played = {(s, tok.split()[1]) for s, tok in hand["actions"] if tok.startswith("play ")}
     seen = set(hand["deal"][player]) | {c for _, c in played}
     pool = [card_name(c) for c in DECK if card_name(c) not in seen]
     rng.shuffle(pool)
@@ -99,9 +95,7 @@ def test_no_leak_other_deals_same_information_state(table: dict[str, object]) ->
             if other is None or _public(other) != _public(state):
                 continue  # the unseen cards changed something public: a different story
             compared += 1
-            assert other.information_state_string(
-                player
-            ) == state.information_state_string(player)
+            assert other.information_state_string(player) == state.information_state_string(player)
             assert np.array_equal(
                 other.information_state_tensor(player),
                 state.information_state_tensor(player),
@@ -128,8 +122,7 @@ def _seen(state: TrucoState, player: int) -> tuple[object, ...]:
     fields = {f: getattr(v, f) for f in v.__dataclass_fields__ if f != "last_hand"}
     if not v.dealt:  # between hands: the round fields are the closed hand's leftovers
         fields = {
-            f: fields[f]
-            for f in ("seat", "position", "hand_index", "score", "chicos", "winner")
+            f: fields[f] for f in ("seat", "position", "hand_index", "score", "chicos", "winner")
         }
     fields["dealt"] = tuple(sorted(v.dealt or state._own_dealing(player)))
     return tuple(sorted(fields.items()))
@@ -153,9 +146,7 @@ def test_information_state_differs_exactly_when_something_seen_differs(
             assert by_tensor.setdefault(tensor, seen) == seen, (
                 "two different things seen, one tensor"
             )
-            assert seen_to_string.setdefault(seen, string) == string, (
-                "one thing seen, two strings"
-            )
+            assert seen_to_string.setdefault(seen, string) == string, "one thing seen, two strings"
     assert len(by_string) > 300
 
 
@@ -171,9 +162,7 @@ def test_order_of_the_log_is_part_of_the_information_state() -> None:
     for a in (47, 40, 50):  # truco, envido (está primero), quiero
         second.apply_action(a)
     assert first.information_state_string(1) != second.information_state_string(1)
-    assert not np.array_equal(
-        first.information_state_tensor(1), second.information_state_tensor(1)
-    )
+    assert not np.array_equal(first.information_state_tensor(1), second.information_state_tensor(1))
 
 
 def test_team_words_are_seen_by_the_team_only() -> None:
@@ -198,9 +187,7 @@ def test_resample_from_infostate_keeps_the_information_state(
     for state in positions(table, 300, seed=3):
         player = rng.randrange(state.game.n)
         world = state.resample_from_infostate(player, rng)
-        assert world.information_state_string(player) == state.information_state_string(
-            player
-        )
+        assert world.information_state_string(player) == state.information_state_string(player)
         assert np.array_equal(
             world.information_state_tensor(player),
             state.information_state_tensor(player),
@@ -226,9 +213,7 @@ def test_resample_from_infostate_keeps_the_information_state(
 def test_resample_accepts_openspiel_and_numpy_samplers() -> None:
     game = TrucoGame(players=4, flor=True)
     state = next(
-        s
-        for s in positions({"players": 4, "flor": True}, 50, seed=9)
-        if s.is_player_node()
+        s for s in positions({"players": 4, "flor": True}, 50, seed=9) if s.is_player_node()
     )
     gen = np.random.default_rng(0)
     for rng in (gen, lambda: gen.random(), 7, None):

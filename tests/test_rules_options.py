@@ -18,9 +18,7 @@ CHICOS = (1, 3)
 FALTA = ("leader", "loser", "chico")
 
 
-def _valid(
-    players: int, flor: bool, target: int, con_flor_quiero: bool, pica_pica: bool
-) -> bool:
+def _valid(players: int, flor: bool, target: int, con_flor_quiero: bool, pica_pica: bool) -> bool:
     """The constraints of RULES.md: con flor quiero is a flor variant; pica-pica is a 3v3
     option of tables to 30."""
     if con_flor_quiero and not flor:
@@ -29,9 +27,7 @@ def _valid(
 
 
 ALL = list(product(PLAYERS, FLOR, TARGETS, CHICOS, FALTA, (False, True), (False, True)))
-VALID = [
-    combo for combo in ALL if _valid(combo[0], combo[1], combo[2], combo[5], combo[6])
-]
+VALID = [combo for combo in ALL if _valid(combo[0], combo[1], combo[2], combo[5], combo[6])]
 INVALID = [combo for combo in ALL if combo not in VALID]
 
 
@@ -84,9 +80,7 @@ def test_the_number_of_valid_tables() -> None:
     # flor x con_flor_quiero: 3 choices (sin flor; con flor; con flor + quiero)
     # pica_pica only for 6 players to 30
     per_size_target = 3 * len(CHICOS) * len(FALTA)
-    expected = (
-        len(PLAYERS) * len(TARGETS) * per_size_target + per_size_target
-    )  # + pica-pica tables
+    expected = len(PLAYERS) * len(TARGETS) * per_size_target + per_size_target  # + pica-pica tables
     assert len(VALID) == expected == 126
 
 
@@ -145,9 +139,7 @@ def test_con_flor_quiero_without_flor_names_flor() -> None:
         ("pica_pica", 0),
     ],
 )
-def test_a_bad_value_or_type_is_refused_naming_the_option(
-    option: str, value: object
-) -> None:
+def test_a_bad_value_or_type_is_refused_naming_the_option(option: str, value: object) -> None:
     with pytest.raises(RulesError) as info:
         Rules(**{option: value})  # type: ignore[arg-type]
     assert option in str(info.value)
@@ -160,9 +152,7 @@ def test_rules_are_frozen() -> None:
         rules.players = 6  # type: ignore[misc]
 
 
-def test_a_record_rules_object_ignores_unknown_keys_and_defaults_the_absent_ones() -> (
-    None
-):
+def test_a_record_rules_object_ignores_unknown_keys_and_defaults_the_absent_ones() -> None:
     rules = Rules.from_dict({"players": 6, "flor": True, "colour": "blue"})
     assert rules == Rules(players=6, flor=True)
 

@@ -4,17 +4,15 @@ variants (RULES.md "Envido": falta envido), and the points past the target dropp
 from __future__ import annotations
 
 import pytest
-from util import deal, play, why
 
 from truco.game import Game, MatchPosition
 from truco.rules import Rules
+from util import deal, play, why
 
 STRONG, WEAK = "7e 6e 4b", "1o 2c 4c"  # tanto 33 against 26
 
 
-def at_score(
-    score: tuple[int, int], *hands: str, first_mano: int = 0, **options
-) -> Game:
+def at_score(score: tuple[int, int], *hands: str, first_mano: int = 0, **options) -> Game:
     """A game whose current chico stands at ``score``, its next hand dealt ``hands``."""
     options.setdefault("players", len(hands))
     position = MatchPosition(Rules(**options), first_mano, 0, score, (0, 0))
@@ -76,9 +74,7 @@ def test_accepted_falta_envido(variant, target, score, winner, value, after) -> 
     assert hand.points == ((value, 1) if winner == 0 else (0, value + 1))
     assert hand.score == after
     closed = target in after
-    assert game.chicos == (
-        (1, 0) if after[0] == target else (0, 1) if closed else (0, 0)
-    )
+    assert game.chicos == ((1, 0) if after[0] == target else (0, 1) if closed else (0, 0))
     assert game.is_over is closed  # one chico: closing it ends the match
 
 
@@ -90,9 +86,7 @@ def test_a_refused_falta_envido_is_one_point_in_every_variant(variant: str) -> N
     assert game.score == (21, 13)
 
 
-def test_the_chico_closes_at_the_target_and_later_points_of_the_hand_are_dropped() -> (
-    None
-):
+def test_the_chico_closes_at_the_target_and_later_points_of_the_hand_are_dropped() -> None:
     # 13-14 to 15: the envido (added first) takes team 0 to 15; team 1's truco point,
     # which would also reach 15, is not added
     game = at_score((13, 14), STRONG, WEAK, target=15)
@@ -124,9 +118,7 @@ def test_flor_points_are_added_before_envido_points_at_the_chico_boundary_2v2() 
     """The project's order (RULES.md: envido and flor before the truco; the why lists
     flor, then envido, then truco): at 28-28 an envido settled first (team 0) and a later
     flor (team 1) both reach 30; the flor is added first and wins the chico."""
-    game = at_score(
-        (28, 28), "4c 5o 6b", "1o 2e 3e", "7o 6o 1e", "10c 11c 12c", flor=True
-    )
+    game = at_score((28, 28), "4c 5o 6b", "1o 2e 3e", "7o 6o 1e", "10c 11c 12c", flor=True)
     play(game, "0 truco; 1 envido; 0 quiero; 3 flor; 1 no-quiero")
     hand = game.history[-1]
     assert hand.why == ((1, "flor", 3), (0, "envido", 2), (0, "truco", 1))

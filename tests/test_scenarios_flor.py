@@ -5,10 +5,10 @@ tie to the mano, and the "con flor quiero" variant."""
 from __future__ import annotations
 
 import pytest
-from util import deal, legal, new_game, play, why
 
 from truco.game import Declaration, Game, IllegalAction, MatchPosition
 from truco.rules import Rules
+from util import deal, legal, new_game, play, why
 
 F38, F31, NOFLOR = "7e 6e 5e", "7c 4c 10c", "1o 2b 3o"
 FLOR_ANSWERS = {"con-flor-me-achico", "contraflor", "contraflor-al-resto", "mazo"}
@@ -51,9 +51,7 @@ def test_a_holder_must_sing_flor_when_a_call_waits_for_its_team(call: str) -> No
 def test_a_table_without_flor_has_no_flor() -> None:
     game = new_game(F38, F31)
     assert "flor" not in legal(game, 0)
-    play(
-        game, "0 envido; 1 quiero"
-    )  # three of a suit: the two highest + 20 -> 33 vs 31
+    play(game, "0 envido; 1 quiero")  # three of a suit: the two highest + 20 -> 33 vs 31
     assert game.showdowns == [(Declaration(0, 33), Declaration(1, None))]
 
 
@@ -82,9 +80,7 @@ def test_a_flor_annuls_an_envido_not_yet_settled() -> None:
 
 
 def test_a_flor_annuls_a_raised_envido_chain_2v2() -> None:
-    game = con_flor(
-        "1o 2b 3o", "4e 5o 6c", "7o 4o 10b", "7b 6b 5b"
-    )  # seat 3 holds flor
+    game = con_flor("1o 2b 3o", "4e 5o 6c", "7o 4o 10b", "7b 6b 5b")  # seat 3 holds flor
     play(game, "0 play 1o; 1 play 4e; 2 envido")
     assert legal(game, 3) == {"flor", "mazo"}
     play(game, "1 real-envido")  # the partner may answer meanwhile
@@ -178,9 +174,7 @@ def test_al_resto_refused_after_a_contraflor_gives_6() -> None:
         (15, (0, 0), 15, (15, 0)),
     ],
 )
-def test_an_accepted_al_resto_is_what_the_leader_needs(
-    target, score, value, after
-) -> None:
+def test_an_accepted_al_resto_is_what_the_leader_needs(target, score, value, after) -> None:
     game = at_score(score, F38, F31, target=target)
     play(game, "0 flor; 1 contraflor-al-resto; 0 quiero; 0 mazo")
     assert why(game) == [(0, "flor", value), (1, "truco", 1)]
@@ -213,9 +207,7 @@ def test_partners_flores_are_summed_and_the_prize_is_one_2v2() -> None:
 
 def test_a_flor_total_counts_only_the_players_still_in_the_hand_2v2() -> None:
     game = con_flor("7e 3e 10e", "7c 6c 5c", "5b 11b 12b", "1o 2o 4b")
-    play(
-        game, "0 flor; 1 contraflor; 2 mazo; 0 quiero"
-    )  # seat 2 (25) left: 30 against 38
+    play(game, "0 flor; 1 contraflor; 2 mazo; 0 quiero")  # seat 2 (25) left: 30 against 38
     play(game, "0 mazo")
     assert why(game) == [(1, "flor", 6), (1, "truco", 1)]
 
@@ -275,9 +267,7 @@ def test_without_the_variant_a_flor_cannot_be_answered_quiero() -> None:
     assert "quiero" not in legal(game, 1)
 
 
-def test_a_flor_answering_a_truco_opens_an_exchange_and_the_truco_waits_for_it_2v2() -> (
-    None
-):
+def test_a_flor_answering_a_truco_opens_an_exchange_and_the_truco_waits_for_it_2v2() -> None:
     game = con_flor("4c 5o 6b", "10c 11c 12c", "7e 6e 5e", "7o 1e 4e")
     play(game, "0 truco")
     assert legal(game, 1) == {"flor", "mazo"}
@@ -292,9 +282,7 @@ def test_a_flor_answering_a_truco_opens_an_exchange_and_the_truco_waits_for_it_2
 
 def test_three_flores_3v3_totals_decide_an_accepted_al_resto() -> None:
     # team 0: 38 + 26 = 64; team 1: 38 + 38 = 76 (seat 1 has not even sung yet)
-    game = con_flor(
-        "7e 6e 5e", "7c 6c 5c", "1b 2b 3b", "1o 2o 4e", "4b 11e 3c", "5o 6o 7o"
-    )
+    game = con_flor("7e 6e 5e", "7c 6c 5c", "1b 2b 3b", "1o 2o 4e", "4b 11e 3c", "5o 6o 7o")
     play(game, "0 flor")
     assert game.actors() == (1, 5)  # the rival holders
     play(game, "5 contraflor-al-resto")

@@ -8,13 +8,13 @@ import json
 from collections.abc import Callable
 
 import pytest
-from util import deal, new_game, play
 
 from truco.actions import MAZO, NUM_ACTIONS, parse_action
 from truco.game import Game, IllegalAction, MatchPosition
 from truco.record import game_to_record
 from truco.rules import Rules
 from truco.view import seat_view
+from util import deal, new_game, play
 
 D1 = ("1e 1b 7e", "4c 5c 6c")
 D2 = ("1e 4o 5o", "4c 5c 6c", "1b 4e 5e", "4b 5b 6b")
@@ -225,9 +225,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(
-    "name,build,seat,token,cause", CASES, ids=[c[0] for c in CASES]
-)
+@pytest.mark.parametrize("name,build,seat,token,cause", CASES, ids=[c[0] for c in CASES])
 def test_an_illegal_action_is_refused_with_its_reason_and_changes_nothing(
     name, build, seat, token, cause
 ) -> None:
@@ -310,9 +308,7 @@ def test_a_pair_not_playing_may_not_act_in_a_pica_pica_round() -> None:
     game = Game.at_position(
         MatchPosition(rules, 0, 0, (6, 2), (0, 0), True, True), manual_deal=True
     )
-    game.deal(
-        deal("4c 5c 6c", "4o 5o 6o", "4b 5b 6b", "4e 5e 6e", "7c 10c 11c", "7o 10o 11o")
-    )
+    game.deal(deal("4c 5c 6c", "4o 5o 6o", "4b 5b 6b", "4e 5e 6e", "7c 10c 11c", "7o 10o 11o"))
     refused(game, 1, "play 4o", "pica-pica")
     refused(game, 2, "say si", "pica-pica")
 
@@ -338,9 +334,7 @@ def _pica_round() -> Game:
     game = Game.at_position(
         MatchPosition(rules, 0, 0, (6, 2), (0, 0), True, True), manual_deal=True
     )
-    game.deal(
-        deal("4c 5c 6c", "4o 5o 6o", "4b 5b 6b", "4e 5e 6e", "7c 10c 11c", "7o 10o 11o")
-    )
+    game.deal(deal("4c 5c 6c", "4o 5o 6o", "4b 5b 6b", "4e 5e 6e", "7c 10c 11c", "7o 10o 11o"))
     play(game, "0 envido")
     return game
 
@@ -364,9 +358,7 @@ SWEEP = [
 
 
 @pytest.mark.parametrize("name,build", SWEEP, ids=[c[0] for c in SWEEP])
-def test_every_action_outside_the_legal_list_is_refused_and_changes_nothing(
-    name, build
-) -> None:
+def test_every_action_outside_the_legal_list_is_refused_and_changes_nothing(name, build) -> None:
     """In each place, every (seat, action) pair that legal_actions leaves out raises
     IllegalAction with a reason, and nothing changes."""
     game = build()

@@ -5,10 +5,10 @@ match ends exactly when it is decided."""
 from __future__ import annotations
 
 import pytest
-from util import deal, new_game, next_hand, play, why
 
 from truco.game import Game, IllegalAction, MatchPosition, Outcome
 from truco.rules import Rules
+from util import deal, new_game, next_hand, play, why
 
 STRONG, WEAK = "7e 6e 1e", "4c 5o 10b"  # tanto 33 and the best cards against 5
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from util import legal, new_game, play, why
 
 STRONG, WEAK = "1e 1b 7e", "4c 5c 6c"
@@ -12,9 +13,7 @@ def test_leaving_on_ones_turn_gives_the_rival_one_point_and_no_envido_point() ->
     game = new_game(STRONG, WEAK)
     assert "mazo" in legal(game, 0)
     play(game, "0 mazo")
-    assert why(game) == [
-        (1, "truco", 1)
-    ]  # no extra point for leaving in the first baza
+    assert why(game) == [(1, "truco", 1)]  # no extra point for leaving in the first baza
     assert game.score == (0, 1)
 
 
@@ -55,9 +54,7 @@ def test_a_pending_envido_counts_as_refused(moves, envido) -> None:
     assert why(game) == [envido, (1 - leaver, "truco", 1)]
 
 
-def test_a_pending_envido_that_answered_a_truco_counts_as_refused_with_the_truco() -> (
-    None
-):
+def test_a_pending_envido_that_answered_a_truco_counts_as_refused_with_the_truco() -> None:
     game = new_game(STRONG, WEAK)
     play(game, "0 truco; 1 envido; 0 mazo")
     assert why(game) == [(1, "envido", 1), (1, "truco", 1)]
@@ -135,9 +132,7 @@ def test_a_pending_call_stays_open_for_the_partners_2v2() -> None:
     assert game.actors() == (3,)
     play(game, "3 quiero")
     assert game.actors() == (0,)
-    play(
-        game, "0 play 1e; 2 play 4e; 3 play 4b"
-    )  # seat 1 is gone: the baza has three cards
+    play(game, "0 play 1e; 2 play 4e; 3 play 4b")  # seat 1 is gone: the baza has three cards
     assert game.actors() == (0,)
     play(game, "0 play 4o; 2 play 5e; 3 play 5b")
     assert why(game) == [(0, "truco", 2)]

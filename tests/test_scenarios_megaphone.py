@@ -5,11 +5,11 @@ the speaker's team sees it."""
 from __future__ import annotations
 
 import pytest
-from util import legal, new_game, play, why
 
 from truco.actions import MEGAPHONE_WORDS, SAY_ACTIONS
 from truco.game import IllegalAction
 from truco.view import seat_view
+from util import legal, new_game, play, why
 
 WORDS = {f"say {w}" for w in MEGAPHONE_WORDS}
 DEAL_2V2 = ("1e 4o 5o", "4c 5c 6c", "1b 4e 5e", "4b 5b 6b")
@@ -32,10 +32,10 @@ def test_every_seat_in_the_hand_may_speak_at_any_time(hands) -> None:
 
 
 def test_the_words_are_the_eight_of_the_rule_book() -> None:
-    assert WORDS == {
+    assert {
         "say si", "say no", "say voy", "say veni", "say tantos", "say cantale", "say pone",
         "say no-tengo-nada",
-    }  # fmt: skip
+    } == WORDS  # fmt: skip
 
 
 def test_a_seat_that_left_no_longer_speaks_2v2() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from util import legal, new_game, play, why
 
 
@@ -89,9 +90,7 @@ def test_split_bazas_third_decides() -> None:
 # -- teams ------------------------------------------------------------------------------
 
 
-def test_equal_top_cards_of_one_team_win_for_it_and_the_first_played_leads_2v2() -> (
-    None
-):
+def test_equal_top_cards_of_one_team_win_for_it_and_the_first_played_leads_2v2() -> None:
     # mano 1: order 1, 2, 3, 0; seats 2 and 0 (team 0) both play a 3
     game = new_game("3b 4o 5o", "4c 5c 6c", "3e 4e 5e", "2b 4b 6b", first_mano=1)
     play(game, "1 play 4c; 2 play 3e; 3 play 2b; 0 play 3b")
@@ -102,9 +101,7 @@ def test_equal_top_cards_of_one_team_win_for_it_and_the_first_played_leads_2v2()
     assert why(game) == [(0, "truco", 1)]
 
 
-def test_equal_top_cards_across_teams_are_parda_even_with_a_third_equal_card_2v2() -> (
-    None
-):
+def test_equal_top_cards_across_teams_are_parda_even_with_a_third_equal_card_2v2() -> None:
     game = new_game("3e 5o 6o", "3b 4c 5c", "3o 7o 6e", "4b 6b 12b")
     play(game, "0 play 3e; 1 play 3b; 2 play 3o; 3 play 4b")
     assert game.actors() == (0,)  # parda: the mano leads

@@ -4,10 +4,10 @@ rounds and their manos, no team talk, and the points added when the whole hand c
 from __future__ import annotations
 
 import pytest
-from util import deal, legal, play, why
 
 from truco.game import Declaration, Game, IllegalAction, MatchPosition
 from truco.rules import Rules
+from util import deal, legal, play, why
 
 HANDS = ("4c 5c 6c", "4o 5o 6o", "4b 5b 6b", "4e 5e 6e", "7c 10c 11c", "7o 10o 11o")
 SIX_NO_FLOR = ("7e 6e 4b", "5c 6c 1o", "4o 5o 2e", "1b 2c 4c", "1e 2o 3o", "7b 1c 3e")
@@ -19,9 +19,7 @@ def table(score=(0, 0), mano=0, pica_started=False, pica_now=False, **options) -
     return Game.at_position(position, manual_deal=True)
 
 
-def test_the_hand_after_a_team_first_reaches_5_is_pica_pica_then_they_alternate() -> (
-    None
-):
+def test_the_hand_after_a_team_first_reaches_5_is_pica_pica_then_they_alternate() -> None:
     game = table(score=(4, 0))
     game.deal(deal(*SIX_NO_FLOR))
     assert not game.pica_now
@@ -138,9 +136,7 @@ def test_why_lists_flores_then_envidos_then_trucos_each_in_round_order() -> None
     assert game.showdowns == [(Declaration(0, 33), Declaration(3, None))]
     play(game, "0 mazo")
     assert legal(game, 1) == {"flor", "mazo"}
-    play(
-        game, "1 flor"
-    )  # uncontested: seat 4 holds none (seat 2's flor is another round)
+    play(game, "1 flor")  # uncontested: seat 4 holds none (seat 2's flor is another round)
     assert game.actors() == (1,)
     play(game, "1 mazo")
     play(game, "2 flor; 2 truco; 5 no-quiero")
@@ -160,9 +156,7 @@ def test_a_falta_in_a_later_round_uses_the_score_the_hand_started_with() -> None
     # 14-3 on a table to 30: both in las malas, so the falta is the chico for its winner,
     # although team 0's point from the first round would, if added at once, put it in buenas
     game = table(score=(14, 3), pica_started=True, pica_now=True)
-    game.deal(
-        deal(*SIX_NO_FLOR)
-    )  # rounds 0v3, 1v4, 2v5; seat 1: 31 against seat 4's 25
+    game.deal(deal(*SIX_NO_FLOR))  # rounds 0v3, 1v4, 2v5; seat 1: 31 against seat 4's 25
     play(game, "0 play 7e; 3 mazo")
     play(game, "1 falta-envido; 4 quiero; 1 mazo")
     play(game, "2 truco; 5 no-quiero")

@@ -4,9 +4,9 @@ está primero" against a first truco; any teammate answers."""
 from __future__ import annotations
 
 import pytest
-from util import legal, new_game, play, why
 
 from truco.game import Declaration
+from util import legal, new_game, play, why
 
 CALLS = {"envido", "real-envido", "falta-envido"}
 DEAL_2V2 = ("4c 10e 11b", "7o 6o 12c", "5c 12o 11e", "1b 2b 3c")
@@ -36,7 +36,7 @@ def test_only_the_pies_open_the_envido(hands, mano, pies) -> None:
     for k in range(n):
         seat = (mano + k) % n
         assert game.actors() == (seat,)
-        can_open = CALLS <= legal(game, seat)
+        can_open = legal(game, seat) >= CALLS
         assert can_open is (seat in pies), seat
         if not can_open:
             assert not CALLS & legal(game, seat)
@@ -84,7 +84,7 @@ def test_el_envido_esta_primero_for_a_player_before_its_turn_3v3() -> None:
     game = new_game(*DEAL_3V3)
     play(game, "0 truco")
     assert game.actors() == (1, 3, 5)
-    assert CALLS <= legal(game, 3)
+    assert legal(game, 3) >= CALLS
     play(game, "3 falta-envido")
     assert game.actors() == (0, 2, 4)
     play(game, "4 no-quiero")
@@ -127,9 +127,7 @@ def test_any_teammate_answers_a_raise_of_the_envido_3v3() -> None:
     assert why(game) == [(1, "envido", 7), (0, "truco", 1)]
 
 
-def test_a_baza_with_all_its_cards_down_is_settled_only_after_the_pending_calls_2v2() -> (
-    None
-):
+def test_a_baza_with_all_its_cards_down_is_settled_only_after_the_pending_calls_2v2() -> None:
     # mano 2: seats 2, 3, 0 play; seat 1 calls truco instead of playing; seat 0 answers
     # with the envido (it goes first); seat 1 leaves instead of answering it
     game = new_game("4c 5o 6o", "1e 2e 12b", "7b 6b 10c", "3c 2c 12c", first_mano=2)
@@ -137,9 +135,7 @@ def test_a_baza_with_all_its_cards_down_is_settled_only_after_the_pending_calls_
     assert game.actors() == (3,)  # the envido still waits for team 1's answer
     play(game, "3 quiero")
     # from the mano: 33 (seat 2), then 25 and 31 are "son buenas"; seat 1 has left
-    assert game.showdowns == [
-        (Declaration(2, 33), Declaration(3, None), Declaration(0, None))
-    ]
+    assert game.showdowns == [(Declaration(2, 33), Declaration(3, None), Declaration(0, None))]
     assert game.actors() == (0, 2)  # then the truco
     assert game.results == []  # the baza is not settled while a call waits
     play(game, "0 quiero")

@@ -4,9 +4,9 @@ raise and when, any teammate answers, nobody plays while a call waits."""
 from __future__ import annotations
 
 import pytest
-from util import legal, new_game, play, why
 
 from truco.game import IllegalAction
+from util import legal, new_game, play, why
 
 STRONG, WEAK = "1e 1b 7e", "4c 5c 6c"
 LEVELS = [
@@ -30,9 +30,7 @@ def test_without_calls_the_hand_is_worth_one() -> None:
 
 
 @pytest.mark.parametrize("chain,accepted,refused", LEVELS, ids=[c[0] for c in LEVELS])
-def test_an_accepted_level_is_worth_its_value_to_the_winner(
-    chain, accepted, refused
-) -> None:
+def test_an_accepted_level_is_worth_its_value_to_the_winner(chain, accepted, refused) -> None:
     game, answerer = _calls(chain)
     play(game, [(answerer, "quiero")])
     assert game.actors() == (0,)  # the calls did not use up seat 0's turn
@@ -41,9 +39,7 @@ def test_an_accepted_level_is_worth_its_value_to_the_winner(
 
 
 @pytest.mark.parametrize("chain,accepted,refused", LEVELS, ids=[c[0] for c in LEVELS])
-def test_a_refused_level_gives_its_refusal_value_to_the_caller(
-    chain, accepted, refused
-) -> None:
+def test_a_refused_level_gives_its_refusal_value_to_the_caller(chain, accepted, refused) -> None:
     game, answerer = _calls(chain)
     play(game, [(answerer, "no-quiero")])
     assert game.needs_deal  # a refused truco ends the hand at once
@@ -84,9 +80,7 @@ def test_only_the_team_that_accepted_may_raise_later_on_its_own_turn() -> None:
     assert "retruco" in legal(game, 1) and "truco" not in legal(game, 1)
     play(game, "1 retruco; 0 quiero")
     assert game.actors() == (1,)
-    assert not {"retruco", "vale-cuatro"} & legal(
-        game, 1
-    )  # the caller of retruco cannot raise
+    assert not {"retruco", "vale-cuatro"} & legal(game, 1)  # the caller of retruco cannot raise
     play(game, "1 play 6c")  # seat 0 won the first baza
     assert game.actors() == (0,)
     assert "vale-cuatro" in legal(game, 0)
@@ -157,9 +151,7 @@ def test_any_teammate_answers_the_truco_2v2() -> None:
 def test_the_accepting_team_raises_through_any_of_its_players_2v2() -> None:
     game = new_game(*TEAM_DEAL)
     play(game, "0 truco; 3 quiero; 0 play 1e")
-    assert "retruco" in legal(
-        game, 1
-    )  # seat 3 accepted; its partner raises on its turn
+    assert "retruco" in legal(game, 1)  # seat 3 accepted; its partner raises on its turn
     play(game, "1 retruco")
     assert game.actors() == (0, 2)
     play(game, "2 vale-cuatro")  # team 0 accepts the retruco and raises
@@ -169,9 +161,7 @@ def test_the_accepting_team_raises_through_any_of_its_players_2v2() -> None:
 
 
 def test_any_teammate_answers_the_truco_3v3() -> None:
-    game = new_game(
-        "1e 4o 5o", "4c 5c 6c", "1b 4e 5e", "4b 5b 6b", "7e 6o 7c", "2c 3c 12c"
-    )
+    game = new_game("1e 4o 5o", "4c 5c 6c", "1b 4e 5e", "4b 5b 6b", "7e 6o 7c", "2c 3c 12c")
     play(game, "0 play 1e; 1 truco")
     assert game.actors() == (0, 2, 4)
     play(game, "4 no-quiero")

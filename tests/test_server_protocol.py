@@ -46,9 +46,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
 @pytest.fixture(scope="module")
 def strict_server() -> Any:
     """The default limits, and bots cover a disconnected player at once."""
-    config = ServerConfig(
-        db_url="sqlite://", bot_delay=0, turn_seconds=0, disconnect_grace=0
-    )
+    config = ServerConfig(db_url="sqlite://", bot_delay=0, turn_seconds=0, disconnect_grace=0)
     with LiveServer(config) as live:
         yield live
 
@@ -117,22 +115,16 @@ def card_strings(value: Any) -> set[str]:
     return found
 
 
-def hand_secrets(
-    record: dict[str, Any], index: int, seat: int | None, shown: set[str]
-) -> set[str]:
+def hand_secrets(record: dict[str, Any], index: int, seat: int | None, shown: set[str]) -> set[str]:
     """The cards of hand ``index`` that ``seat`` must not see (others' cards not shown)."""
     deal = record["hands"][index]["deal"]
     others = {c for s, cards in enumerate(deal) if s != seat for c in cards}
     return others - shown
 
 
-def closed_hand_shown(
-    record: dict[str, Any], index: int, public: dict[str, Any]
-) -> set[str]:
+def closed_hand_shown(record: dict[str, Any], index: int, public: dict[str, Any]) -> set[str]:
     played = {
-        tok.split()[1]
-        for _, tok in record["hands"][index]["actions"]
-        if tok.startswith("play ")
+        tok.split()[1] for _, tok in record["hands"][index]["actions"] if tok.startswith("play ")
     }
     revealed = {c for _, cards in public["revealed"] for c in cards}
     return played | revealed
@@ -155,9 +147,7 @@ def check_no_leak(client: TableClient, seat: int | None, record: dict[str, Any])
                 assert set(view["hand"]) <= set(record["hands"][h]["deal"][seat])
             shown = {c for _, c in view["played"]}
             rest = {k: v for k, v in view.items() if k != "last_hand"}
-            assert card_strings(rest) & hand_secrets(record, h, seat, shown) == set(), (
-                text
-            )
+            assert card_strings(rest) & hand_secrets(record, h, seat, shown) == set(), text
             if view["last_hand"] is not None:
                 last = view["last_hand"]
                 secret = hand_secrets(
@@ -175,8 +165,7 @@ def check_no_leak(client: TableClient, seat: int | None, record: dict[str, Any])
         committed = message["you"]["committed"]
         if committed is not None:
             assert (
-                seat is not None
-                and committed in record["hands"][view["hand_index"]]["deal"][seat]
+                seat is not None and committed in record["hands"][view["hand_index"]]["deal"][seat]
             )
         for event in message["events"]:
             kind = event["kind"]
@@ -223,11 +212,7 @@ def test_whole_1v1_match_between_two_connected_people(server: LiveServer) -> Non
     for client in clients:
         client.until(lambda m: m["view"]["winner"] is not None)
     a, b = (c.view for c in clients)
-    assert (
-        a["winner"] == b["winner"]
-        and a["score"] == b["score"]
-        and max(a["score"]) == 15
-    )
+    assert a["winner"] == b["winner"] and a["score"] == b["score"] and max(a["score"]) == 15
     assert clients[0].state["table"]["status"] == "finished"
     record = finished_record(server, table_id)
     result = replay(record_from_json(record))
@@ -290,9 +275,7 @@ def test_no_message_ever_shows_another_seats_hidden_card(
         table_id, clients = seated_table(server, rules, list(range(n)))
         spectator = TableClient(server.ws_url, table_id)
         play_out(clients + [spectator], random_chooser(rng))
-        spectator.until(
-            lambda m: m["view"] is not None and m["view"]["winner"] is not None
-        )
+        spectator.until(lambda m: m["view"] is not None and m["view"]["winner"] is not None)
         record = finished_record(server, table_id)
         checked = sum(check_no_leak(c, seat, record) for seat, c in enumerate(clients))
         checked += check_no_leak(spectator, None, record)
@@ -307,12 +290,8 @@ def test_megaphone_reaches_only_the_speakers_team(server: LiveServer) -> None:
     spectator = TableClient(server.ws_url, table_id)
     spectator.wait_state()
     clients[0].act("say voy")
-    clients[0].wait_state(
-        lambda m: any(e.get("action") == "say voy" for e in m["events"])
-    )
-    clients[2].wait_state(
-        lambda m: any(e.get("action") == "say voy" for e in m["events"])
-    )
+    clients[0].wait_state(lambda m: any(e.get("action") == "say voy" for e in m["events"]))
+    clients[2].wait_state(lambda m: any(e.get("action") == "say voy" for e in m["events"]))
     # a later public event reaches everyone; the rivals' frames never carried the word
     actor = next(c for c in clients if c.view and c.view["seat"] in c.view["actors"])
     drain(actor)
@@ -320,12 +299,8 @@ def test_megaphone_reaches_only_the_speakers_team(server: LiveServer) -> None:
     for client in (clients[1], clients[3], spectator):
         client.wait_state(lambda m: any(e.get("action") == "mazo" for e in m["events"]))
         for frame in map(json.loads, client.frames):
-            assert not any(
-                e.get("action") == "say voy" for e in frame.get("events", [])
-            )
-            assert (
-                frame.get("view") is None or [0, "say voy"] not in frame["view"]["log"]
-            )
+            assert not any(e.get("action") == "say voy" for e in frame.get("events", []))
+            assert frame.get("view") is None or [0, "say voy"] not in frame["view"]["log"]
     assert clients[2].view is not None and [0, "say voy"] in clients[2].view["log"]
 
 
@@ -345,14 +320,9 @@ def test_reconnect_with_last_version_gets_what_was_missed(server: LiveServer) ->
     back = TableClient(server.ws_url, table_id, other_token, since=last_seen)
     first = back.wait_state()
     assert first["full"] is False and first["you"]["seat"] == seat
-    assert any(
-        e["kind"] == "action" and e["action"] == "truco" for e in first["events"]
-    )
+    assert any(e["kind"] == "action" and e["action"] == "truco" for e in first["events"])
     assert all(e["v"] > last_seen for e in first["events"])
-    assert (
-        first["view"]["pending"]["kind"] == "truco"
-        and "quiero" in first["view"]["legal"]
-    )
+    assert first["view"]["pending"]["kind"] == "truco" and "quiero" in first["view"]["legal"]
     # the same seat connecting fresh gets the same view in full
     fresh = TableClient(server.ws_url, table_id, other_token)
     full = fresh.wait_state()
@@ -367,9 +337,7 @@ def test_reconnect_with_last_version_gets_what_was_missed(server: LiveServer) ->
     )  # the fresh connection
     back.send({"type": "sync", "since": first["v"]})
     again = back.wait_state()
-    assert again["full"] is False and [e["kind"] for e in again["events"]] == [
-        "presence"
-    ]
+    assert again["full"] is False and [e["kind"] for e in again["events"]] == ["presence"]
     back.send({"type": "sync", "since": 10**6})
     assert back.wait_state()["full"] is True
     for client in (actor, back, fresh):
@@ -423,8 +391,7 @@ def test_bad_input_gets_an_error_and_changes_nothing(server: LiveServer) -> None
     assert error_for(actor, {"type": "dance"})["code"] == "unknown_type"
     assert error_for(actor, {"type": "act"})["code"] == "bad_message"
     assert (
-        error_for(actor, {"type": "act", "action": "play 1e", "seat": 1})["code"]
-        == "bad_message"
+        error_for(actor, {"type": "act", "action": "play 1e", "seat": 1})["code"] == "bad_message"
     )
     assert error_for(actor, {"type": "sit", "seat": "x"})["code"] == "bad_message"
     big = error_for(actor, json.dumps({"type": "ping", "pad": "x" * 5000}))
@@ -432,9 +399,7 @@ def test_bad_input_gets_an_error_and_changes_nothing(server: LiveServer) -> None
     actor.ws.send(b"\x00\x01")
     assert actor.wait(lambda m: m["type"] == "error")["code"] == "bad_json"
     assert error_for(actor, {"type": "act", "action": "juggle"})["code"] == "bad_action"
-    assert (
-        error_for(actor, {"type": "act", "action": "play 8e"})["code"] == "bad_action"
-    )
+    assert error_for(actor, {"type": "act", "action": "play 8e"})["code"] == "bad_action"
     # acting for the other seat: its cards are not in this seat's hand
     assert other.view is not None
     foreign = other.view["hand"][0]
@@ -511,17 +476,10 @@ def test_lobby_api(server: LiveServer) -> None:
     auth = {"Authorization": f"Bearer {token}"}
     bad = http.post("/api/tables", json={"rules": {"players": 3}}, headers=auth)
     assert bad.status_code == 400 and "players must be one of" in bad.json()["detail"]
-    bad = http.post(
-        "/api/tables", json={"rules": {"players": 2, "pica_pica": True}}, headers=auth
-    )
+    bad = http.post("/api/tables", json={"rules": {"players": 2, "pica_pica": True}}, headers=auth)
     assert bad.status_code == 400 and "pica_pica" in bad.json()["detail"]
     assert http.post("/api/tables", json={}).status_code == 401
-    assert (
-        http.post(
-            "/api/tables", json={"bots": {"1": "nobot"}}, headers=auth
-        ).status_code
-        == 409
-    )
+    assert http.post("/api/tables", json={"bots": {"1": "nobot"}}, headers=auth).status_code == 409
     made = http.post(
         "/api/tables",
         json={
@@ -534,20 +492,14 @@ def test_lobby_api(server: LiveServer) -> None:
     )
     assert made.status_code == 201
     table = made.json()
-    assert (
-        table["describe"] == "2v2 con flor a 15 al mejor de 3"
-        and table["status"] == "waiting"
-    )
+    assert table["describe"] == "2v2 con flor a 15 al mejor de 3" and table["status"] == "waiting"
     assert [s["kind"] for s in table["seats"]] == ["human", "bot", "empty", "empty"]
     assert any(t["id"] == table["id"] for t in http.get("/api/tables").json())
     assert http.get(f"/api/tables/{table['id']}").json()["name"] == "Los pibes"
     assert http.get("/api/tables/nothere").status_code == 404
     assert http.get(f"/api/matches/{table['id']}/record").status_code == 404
     assert http.get("/api/me", headers=auth).json()["name"] == "Lu"
-    assert (
-        http.get("/").status_code == 200
-        and http.get(f"/t/{table['id']}").status_code == 200
-    )
+    assert http.get("/").status_code == 200 and http.get(f"/t/{table['id']}").status_code == 200
 
 
 def test_unfinished_match_record_is_not_public(server: LiveServer) -> None:
@@ -593,23 +545,17 @@ def test_a_disconnected_player_is_covered_by_a_bot_until_they_come_back(
     absent = clients[1] if actor is clients[0] else clients[0]
     seat = absent.view["seat"] if absent.view else None
     absent.close()
-    actor.wait_state(
-        lambda m: any(e["kind"] == "away" and e["seat"] == seat for e in m["events"])
-    )
+    actor.wait_state(lambda m: any(e["kind"] == "away" and e["seat"] == seat for e in m["events"]))
     assert actor.state["table"]["seats"][seat]["away"] is True
     actor.act(f"play {actor.view['hand'][0]}" if actor.view else "mazo")
     covered = actor.wait_state(
-        lambda m: any(
-            e.get("seat") == seat and e.get("by") == "bot" for e in m["events"]
-        )
+        lambda m: any(e.get("seat") == seat and e.get("by") == "bot" for e in m["events"])
     )
     assert covered["view"] is not None
     back = TableClient(server.ws_url, table_id, absent.token)
     returned = back.wait_state()
     assert returned["table"]["seats"][seat]["away"] is False
-    actor.wait_state(
-        lambda m: any(e["kind"] == "away" and not e["away"] for e in m["events"])
-    )
+    actor.wait_state(lambda m: any(e["kind"] == "away" and not e["away"] for e in m["events"]))
     for client in (actor, back):
         client.close()
 
@@ -629,9 +575,7 @@ def test_the_turn_clock_hands_a_silent_seat_to_a_bot(server: LiveServer) -> None
     seat = next(e["seat"] for e in timed_out["events"] if e["kind"] == "away")
     owner = clients[seat]
     owner.wait_state(
-        lambda m: any(
-            e.get("seat") == seat and e.get("by") == "bot" for e in m["events"]
-        ),
+        lambda m: any(e.get("seat") == seat and e.get("by") == "bot" for e in m["events"]),
         10,
     )
     owner.send({"type": "back"})

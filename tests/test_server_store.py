@@ -123,11 +123,7 @@ def test_store_round_trip(db_url: str) -> None:
     row.version = 8
     store.write([row])
     loaded = store.load(match_id="abc123")
-    assert (
-        len(loaded) == 1
-        and loaded[0].version == 8
-        and loaded[0].record == {"format": "x"}
-    )
+    assert len(loaded) == 1 and loaded[0].version == 8 and loaded[0].record == {"format": "x"}
     assert store.load(unfinished=False) == []
     store.engine.dispose()
 
@@ -182,9 +178,7 @@ def test_a_restarted_server_goes_on_with_the_same_match(db_url: str) -> None:
         result = replay(record_from_json(record))
         assert result.error is None and result.winner is not None
         assert record["headers"]["seats"] == ["Ana", "Bot random"]
-        assert (
-            httpx.get(f"{server.url}/api/tables").json() == []
-        )  # finished: not live any more
+        assert httpx.get(f"{server.url}/api/tables").json() == []  # finished: not live any more
 
 
 def serve(db_url: str, port: int) -> subprocess.Popen[bytes]:
@@ -260,9 +254,7 @@ def test_a_table_nobody_joins_is_abandoned_and_not_restored(tmp_path: Any) -> No
     with LiveServer(config) as server:
         token = guest_token(server.url, "Ana")
         table = create_table(server.url, token, rules={"players": 2})
-        watcher = TableClient(
-            server.ws_url, table["id"]
-        )  # someone watching keeps it open
+        watcher = TableClient(server.ws_url, table["id"])  # someone watching keeps it open
         watcher.wait_state()
         watcher.close()
         for _ in range(200):

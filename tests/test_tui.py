@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from util import deal
 
 from truco.actions import ENVIDO, MAZO, QUIERO, is_play, is_say, parse_action
 from truco.bots import Bot
@@ -28,6 +27,7 @@ from truco.tui.session import LocalSession
 from truco.tui.viewer import RecordViewer
 from truco.tui.widgets import RULES_HELP, HelpScreen
 from truco.view import SeatView
+from util import deal
 
 RECORDS = Path(__file__).parent / "records"
 

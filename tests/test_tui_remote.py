@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from test_tui import headless, person_key
 
+from test_tui import headless, person_key
 from truco.cli import main as truco_main
 from truco.rules import Rules
 from truco.tui.app import TrucoApp

@@ -17,15 +17,15 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from strategies import TABLES, new_match, play_out, seeds, table_id
-from util import deal, new_game, play
 
+from strategies import TABLES, new_match, play_out, seeds, table_id
 from truco.actions import SAY_ACTIONS, action_token, is_say, parse_action
 from truco.cards import card_name, has_flor, parse_card, tanto
 from truco.events import hand_events
 from truco.game import Declaration, Game, IllegalAction, MatchPosition
 from truco.rules import Rules
 from truco.view import SeatView, seat_view
+from util import deal, new_game, play
 
 # What each field of the view objects may hold.
 PUBLIC = "public"  # no card: seats, scores, levels, flags, names, tantos
@@ -136,8 +136,11 @@ def check_view(game: Game, seat: int | None) -> SeatView:
         if kind == OWN:
             assert seat is not None or value == ()
             assert not set(value) & hidden
-            assert value == (() if over or seat is None else
-                             (tuple(game.cards[seat]) if value == view.hand else game.dealt[seat]))
+            assert value == (
+                ()
+                if over or seat is None
+                else (tuple(game.cards[seat]) if value == view.hand else game.dealt[seat])
+            )
         elif kind == PAIRS:
             assert not over or value == ()
             for s, c in value:
@@ -166,8 +169,9 @@ def check_view(game: Game, seat: int | None) -> SeatView:
     assert view.legal == (tuple(game.legal_actions(seat)) if seat is not None else ())
     if not over:
         assert view.played == tuple(plays)
-        visible = tuple((s, a) for s, a in game.actions
-                        if not is_say(a) or (team is not None and s & 1 == team))
+        visible = tuple(
+            (s, a) for s, a in game.actions if not is_say(a) or (team is not None and s & 1 == team)
+        )
         assert view.log == visible
     check_events(game, seat)
     if last is not None:
@@ -316,12 +320,22 @@ def test_spectators_see_no_hand(players: int) -> None:
     [
         (("4c 10e 11b", "5c 12o 11e", "7e 6e 1o", "7o 5o 12b"), 2, "say voy"),
         (("4c 10e 11b", "5c 12o 11e", "7e 6e 1o", "7o 5o 12b"), 1, "say no-tengo-nada"),
-        (("4c 10e 11b", "5c 12o 11e", "7e 6e 1o", "7o 5o 12b", "1e 2e 3e", "1c 2c 3c"), 4, "say tantos"),
-        (("4c 10e 11b", "5c 12o 11e", "7e 6e 1o", "7o 5o 12b", "1e 2e 3e", "1c 2c 3c"), 3, "say cantale"),
+        (
+            ("4c 10e 11b", "5c 12o 11e", "7e 6e 1o", "7o 5o 12b", "1e 2e 3e", "1c 2c 3c"),
+            4,
+            "say tantos",
+        ),
+        (
+            ("4c 10e 11b", "5c 12o 11e", "7e 6e 1o", "7o 5o 12b", "1e 2e 3e", "1c 2c 3c"),
+            3,
+            "say cantale",
+        ),
     ],
     ids=["2v2-team0", "2v2-team1", "3v3-team0", "3v3-team1"],
 )
-def test_megaphone_words_reach_only_the_speakers_team(hands: tuple[str, ...], speaker: int, word: str) -> None:
+def test_megaphone_words_reach_only_the_speakers_team(
+    hands: tuple[str, ...], speaker: int, word: str
+) -> None:
     game = new_game(*hands)
     said = (speaker, parse_action(word))
     play(game, [(speaker, word), (0, "play 4c")])
@@ -411,7 +425,9 @@ def test_envido_winner_cards_are_shown_when_the_hand_closes() -> None:
     for seat in (0, None):
         view = seat_view(game, seat)
         assert view.last_hand is not None
-        shown = {x for _, cs in view.last_hand.revealed for x in cs} | {x for _, x in view.last_hand.played}
+        shown = {x for _, cs in view.last_hand.revealed for x in cs} | {
+            x for _, x in view.last_hand.played
+        }
         assert c("12b") not in shown
 
 

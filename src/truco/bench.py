@@ -84,7 +84,9 @@ def run_bench(args: argparse.Namespace) -> int:
         for flor in flors:
             rules = Rules(players=n, flor=flor)
             runs = [
-                play_random_matches(rules, args.seconds, None if args.seed is None else args.seed + i)
+                play_random_matches(
+                    rules, args.seconds, None if args.seed is None else args.seed + i
+                )
                 for i in range(max(1, args.runs))
             ]
             result = median_result(runs)

@@ -116,19 +116,21 @@ def seat_constraints(view: SeatView) -> dict[int, SeatConstraint]:
             flor[s] = True
         for seat, action in view.log:
             # an unsung flor holder may only sing or leave: playing or calling shows none
-            if seat not in sung and (action < 40 or ENVIDO <= action < FLOR or TRUCO <= action <= VALE_CUATRO):
+            if seat not in sung and (
+                action < 40 or ENVIDO <= action < FLOR or TRUCO <= action <= VALE_CUATRO
+            ):
                 flor[seat] = False
     return {
-        s: SeatConstraint(
-            s, tuple(known[s]), tanto_is.get(s), tanto_at_most.get(s), flor.get(s)
-        )
+        s: SeatConstraint(s, tuple(known[s]), tanto_is.get(s), tanto_at_most.get(s), flor.get(s))
         for s in range(n)
         if s != view.seat
     }
 
 
 @lru_cache(maxsize=1)
-def _triples() -> tuple[dict[int, list[tuple[int, tuple[int, ...]]]], list[tuple[int, tuple[int, ...]]]]:
+def _triples() -> tuple[
+    dict[int, list[tuple[int, tuple[int, ...]]]], list[tuple[int, tuple[int, ...]]]
+]:
     """Every three-card hand as ``(bitmask, cards)``: grouped by tanto, and the flores."""
     by_tanto: dict[int, list[tuple[int, tuple[int, ...]]]] = {}
     flores: list[tuple[int, tuple[int, ...]]] = []
@@ -326,4 +328,3 @@ def sample_game(view: SeatView, rng: random.Random) -> Game:
     consistent with the view. Its dealer draws from ``rng``, so a rollout can go on
     into the next hands. Raises :class:`InconsistentView` if no deal fits."""
     return _determinizer(view).sample(rng)
-

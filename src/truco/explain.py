@@ -65,7 +65,10 @@ def why_illegal(game: Game, seat: int, action: int) -> str:
             return "only a player holding flor answers a flor"
         if action < 40:
             return f"nobody plays a card while the {call} call waits for its answer"
-        if action in (FLOR, CONTRAFLOR, CONTRAFLOR_AL_RESTO, CON_FLOR_ME_ACHICO) and not game.rules.flor:
+        if (
+            action in (FLOR, CONTRAFLOR, CONTRAFLOR_AL_RESTO, CON_FLOR_ME_ACHICO)
+            and not game.rules.flor
+        ):
             return "this table is played sin flor"
         if action in ENVIDO_CALLS:
             if game.flor_state != 0:
@@ -110,6 +113,10 @@ def why_illegal(game: Game, seat: int, action: int) -> str:
         if not game.rules.flor:
             return "this table is played sin flor"
         if action == FLOR:
-            return "you have already sung your flor" if game.flor_sung[seat] else "you do not hold a flor"
+            return (
+                "you have already sung your flor"
+                if game.flor_sung[seat]
+                else "you do not hold a flor"
+            )
         return f"{token!r} answers a flor, and no flor is waiting for an answer"
     return "not allowed now"

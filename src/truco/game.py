@@ -444,15 +444,18 @@ class Game:
         """Apply an action of ``seat``; raise :class:`IllegalAction` (state unchanged)
         if the rules do not allow it now."""
         if not (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < self.n):
-            raise IllegalAction(seat, action, f"there is no seat {seat!r} at a {self.n}-player table")
+            raise IllegalAction(
+                seat, action, f"there is no seat {seat!r} at a {self.n}-player table"
+            )
         if isinstance(action, bool) or not (isinstance(action, int) and 0 <= action < NUM_ACTIONS):
-            raise IllegalAction(seat, action, f"there is no action {action!r} (0 to {NUM_ACTIONS - 1})")
+            raise IllegalAction(
+                seat, action, f"there is no action {action!r} (0 to {NUM_ACTIONS - 1})"
+            )
         if action not in self.legal_actions(seat):
             from .explain import why_illegal
 
             raise IllegalAction(seat, action, why_illegal(self, seat, action))
         self._apply(seat, action)
-
 
     def play(self, seat: int, token: str) -> None:
         """Apply an action written in the record notation (``"play 1e"``, ``"truco"``)."""
@@ -466,7 +469,9 @@ class Game:
         if len(cards) != n or any(len(h) != 3 for h in cards):
             raise ValueError(f"a deal gives 3 cards to each of the {n} seats")
         flat = [c for h in cards for c in h]
-        if any(not (isinstance(c, int) and 0 <= c < 40) for c in flat) or len(set(flat)) != len(flat):
+        if any(not (isinstance(c, int) and 0 <= c < 40) for c in flat) or len(set(flat)) != len(
+            flat
+        ):
             raise ValueError("a deal must give distinct cards of the deck")
         self._start_hand(tuple(tuple(h) for h in cards))
 

@@ -68,9 +68,7 @@ class Rules:
                 f"pica_pica is a 3v3 option: it needs players=6 (got players={self.players})"
             )
         if self.pica_pica and self.target != 30:
-            raise RulesError(
-                f"pica_pica is played on tables to 30 (got target={self.target})"
-            )
+            raise RulesError(f"pica_pica is played on tables to 30 (got target={self.target})")
 
     @property
     def chicos_to_win(self) -> int:

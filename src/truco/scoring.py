@@ -27,7 +27,9 @@ def envido_raises(chain: Sequence[int]) -> tuple[int, ...]:
         return (ENVIDO, REAL_ENVIDO, FALTA_ENVIDO)
     last = chain[-1]
     if last == ENVIDO:
-        return (ENVIDO, REAL_ENVIDO, FALTA_ENVIDO) if len(chain) == 1 else (REAL_ENVIDO, FALTA_ENVIDO)
+        return (
+            (ENVIDO, REAL_ENVIDO, FALTA_ENVIDO) if len(chain) == 1 else (REAL_ENVIDO, FALTA_ENVIDO)
+        )
     if last == REAL_ENVIDO:
         return (FALTA_ENVIDO,)
     return ()

@@ -100,7 +100,9 @@ class SeatView:
         )
 
 
-def _visible_log(actions: tuple[tuple[int, int], ...] | list[tuple[int, int]], seat: int | None) -> tuple[tuple[int, int], ...]:
+def _visible_log(
+    actions: tuple[tuple[int, int], ...] | list[tuple[int, int]], seat: int | None
+) -> tuple[tuple[int, int], ...]:
     if seat is None:
         return tuple(a for a in actions if not is_say(a[1]))
     team = seat & 1

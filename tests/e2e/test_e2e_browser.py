@@ -129,9 +129,7 @@ def test_two_people_create_join_call_envido_and_finish_a_hand(
 
     # the mano calls envido; the rival sees the call and answers quiero
     caller, other = (
-        (ana, beto)
-        if ana.locator('#actions button[data-action="envido"]').count()
-        else (beto, ana)
+        (ana, beto) if ana.locator('#actions button[data-action="envido"]').count() else (beto, ana)
     )
     caller.wait_for_selector('#actions button[data-action="envido"]')
     assert caller.locator(".clock").count() == 1  # the turn's countdown
@@ -159,9 +157,7 @@ def test_two_people_create_join_call_envido_and_finish_a_hand(
     beto.context.close()
 
 
-def test_a_2v2_table_with_two_people_and_two_bots(
-    browser: Any, server: LiveServer
-) -> None:
+def test_a_2v2_table_with_two_people_and_two_bots(browser: Any, server: LiveServer) -> None:
     ana = new_page(browser, server, "Ana")
     ana.select_option("select[name=players]", "4")
     ana.select_option("select[name=target]", "15")
@@ -200,9 +196,7 @@ def test_a_2v2_table_with_two_people_and_two_bots(
     cami.context.close()
 
 
-def test_lobby_lists_tables_and_history_replays(
-    browser: Any, server: LiveServer
-) -> None:
+def test_lobby_lists_tables_and_history_replays(browser: Any, server: LiveServer) -> None:
     # a finished match, played through the protocol by a script against a bot
     token = guest_token(server.url, "Script")
     table = create_table(
@@ -219,17 +213,13 @@ def test_lobby_lists_tables_and_history_replays(
 
     page = new_page(browser, server, "Dani")
     page.wait_for_selector("#tables")
-    assert (
-        page.locator("#tables .listing").count() >= 1
-    )  # the tables of the other tests
+    assert page.locator("#tables .listing").count() >= 1  # the tables of the other tests
     page.wait_for_selector(f"#history a[href='/replay/{table['id']}']")
     shot(page, "lobby.png")
     page.click(f"#history a[href='/replay/{table['id']}']")
     page.wait_for_selector(".replay .step")
     assert "reparto" in page.text_content(".replay .step")
-    assert (
-        page.locator(".replay-seat img.card").count() == 6
-    )  # every card shown: the match is over
+    assert page.locator(".replay-seat img.card").count() == 6  # every card shown: the match is over
     page.click("#next")
     assert page.text_content(".replay .step").startswith("2/")
     shot(page, "replay.png")

@@ -27,12 +27,22 @@ def register(subparsers: Any) -> None:
     p.add_argument("--players", type=int, choices=(2, 4, 6), default=2)
     p.add_argument("--flor", action="store_true", help="a table con flor")
     p.add_argument("--target", type=int, choices=(15, 30), default=30)
-    p.add_argument("--matches", type=int, default=100, help="matches to play, in duplicate pairs (default 100)")
-    p.add_argument("--seed", type=int, default=0, help="the seed of the deals and the bots (default 0)")
+    p.add_argument(
+        "--matches", type=int, default=100, help="matches to play, in duplicate pairs (default 100)"
+    )
+    p.add_argument(
+        "--seed", type=int, default=0, help="the seed of the deals and the bots (default 0)"
+    )
     p.add_argument("--jobs", type=int, default=0, help="worker processes (default: every core)")
-    p.add_argument("--records", metavar="DIR", help="save every match as a truco-record/1 file in DIR")
-    p.add_argument("--max-seconds", type=float, default=None,
-                   help="stop starting pairs after this long and report the finished ones")
+    p.add_argument(
+        "--records", metavar="DIR", help="save every match as a truco-record/1 file in DIR"
+    )
+    p.add_argument(
+        "--max-seconds",
+        type=float,
+        default=None,
+        help="stop starting pairs after this long and report the finished ones",
+    )
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     p.set_defaults(func=run_arena)
 
@@ -58,13 +68,19 @@ def run_arena(args: argparse.Namespace) -> int:
     records = Path(args.records) if args.records else None
     if records is not None:
         records.mkdir(parents=True, exist_ok=True)
-    tasks = [(specs, rules, args.seed, p, swapped, records is not None) for p in range(pairs) for swapped in (False, True)]
+    tasks = [
+        (specs, rules, args.seed, p, swapped, records is not None)
+        for p in range(pairs)
+        for swapped in (False, True)
+    ]
     jobs = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
     results = _run(tasks, jobs, args.max_seconds)
     by_pair: dict[int, int] = {}
     for r in results:
         by_pair[r.pair] = by_pair.get(r.pair, 0) + 1
-    results = sorted((r for r in results if by_pair[r.pair] == 2), key=lambda r: (r.pair, r.swapped))
+    results = sorted(
+        (r for r in results if by_pair[r.pair] == 2), key=lambda r: (r.pair, r.swapped)
+    )
     if not results:
         print("truco arena: no duplicate pair finished", file=sys.stderr)
         return 1
@@ -104,8 +120,13 @@ def _run(tasks: list[Any], jobs: int, max_seconds: float | None) -> list[MatchRe
             print(f"arena: {len(results)}/{len(tasks)} matches", file=sys.stderr, flush=True)
 
     with Progress(
-        TextColumn("arena"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        console=console, transient=True, disable=not console.is_terminal,
+        TextColumn("arena"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
     ) as progress:
         bar = progress.add_task("matches", total=len(tasks))
         if jobs == 1:

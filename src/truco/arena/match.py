@@ -85,7 +85,9 @@ def play_match(
         action = bots[seat].choose(view, legal, rules)
         elapsed, cpu_elapsed = clock() - start, cpu_clock() - cpu_start
         if action not in legal:
-            raise BotError(f"{specs[bot_of_team(seat & 1, swapped)]} at seat {seat} chose an illegal action {action}")
+            raise BotError(
+                f"{specs[bot_of_team(seat & 1, swapped)]} at seat {seat} chose an illegal action {action}"
+            )
         if sum(1 for a in legal if not is_say(a)) > 1:
             times[bot_of_team(seat & 1, swapped)].append(elapsed)
             cpu_times[bot_of_team(seat & 1, swapped)].append(cpu_elapsed)
@@ -99,7 +101,9 @@ def play_match(
     record = None
     if keep_record:
         names = [specs[bot_of_team(s & 1, swapped)] for s in range(rules.players)]
-        record = game_to_record(game, {"event": "truco arena", "seats": names, "result": f"team {game.winner}"})
+        record = game_to_record(
+            game, {"event": "truco arena", "seats": names, "result": f"team {game.winner}"}
+        )
     return MatchResult(
         pair=pair,
         swapped=swapped,

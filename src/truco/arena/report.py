@@ -74,8 +74,10 @@ class ArenaReport:
                 f"{b.name:<16} {b.match_wins:>6} {b.match_win_rate:>9.3f} {ci:>15} {b.points_per_hand:>9.3f} "
                 f"{margin:>26} {b.decision_ms_mean:>8.2f} {b.decision_ms_p95:>8.2f} {b.decision_cpu_ms_p95:>8.2f}"
             )
-        lines.append(f"{self.matches} matches ({self.pairs} duplicate pairs, {self.hands} hands); "
-                     f"Elo difference {self.bots[0].name} - {self.bots[1].name}: {self.elo_diff:+.0f}")
+        lines.append(
+            f"{self.matches} matches ({self.pairs} duplicate pairs, {self.hands} hands); "
+            f"Elo difference {self.bots[0].name} - {self.bots[1].name}: {self.elo_diff:+.0f}"
+        )
         return "\n".join(lines)
 
 

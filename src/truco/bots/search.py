@@ -35,7 +35,9 @@ def match_value(need_mine: int, need_theirs: int) -> float:
         return 1.0
     if need_theirs <= 0:
         return 0.0
-    return 0.5 * (1.0 + math.erf((need_theirs - need_mine) / (2.2 * math.sqrt(need_mine + need_theirs))))
+    return 0.5 * (
+        1.0 + math.erf((need_theirs - need_mine) / (2.2 * math.sqrt(need_mine + need_theirs)))
+    )
 
 
 def hand_utility(points: Sequence[int], score: Sequence[int], team: int, target: int) -> float:
@@ -102,7 +104,9 @@ class SearchBot(Bot):
         def rivals(game: Game, seat: int, action: int) -> float:
             return action_likelihood(game, seat, action) if seat & 1 != team else 1.0
 
-        drawn = [determinizer.sample_weighted(rng, rivals) for _ in range(self.worlds * self.oversample)]
+        drawn = [
+            determinizer.sample_weighted(rng, rivals) for _ in range(self.worlds * self.oversample)
+        ]
         worlds = [w for w, _ in drawn]
         weights = [weight for _, weight in drawn]
         return rng.choices(worlds, weights=weights, k=self.worlds)

@@ -47,7 +47,11 @@ class SimpleBot(Bot):
             return acts[0]
         if FLOR in acts:
             return FLOR
-        if view.pending is not None and view.seat is not None and view.pending.team == view.seat & 1:
+        if (
+            view.pending is not None
+            and view.seat is not None
+            and view.pending.team == view.seat & 1
+        ):
             return self._answer(view, acts)
         word = self._word_to_send(view, legal)
         if word is not None:
@@ -75,7 +79,9 @@ class SimpleBot(Bot):
         # truco: el envido está primero
         if ENVIDO in acts and tantos >= 27:
             return REAL_ENVIDO if tantos >= 31 else ENVIDO
-        power = hand_power(view.hand, view.baza_results, view.seat & 1 if view.seat is not None else 0)
+        power = hand_power(
+            view.hand, view.baza_results, view.seat & 1 if view.seat is not None else 0
+        )
         raise_call = TRUCO + pending.level
         if pending.level < 3 and raise_call in acts and power >= 0.8:
             return raise_call
@@ -104,7 +110,12 @@ class SimpleBot(Bot):
             level = truco - TRUCO
             if power >= 0.6 + 0.08 * level or ("cantale" in heard and level == 0 and power >= 0.5):
                 return truco
-            if view.bazas and len(view.bazas[-1]) and self._wins_for_sure(view, cards) and level < 2:
+            if (
+                view.bazas
+                and len(view.bazas[-1])
+                and self._wins_for_sure(view, cards)
+                and level < 2
+            ):
                 return truco
         if cards:
             table = view.bazas[-1] if view.bazas else ()
@@ -120,7 +131,11 @@ class SimpleBot(Bot):
         """Partners still in the hand: their cards count too when answering for the team."""
         if view.seat is None:
             return 0
-        return sum(1 for s, inside in enumerate(view.in_hand) if inside and s != view.seat and s & 1 == view.seat & 1)
+        return sum(
+            1
+            for s, inside in enumerate(view.in_hand)
+            if inside and s != view.seat and s & 1 == view.seat & 1
+        )
 
     def _wins_for_sure(self, view: SeatView, cards: list[int]) -> bool:
         """Our team won a baza and this card wins the last one for sure (nobody after)."""
@@ -155,8 +170,10 @@ class SimpleBot(Bot):
         strong = sum(1 for c in view.hand if STRENGTH[c] >= GOOD)
         if strong >= 2 and view.truco_level == 0 and SAY["cantale"] not in said:
             return SAY["cantale"]
-        if strong == 0 and SAY["no-tengo-nada"] not in said and not any(
-            STRENGTH[c] >= VERY_GOOD for c in view.hand
+        if (
+            strong == 0
+            and SAY["no-tengo-nada"] not in said
+            and not any(STRENGTH[c] >= VERY_GOOD for c in view.hand)
         ):
             return SAY["no-tengo-nada"]
         return None

@@ -113,33 +113,20 @@ class Encoder:
         self.observation_shape = (sum(size for _, size in obs),)
 
     # ------------------------------------------------------------------ strings
-    def information_state_string(
-        self, view: SeatView, dealing: Sequence[int] = ()
-    ) -> str:
+    def information_state_string(self, view: SeatView, dealing: Sequence[int] = ()) -> str:
         """The seat's information state in words; two states give the same string
         exactly when the seat has seen the same (within the scope above)."""
         v = view
-        log = (
-            " ".join(f"{s}:{action_token(a).replace(' ', '_')}" for s, a in v.log)
-            or "-"
-        )
-        return " | ".join(
-            [*self._head_words(v, dealing), f"log {log}", *self._state_words(v)]
-        )
+        log = " ".join(f"{s}:{action_token(a).replace(' ', '_')}" for s, a in v.log) or "-"
+        return " | ".join([*self._head_words(v, dealing), f"log {log}", *self._state_words(v)])
 
     def observation_string(self, view: SeatView, dealing: Sequence[int] = ()) -> str:
         """The seat's current observation in words: like the information state, but the
         bazas on the table instead of the ordered log."""
         v = view
-        bazas = (
-            " / ".join(" ".join(f"{s}:{card_name(c)}" for s, c in b) for b in v.bazas)
-            or "-"
-        )
+        bazas = " / ".join(" ".join(f"{s}:{card_name(c)}" for s, c in b) for b in v.bazas) or "-"
         calls = (
-            " ".join(
-                f"{s}:{action_token(a).replace(' ', '_')}" for s, a in v.log if a >= 40
-            )
-            or "-"
+            " ".join(f"{s}:{action_token(a).replace(' ', '_')}" for s, a in v.log if a >= 40) or "-"
         )
         return " | ".join(
             [
@@ -195,9 +182,7 @@ class Encoder:
         ]
 
     # ------------------------------------------------------------------ tensors
-    def information_state_tensor(
-        self, view: SeatView, dealing: Sequence[int] = ()
-    ) -> np.ndarray:
+    def information_state_tensor(self, view: SeatView, dealing: Sequence[int] = ()) -> np.ndarray:
         """The information state as a flat float32 vector of :attr:`information_state_shape`."""
         out = np.zeros(self.information_state_shape, dtype=np.float32)
         off = self.information_state_offsets
@@ -214,9 +199,7 @@ class Encoder:
         self._fill_tail(out, off, view)
         return out
 
-    def observation_tensor(
-        self, view: SeatView, dealing: Sequence[int] = ()
-    ) -> np.ndarray:
+    def observation_tensor(self, view: SeatView, dealing: Sequence[int] = ()) -> np.ndarray:
         """The current observation as a flat float32 vector of :attr:`observation_shape`."""
         out = np.zeros(self.observation_shape, dtype=np.float32)
         off = self.observation_offsets
@@ -231,12 +214,9 @@ class Encoder:
         my_team = me & 1
         for seat, action in view.log:
             if action >= SAY_FIRST:
-                out[
-                    base_heard
-                    + ((seat - me) % n) * len(MEGAPHONE_WORDS)
-                    + action
-                    - SAY_FIRST
-                ] = 1.0
+                out[base_heard + ((seat - me) % n) * len(MEGAPHONE_WORDS) + action - SAY_FIRST] = (
+                    1.0
+                )
             elif action >= 40:
                 key = (int(seat & 1 != my_team), action - 40)
                 k = counts[key] = counts.get(key, 0) + 1
@@ -270,9 +250,7 @@ class Encoder:
     def _fill_tail(self, out: np.ndarray, off: dict[str, int], v: SeatView) -> None:
         me, n = v.seat or 0, self.n
         my_team = me & 1
-        out[
-            off["outcome"] + (0 if v.winner is None else 1 + int(v.winner != my_team))
-        ] = 1.0
+        out[off["outcome"] + (0 if v.winner is None else 1 + int(v.winner != my_team))] = 1.0
         if not v.dealt:  # between hands (the engine's round fields are the last hand's)
             out[off["dealing"]] = float(v.winner is None)
             return

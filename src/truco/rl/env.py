@@ -111,9 +111,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's naming
     ) -> None:
         super().__init__()
         if observation not in OBSERVATIONS:
-            raise ValueError(
-                f"observation must be one of {OBSERVATIONS} (got {observation!r})"
-            )
+            raise ValueError(f"observation must be one of {OBSERVATIONS} (got {observation!r})")
         self.game = _game(rewards, options)
         self.observation_kind = observation
         self.render_mode = render_mode
@@ -122,9 +120,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's naming
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         space = _spaces(self.game, observation)
         self.observation_spaces = {a: space for a in self.possible_agents}
-        self.action_spaces = {
-            a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents
-        }
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self.np_random, _ = seeding.np_random(None)
         self.state = self.game.new_initial_state()
 
@@ -134,9 +130,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's naming
     def action_space(self, agent: str) -> gymnasium.Space[Any]:
         return self.action_spaces[agent]
 
-    def reset(
-        self, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> None:
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
         self.state = self.game.new_initial_state()
@@ -207,9 +201,7 @@ class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], Any]):
         **options: Any,
     ) -> None:
         if observation not in OBSERVATIONS:
-            raise ValueError(
-                f"observation must be one of {OBSERVATIONS} (got {observation!r})"
-            )
+            raise ValueError(f"observation must be one of {OBSERVATIONS} (got {observation!r})")
         self.game = _game(rewards, options)
         n = self.game.num_players()
         self.learner = (learner,) if isinstance(learner, int) else tuple(learner)
@@ -234,9 +226,7 @@ class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], Any]):
                 continue
             chosen = spec.get(s, "random") if isinstance(spec, Mapping) else spec
             bot_seed = None if seed is None else seed * 31 + s
-            self.bots[s] = (
-                chosen if isinstance(chosen, Bot) else make_bot(chosen, bot_seed)
-            )
+            self.bots[s] = chosen if isinstance(chosen, Bot) else make_bot(chosen, bot_seed)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -261,18 +251,14 @@ class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], Any]):
                 self.seat = seat
                 return
             legal = state.legal_actions(seat)
-            action = self.bots[seat].choose(
-                seat_view(state.game, seat), legal, self.game.rules
-            )
+            action = self.bots[seat].choose(seat_view(state.game, seat), legal, self.game.rules)
             state.apply_action(action)
             self._reward += state.rewards()[self.learner[0]]
 
     def _obs(self) -> dict[str, np.ndarray]:
         return _observe(self.state, self.seat, self.observation_kind)
 
-    def step(
-        self, action: int
-    ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         self._reward = 0.0
         self.state.apply_action(int(action))
         self._reward += self.state.rewards()[self.learner[0]]

@@ -97,9 +97,7 @@ class TrucoGame:
         self.params = merged
         self.rules = Rules(**{k: merged[k] for k in _RULE_PARAMS})
         if merged["returns"] not in ("match", "hand"):
-            raise ValueError(
-                f"returns must be 'match' or 'hand' (got {merged['returns']!r})"
-            )
+            raise ValueError(f"returns must be 'match' or 'hand' (got {merged['returns']!r})")
         if not isinstance(merged["max_hands"], int) or merged["max_hands"] < 0:
             raise ValueError("max_hands must be an integer >= 0 (0: the whole match)")
         n = self.rules.players
@@ -247,11 +245,7 @@ class TrucoState:
         if player is None:
             player = current
         if current == CHANCE_PLAYER_ID:
-            return (
-                [c for c, _ in self.chance_outcomes()]
-                if player == CHANCE_PLAYER_ID
-                else []
-            )
+            return [c for c, _ in self.chance_outcomes()] if player == CHANCE_PLAYER_ID else []
         if player != current or current < 0:
             return []
         spec = self.game_spec
@@ -292,9 +286,7 @@ class TrucoState:
             return
         player = self.current_player()
         if action not in self.legal_actions(player):
-            raise ValueError(
-                f"player {player} may not {action_to_string(action)!r} now"
-            )
+            raise ValueError(f"player {player} may not {action_to_string(action)!r} now")
         self._push(player, action)
 
     def _push(self, player: int, action: int) -> None:
@@ -393,11 +385,7 @@ class TrucoState:
     def resample_from_infostate(
         self,
         player: int,
-        rng: random.Random
-        | np.random.Generator
-        | Callable[[], float]
-        | int
-        | None = None,
+        rng: random.Random | np.random.Generator | Callable[[], float] | int | None = None,
     ) -> TrucoState:
         """A state that ``player`` cannot tell from this one (same information state),
         with every card it has not seen drawn again among the deals consistent with what
@@ -443,9 +431,7 @@ class TrucoState:
         being dealt is kept under ``headers["rl_dealing"]``."""
         all_headers = dict(headers or {})
         if self._dealing:
-            all_headers["rl_dealing"] = [
-                action_token(c).split()[1] for c in self._dealing
-            ]
+            all_headers["rl_dealing"] = [action_token(c).split()[1] for c in self._dealing]
         return game_to_record(self.game, all_headers or None)
 
     def serialize(self) -> str:
@@ -463,9 +449,7 @@ class TrucoState:
         if record.rules != game_spec.rules or record.first_mano != game_spec.first_mano:
             raise ValueError("the record is for another table")
         for hand in record.hands:
-            assert hand.deal is not None, (
-                "records written by the RL layer carry every deal"
-            )
+            assert hand.deal is not None, "records written by the RL layer carry every deal"
             for cards in hand.deal:
                 for c in cards:
                     state.apply_action(c)
@@ -473,9 +457,7 @@ class TrucoState:
                 if state.current_player() != seat:
                     # another partner answered: replay it as the engine allows
                     if action not in state.game.legal_actions(seat, megaphone=True):
-                        raise ValueError(
-                            f"seat {seat} may not {action_token(action)!r} here"
-                        )
+                        raise ValueError(f"seat {seat} may not {action_token(action)!r} here")
                     state._push(seat, action)
                 else:
                     state.apply_action(action)

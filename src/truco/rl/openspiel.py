@@ -68,18 +68,14 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
         def new_initial_state(self) -> SpielTrucoState:
             return SpielTrucoState(self)
 
-        def make_py_observer(
-            self, iig_obs_type: Any = None, params: Any = None
-        ) -> _Observer:
+        def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
             perfect_recall = iig_obs_type is None or iig_obs_type.perfect_recall
             return _Observer(self.spec, perfect_recall)
 
     class SpielTrucoState(pyspiel.State):  # type: ignore[misc]
         """The pyspiel face of :class:`TrucoState`."""
 
-        def __init__(
-            self, game: SpielTrucoGame, inner: TrucoState | None = None
-        ) -> None:
+        def __init__(self, game: SpielTrucoGame, inner: TrucoState | None = None) -> None:
             super().__init__(game)
             self.inner = inner or game.spec.new_initial_state()
 
@@ -92,9 +88,7 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
             return player
 
         def _legal_actions(self, player: int) -> list[int]:
-            return self.inner.legal_actions(
-                -1 if player == pyspiel.PlayerId.CHANCE else player
-            )
+            return self.inner.legal_actions(-1 if player == pyspiel.PlayerId.CHANCE else player)
 
         def chance_outcomes(self) -> list[tuple[int, float]]:
             return self.inner.chance_outcomes()
@@ -105,9 +99,7 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
         def _action_to_string(self, player: int, action: int) -> str:
             from .game import action_to_string
 
-            return action_to_string(
-                action, -1 if player == pyspiel.PlayerId.CHANCE else player
-            )
+            return action_to_string(action, -1 if player == pyspiel.PlayerId.CHANCE else player)
 
         def is_terminal(self) -> bool:
             return self.inner.is_terminal()

@@ -43,9 +43,7 @@ class Policy(Protocol):
     rules: Rules
     observation: str  # "observation" or "information_state"
 
-    def probabilities(
-        self, observation: np.ndarray, mask: np.ndarray
-    ) -> np.ndarray: ...
+    def probabilities(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray: ...
 
 
 class LinearPolicy:
@@ -68,13 +66,9 @@ class LinearPolicy:
         """The uniform policy (over the legal actions) of a table."""
         enc = Encoder(rules)
         size = (
-            enc.observation_shape
-            if observation == "observation"
-            else enc.information_state_shape
+            enc.observation_shape if observation == "observation" else enc.information_state_shape
         )[0]
-        return cls(
-            rules, np.zeros((NUM_ACTIONS, size)), np.zeros(NUM_ACTIONS), observation
-        )
+        return cls(rules, np.zeros((NUM_ACTIONS, size)), np.zeros(NUM_ACTIONS), observation)
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         logits: np.ndarray = self.weights @ observation + self.bias
@@ -88,12 +82,8 @@ class LinearPolicy:
         return probs
 
     def save(self, path: str | Path) -> None:
-        meta = json.dumps(
-            {"rules": self.rules.to_dict(), "observation": self.observation}
-        )
-        np.savez_compressed(
-            path, weights=self.weights, bias=self.bias, meta=np.array(meta)
-        )
+        meta = json.dumps({"rules": self.rules.to_dict(), "observation": self.observation})
+        np.savez_compressed(path, weights=self.weights, bias=self.bias, meta=np.array(meta))
 
     @classmethod
     def load(cls, path: str | Path) -> LinearPolicy:
@@ -128,10 +118,7 @@ class PolicyBot(Bot):
         self._np = np.random.default_rng(seed)
 
     def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
-        if (
-            rules.players != self.policy.rules.players
-            or rules.target != self.policy.rules.target
-        ):
+        if rules.players != self.policy.rules.players or rules.target != self.policy.rules.target:
             raise ValueError(
                 f"this policy was trained for {self.policy.rules.describe()}, not {rules.describe()}"
             )
@@ -139,9 +126,7 @@ class PolicyBot(Bot):
         if self.policy.observation == "observation":
             x = self.encoder.observation_tensor(view)
         else:  # the words heard are not part of a policy trained without the megaphone
-            quiet = dataclasses.replace(
-                view, log=tuple(e for e in view.log if not is_say(e[1]))
-            )
+            quiet = dataclasses.replace(view, log=tuple(e for e in view.log if not is_say(e[1])))
             x = self.encoder.information_state_tensor(quiet)
         mask = np.zeros(NUM_ACTIONS)
         mask[choices] = 1.0

@@ -64,9 +64,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         finally:
             await lobby.stop()
 
-    app = FastAPI(
-        title="Truco Argento", lifespan=lifespan, docs_url="/api/docs", redoc_url=None
-    )
+    app = FastAPI(title="Truco Argento", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.lobby = lobby
     app.state.signer = signer
     app.state.config = config
@@ -176,9 +174,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.get("/api/history")
     async def history(limit: int = 50) -> list[dict[str, Any]]:
-        rows = await asyncio.to_thread(
-            store.load, unfinished=False, limit=max(1, min(limit, 200))
-        )
+        rows = await asyncio.to_thread(store.load, unfinished=False, limit=max(1, min(limit, 200)))
         return [
             {
                 "id": r.id,
@@ -241,9 +237,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             return
         player = signer.verify(token) if token else None
         if token and player is None:
-            await websocket.close(
-                4401, "the guest token is not valid: ask for a new one"
-            )
+            await websocket.close(4401, "the guest token is not valid: ask for a new one")
             return
         client = Client(player, config.outbox_size)
         sender = asyncio.create_task(_send_loop(websocket, client))
@@ -269,9 +263,7 @@ async def _send_loop(websocket: WebSocket, client: Client) -> None:
             text = await client.outbox.get()
             if text is None:
                 if websocket.client_state == WebSocketState.CONNECTED:
-                    code = (
-                        1001 if client.close_reason.startswith("the server") else 1008
-                    )
+                    code = 1001 if client.close_reason.startswith("the server") else 1008
                     if client.close_reason == "bye":
                         code = 1000
                     await websocket.close(code, client.close_reason[:120])
@@ -324,11 +316,7 @@ async def _receive_loop(
             )
             continue
         if text is None:
-            client.send(
-                error_message(
-                    "bad_json", "send text frames with JSON, not binary frames"
-                )
-            )
+            client.send(error_message("bad_json", "send text frames with JSON, not binary frames"))
             continue
         try:
             message = parse_client_message(text)

@@ -10,9 +10,7 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "serve", help="run the online table (open the printed address in a browser)"
     )
-    p.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
-    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument(
         "--db", default="sqlite:///truco.sqlite3", metavar="URL",
@@ -63,7 +61,5 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         f"Truco Argento: open http://{args.host}:{args.port}/ in a browser (Ctrl+C stops)",
         flush=True,
     )
-    uvicorn.run(
-        app, host=args.host, port=args.port, log_level="warning", ws_max_size=1 << 16
-    )
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws_max_size=1 << 16)
     return 0

@@ -27,9 +27,7 @@ def bot_levels() -> list[str]:
     choices: list[str] = []
     for name, factory in BOTS.items():
         levels = getattr(factory, "LEVELS", None) or _known_levels(name)
-        choices.extend(
-            f"{name}:{level}" for level in levels
-        ) if levels else choices.append(name)
+        choices.extend(f"{name}:{level}" for level in levels) if levels else choices.append(name)
     return choices
 
 
@@ -79,13 +77,9 @@ class Lobby:
         seat: int | None = None,
     ) -> Table:
         """A new table; the creator may sit at once and seat bots."""
-        live = sum(
-            1 for t in self.tables.values() if t.status in ("waiting", "playing")
-        )
+        live = sum(1 for t in self.tables.values() if t.status in ("waiting", "playing"))
         if live >= self.config.max_tables:
-            raise TableError(
-                "full", "the server holds as many tables as it can; try later"
-            )
+            raise TableError("full", "the server holds as many tables as it can; try later")
         code = table_code()
         while code in self.tables:
             code = table_code()
@@ -96,9 +90,7 @@ class Lobby:
             config=self.config,
             store=self.store,
             creator=creator.id,
-            turn_seconds=self.config.turn_seconds
-            if turn_seconds is None
-            else turn_seconds,
+            turn_seconds=self.config.turn_seconds if turn_seconds is None else turn_seconds,
         )
         from ..bots import make_bot
 
@@ -118,9 +110,7 @@ class Lobby:
                 raise TableError("no_seat", f"seat {seat} is not free")
             table.seats[seat] = Seat("human", creator.id, creator.name)
         if all(s.kind != "empty" for s in table.seats) and seat is None:
-            raise TableError(
-                "no_seat", "leave at least one seat for people, or sit in one"
-            )
+            raise TableError("no_seat", "leave at least one seat for people, or sit in one")
         table.start_if_full()
         if self.store is not None:
             self.store.save_soon(table.snapshot())

@@ -136,8 +136,7 @@ def public_hand_json(hand: PublicHand) -> dict[str, Any]:
         "played": _plays(hand.played),
         "revealed": [[seat, _cards(cards)] for seat, cards in hand.revealed],
         "showdowns": [
-            [{"seat": d.seat, "tanto": d.tanto} for d in showdown]
-            for showdown in hand.showdowns
+            [{"seat": d.seat, "tanto": d.tanto} for d in showdown] for showdown in hand.showdowns
         ],
     }
 
@@ -173,15 +172,11 @@ def view_json(view: SeatView) -> dict[str, Any]:
         "truco_level": view.truco_level,
         "truco_owner": view.truco_owner,
         "envido_open": view.envido_open,
-        "showdowns": [
-            [{"seat": d.seat, "tanto": d.tanto} for d in s] for s in view.showdowns
-        ],
+        "showdowns": [[{"seat": d.seat, "tanto": d.tanto} for d in s] for s in view.showdowns],
         "flor_sung": list(view.flor_sung),
         "in_hand": list(view.in_hand),
         "pica_pica": view.pica_pica,
         "round_seats": list(view.round_seats),
         "log": [[seat, action_token(a)] for seat, a in view.log],
-        "last_hand": None
-        if view.last_hand is None
-        else public_hand_json(view.last_hand),
+        "last_hand": None if view.last_hand is None else public_hand_json(view.last_hand),
     }

@@ -10,14 +10,10 @@ from ..game import Game
 from ..record import Record
 
 
-def _snapshot(
-    game: Game, hand: int, seat: int | None, token: str | None
-) -> dict[str, Any]:
+def _snapshot(game: Game, hand: int, seat: int | None, token: str | None) -> dict[str, Any]:
     closed = (
         game.history[-1]
-        if game.history
-        and (game.needs_deal or game.is_over)
-        and game.history[-1].index == hand
+        if game.history and (game.needs_deal or game.is_over) and game.history[-1].index == hand
         else None
     )
     return {

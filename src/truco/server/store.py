@@ -93,16 +93,12 @@ class Store:
         """The key that signs guest tokens: made once, kept in the database."""
         with self.engine.begin() as conn:
             row = conn.execute(
-                select(settings_table.c.value).where(
-                    settings_table.c.key == "token_key"
-                )
+                select(settings_table.c.value).where(settings_table.c.key == "token_key")
             ).first()
             if row is not None:
                 return bytes.fromhex(row[0])
             key = secrets.token_bytes(32)
-            conn.execute(
-                settings_table.insert().values(key="token_key", value=key.hex())
-            )
+            conn.execute(settings_table.insert().values(key="token_key", value=key.hex()))
             return key
 
     def write(self, rows: list[MatchRow]) -> None:
@@ -116,14 +112,10 @@ class Store:
                     "version": row.version,
                     "winner": row.winner,
                     "table_json": json.dumps(row.table),
-                    "record_json": None
-                    if row.record is None
-                    else json.dumps(row.record),
+                    "record_json": None if row.record is None else json.dumps(row.record),
                 }
                 done = conn.execute(
-                    matches_table.update()
-                    .where(matches_table.c.id == row.id)
-                    .values(**values)
+                    matches_table.update().where(matches_table.c.id == row.id).values(**values)
                 )
                 if done.rowcount == 0:
                     conn.execute(matches_table.insert().values(id=row.id, **values))
@@ -135,11 +127,7 @@ class Store:
         match_id: str | None = None,
         limit: int = 200,
     ) -> list[MatchRow]:
-        query = (
-            select(matches_table)
-            .order_by(matches_table.c.updated_at.desc())
-            .limit(limit)
-        )
+        query = select(matches_table).order_by(matches_table.c.updated_at.desc()).limit(limit)
         if match_id is not None:
             query = query.where(matches_table.c.id == match_id)
         if unfinished is True:

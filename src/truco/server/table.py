@@ -242,11 +242,7 @@ class Table:
                 except Exception:  # a bug must not take the table down
                     log.exception("table %s: error handling %r", self.id, message)
             self._settle()
-            if (
-                self.status in ("finished", "abandoned")
-                and not self.clients
-                and self.inbox.empty()
-            ):
+            if self.status in ("finished", "abandoned") and not self.clients and self.inbox.empty():
                 # saved already; the table leaves memory (a finished one stays in the history)
                 if self.on_finished is not None:
                     self.on_finished(self)
@@ -330,24 +326,18 @@ class Table:
     # ------------------------------------------------------------------ seating
     def _require_waiting(self) -> None:
         if self.status != "waiting":
-            raise TableError(
-                "started", "the match has started: seats cannot change now"
-            )
+            raise TableError("started", "the match has started: seats cannot change now")
 
     def _sit(self, client: Client, seat: int) -> None:
         if client.player is None:
-            raise TableError(
-                "no_player", "sitting needs a guest token (POST /api/guest)"
-            )
+            raise TableError("no_player", "sitting needs a guest token (POST /api/guest)")
         self._require_waiting()
         self._require_empty(seat)
         old = self._seat_of(client)
         if old is not None:
             self.seats[old] = Seat()
         self.seats[seat] = Seat("human", client.player.id, client.player.name)
-        self._emit(
-            {"kind": "seated", "seat": seat, "name": client.player.name, "from": old}
-        )
+        self._emit({"kind": "seated", "seat": seat, "name": client.player.name, "from": old})
         self.start_if_full()
 
     def _require_empty(self, seat: int) -> None:
@@ -369,9 +359,7 @@ class Table:
 
     def _require_creator(self, client: Client) -> None:
         if client.player is None or client.player.id != self.creator:
-            raise TableError(
-                "not_creator", "only the table's creator seats and removes bots"
-            )
+            raise TableError("not_creator", "only the table's creator seats and removes bots")
 
     def _add_bot(self, client: Client, seat: int, level: str) -> None:
         self._require_creator(client)
@@ -407,18 +395,14 @@ class Table:
         self.game = Game(self.rules, first_mano=secrets.randbelow(self.rules.players))
         self.status = "playing"
         self._emit({"kind": "start", "first_mano": self.game.first_mano})
-        self._emit(
-            {"kind": "deal", "hand": self.game.hand_index, "mano": self.game.mano}
-        )
+        self._emit({"kind": "deal", "hand": self.game.hand_index, "mano": self.game.mano})
         self._after_move()
 
     # ------------------------------------------------------------------ playing
     def _act(self, client: Client, token: str) -> None:
         seat = self._seat_of(client)
         if seat is None:
-            raise TableError(
-                "not_seated", "you have no seat at this table: spectators cannot act"
-            )
+            raise TableError("not_seated", "you have no seat at this table: spectators cannot act")
         game = self.game
         if game is None or self.status != "playing":
             raise TableError("not_playing", "the match is not being played")
@@ -453,9 +437,7 @@ class Table:
                 f"{card_name(self.committed[seat])} is already committed: a card released cannot be taken back",
             )
         self.committed[seat] = card
-        self._emit(
-            {"kind": "committed", "seat": seat, "card": card_name(card)}, ("seat", seat)
-        )
+        self._emit({"kind": "committed", "seat": seat, "card": card_name(card)}, ("seat", seat))
 
     def _apply(self, seat: int, action: int, by: str) -> None:
         game = self.game
@@ -489,9 +471,7 @@ class Table:
             )
             if game.is_over:
                 self.status = "finished"
-                self._emit(
-                    {"kind": "over", "winner": game.winner, "chicos": list(game.chicos)}
-                )
+                self._emit({"kind": "over", "winner": game.winner, "chicos": list(game.chicos)})
             else:
                 self._emit({"kind": "deal", "hand": game.hand_index, "mano": game.mano})
         self._after_move()
@@ -548,11 +528,7 @@ class Table:
             if when <= now:
                 del self.reconnect_deadlines[seat]
                 self._set_away(seat, True, "disconnected")
-        if (
-            self.clock_deadline is not None
-            and self.clock_deadline <= now
-            and self.game is not None
-        ):
+        if self.clock_deadline is not None and self.clock_deadline <= now and self.game is not None:
             self.clock_deadline = None
             for seat in self.game.actors():
                 if self.seats[seat].kind == "human":
@@ -580,9 +556,7 @@ class Table:
             for seat, card in list(self.committed.items()):
                 if not game.holds(seat, card):
                     del self.committed[seat]
-                elif self._on_turn(seat) and card in game.legal_actions(
-                    seat, megaphone=False
-                ):
+                elif self._on_turn(seat) and card in game.legal_actions(seat, megaphone=False):
                     self._apply(seat, card, "committed")
                     progress = True
                     break
@@ -613,17 +587,13 @@ class Table:
         seat = seats[0]
         bot = self.bots.get(seat)
         if bot is None or self.seats[seat].kind == "human":
-            bot = self.bots[seat] = make_bot(
-                self.seats[seat].bot or self.config.cover_bot
-            )
+            bot = self.bots[seat] = make_bot(self.seats[seat].bot or self.config.cover_bot)
         view = seat_view(game, seat)
         legal = game.legal_actions(seat, megaphone=False)
         self.thinking = self.moves
         asyncio.create_task(self._think(bot, seat, view, legal, self.moves))
 
-    async def _think(
-        self, bot: Bot, seat: int, view: Any, legal: list[int], move: int
-    ) -> None:
+    async def _think(self, bot: Bot, seat: int, view: Any, legal: list[int], move: int) -> None:
         if self.config.bot_delay > 0:
             await asyncio.sleep(self.config.bot_delay)
         try:
@@ -632,9 +602,7 @@ class Table:
             else:  # search bots think for a while: off the event loop
                 action = await asyncio.to_thread(bot.choose, view, legal, self.rules)
         except Exception:  # a failing bot must not stall the table
-            log.exception(
-                "table %s: bot %r failed; playing a random legal action", self.id, bot
-            )
+            log.exception("table %s: bot %r failed; playing a random legal action", self.id, bot)
             action = secrets.choice(legal)
         await self.inbox.put(BotMove(seat, action, move))
 
@@ -672,9 +640,7 @@ class Table:
             )
         clock = None
         if self.clock_deadline is not None and self.game is not None:
-            remaining = max(
-                0.0, self.clock_deadline - asyncio.get_running_loop().time()
-            )
+            remaining = max(0.0, self.clock_deadline - asyncio.get_running_loop().time())
             clock = {
                 "actors": self._human_actors(),
                 "remaining": round(remaining, 2),
@@ -691,9 +657,7 @@ class Table:
             "seats": seats,
             "clock": clock,
             "version": self.version,
-            "winner": self.game.winner
-            if self.game is not None and self.game.is_over
-            else None,
+            "winner": self.game.winner if self.game is not None and self.game.is_over else None,
         }
 
     def _state(
@@ -705,9 +669,7 @@ class Table:
     ) -> str:
         seat = self._seat_of(client)
         if seat not in views:
-            views[seat] = (
-                None if self.game is None else view_json(seat_view(self.game, seat))
-            )
+            views[seat] = None if self.game is None else view_json(seat_view(self.game, seat))
         committed = self.committed.get(seat) if seat is not None else None
         return json.dumps(
             {
@@ -741,9 +703,7 @@ class Table:
             self._send_full(client)
             return
         self._summary_cache = self.summary()
-        events = [
-            e.body for e in self.events if e.version > since and self._sees(client, e)
-        ]
+        events = [e.body for e in self.events if e.version > since and self._sees(client, e)]
         client.send(self._state(client, events, False, {}))
         client.sent_version = self.version
 
@@ -757,11 +717,7 @@ class Table:
             if client.sent_version >= self.version:
                 continue
             since = client.sent_version
-            events = [
-                e.body
-                for e in self.events
-                if e.version > since and self._sees(client, e)
-            ]
+            events = [e.body for e in self.events if e.version > since and self._sees(client, e)]
             if not events and self.events and self.events[0].version > since + 1:
                 client.send(self._state(client, [], True, views))
             elif events:
@@ -786,9 +742,7 @@ class Table:
             created_at=self.created_at,
             updated_at=time.time(),
             version=self.version,
-            winner=self.game.winner
-            if self.game is not None and self.game.is_over
-            else None,
+            winner=self.game.winner if self.game is not None and self.game.is_over else None,
             table={
                 "rules": self.rules.to_dict(),
                 "creator": self.creator,

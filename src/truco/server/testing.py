@@ -117,9 +117,7 @@ class TableClient:
         before = self.version
         self.act(action)
         return self.wait(
-            lambda m: (
-                m["type"] == "error" or (m["type"] == "state" and m["v"] > before)
-            ),
+            lambda m: m["type"] == "error" or (m["type"] == "state" and m["v"] > before),
             timeout,
         )
 
