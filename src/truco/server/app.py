@@ -21,7 +21,7 @@ from . import api, live
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import Server
-from .limits import HttpLimits
+from .limits import HttpLimits, parse_rate
 from .lobby import Lobby
 from .players import TokenSigner
 from .store import Store
@@ -73,6 +73,7 @@ async def _invalid(request: Request, exc: Exception) -> JSONResponse:
 def create_app(config: ServerConfig | None = None) -> FastAPI:
     """The whole server as one ASGI application."""
     config = config or ServerConfig()
+    parse_rate(config.http_rate), parse_rate(config.http_write_rate)  # refuse a bad one now
     store = Store(config.db_url)
     lobby = Lobby(config, store)
     server = Server(config, store, lobby, TokenSigner(store.secret_key(), config.session_seconds))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 
+from limits import RateLimitItem
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 
@@ -36,6 +37,16 @@ class TokenBucket:
 
 
 # ------------------------------------------------------------------ HTTP, per address
+def parse_rate(text: str) -> RateLimitItem:
+    """A rate such as ``"300/minute"``; :class:`ValueError` with the notation otherwise."""
+    from limits import parse
+
+    try:
+        return parse(text)
+    except ValueError:
+        raise ValueError(f"not a rate: {text!r} (write it as '300/minute' or '5/second')") from None
+
+
 WRITES = frozenset(
     {("POST", "/api/guest"), ("POST", "/api/tables"), ("POST", "/api/session/renew")}
 )
@@ -51,12 +62,11 @@ class HttpLimits:
     proxy, run uvicorn with ``--proxy-headers`` so that it is the client's."""
 
     def __init__(self, app: ASGIApp, rate: str, write_rate: str, max_body: int = 65536) -> None:
-        from limits import parse
         from limits.storage import MemoryStorage
         from limits.strategies import MovingWindowRateLimiter
 
         self.app = app
-        self.rate, self.write_rate = parse(rate), parse(write_rate)
+        self.rate, self.write_rate = parse_rate(rate), parse_rate(write_rate)
         self.rate_text, self.write_text = rate, write_rate
         self.max_body = max_body
         self.limiter = MovingWindowRateLimiter(MemoryStorage())
