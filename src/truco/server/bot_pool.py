@@ -20,7 +20,7 @@ import concurrent.futures
 import logging
 import multiprocessing
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -122,6 +122,14 @@ class BotPool:
                     initializer=_warm_up,
                 )
         return self._executor
+
+    def warm(self, bots: Iterable[Bot]) -> None:
+        """Start the workers now if any of ``bots`` will need them (a process takes a
+        second or more to start: better while the table waits for its players)."""
+        if self._executor is None and any(b.name not in CHEAP_BOTS for b in bots):
+            pool = self._pool()
+            for _ in range(self.workers):
+                pool.submit(_warm_up)
 
     async def decide(
         self, bot: Bot, view: SeatView, legal: Sequence[int], rules: Rules

@@ -152,6 +152,7 @@ class Lobby:
     def _open(self, table: Table) -> None:
         table.on_finished = self._forget
         table.bot_pool = self.bot_pool
+        self.bot_pool.warm(table.bots.values())
         self.tables[table.id] = table
         table.start()
 

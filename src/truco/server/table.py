@@ -373,6 +373,8 @@ class Table:
             self.bots[seat] = make_bot(check_bot_spec(level))
         except ValueError as exc:
             raise TableError("bad_bot", str(exc)) from None
+        if self.bot_pool is not None:
+            self.bot_pool.warm([self.bots[seat]])
         self.seats[seat] = Seat("bot", None, f"Bot {level}", level)
         self._emit(
             {
