@@ -65,8 +65,10 @@ async def _invalid(request: Request, exc: Exception) -> JSONResponse:
         {"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", "")), "type": e["type"]}
         for e in exc.errors()
     ]
-    first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
-    where = ".".join(p for p in first["loc"] if p != "body") or "request"
+    first = errors[0] if errors else {"loc": [], "msg": "invalid request", "type": ""}
+    if first["type"] == "json_invalid":
+        return JSONResponse({"detail": "body: not valid JSON", "errors": errors}, status_code=422)
+    where = ".".join(p for p in first["loc"][1:]) or first["loc"][0] if first["loc"] else "request"
     return JSONResponse({"detail": f"{where}: {first['msg']}", "errors": errors}, status_code=422)
 
 

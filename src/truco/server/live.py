@@ -72,10 +72,7 @@ async def _hello(websocket: WebSocket, config: ServerConfig) -> Hello | None:
 async def _identify(websocket: WebSocket) -> tuple[Player | None, int | None] | None:
     """Who the connection speaks for and the version it last saw; ``None`` if it left."""
     server = server_of(websocket)
-    params = websocket.query_params
-    if "token" in params:
-        raise Refused(BAD_REQUEST, "tokens never travel in the URL: send them in the hello message")
-    since = _since(params.get("since"))
+    since = _since(websocket.query_params.get("since"))
     cookie = websocket.cookies.get(COOKIE) if same_origin(websocket.headers) else None
     if cookie:
         player = server.signer.verify(cookie)
@@ -98,6 +95,11 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     try:
         if not ID_RE.fullmatch(table_id):
             raise Refused(BAD_REQUEST, "not a table code: 1 to 32 letters, digits, - or _")
+        if "token" in websocket.query_params:
+            raise Refused(
+                BAD_REQUEST, "tokens never travel in the URL: send them in the hello message"
+            )
+        _since(websocket.query_params.get("since"))  # a bad one is refused before anything
         table = server.lobby.tables.get(table_id)
         if table is None:
             finished = await asyncio.to_thread(server.store.load, match_id=table_id, limit=1)

@@ -74,7 +74,7 @@ class TokenSigner:
         payload = {
             "id": player_id or secrets.token_urlsafe(9),
             "name": clean_name(name),
-            "exp": int(expires),
+            "exp": round(expires, 3),
         }
         body = _b64(json.dumps(payload).encode())
         return f"{body}.{self._sign(body)}"
