@@ -16,10 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from truco.record import record_from_json, replay
-from truco.server import ServerConfig
-from truco.server.store import MatchRow, Store
-from truco.server.testing import (
+from server_testing import (
     LiveServer,
     TableClient,
     create_table,
@@ -27,6 +24,9 @@ from truco.server.testing import (
     guest_token,
     play_out,
 )
+from truco.record import record_from_json, replay
+from truco.server import ServerConfig
+from truco.server.store import MatchRow, Store
 
 PG_BASE = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
