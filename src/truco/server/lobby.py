@@ -112,9 +112,7 @@ class Lobby:
         if all(s.kind != "empty" for s in table.seats) and seat is None:
             raise TableError("no_seat", "leave at least one seat for people, or sit in one")
         table.start_if_full()
-        if self.store is not None:
-            self.store.save_soon(table.snapshot())
-        self._open(table)
+        self._open(table)  # its actor commits it first (await table.until_durable())
         return table
 
     def _open(self, table: Table) -> None:
