@@ -9,13 +9,11 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import pytest
 
+from databases import db_url
 from truco.record import record_from_json, replay
 from truco.server import ServerConfig
 from truco.server.store import MatchRow, Store
@@ -28,45 +26,7 @@ from truco.server.testing import (
     play_out,
 )
 
-PG_BASE = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-
-
-def _postgres_reachable() -> str | None:
-    try:
-        import psycopg
-    except ImportError:
-        return "psycopg is not installed"
-    try:
-        psycopg.connect(
-            "host=127.0.0.1 port=5432 dbname=test user=postgres", connect_timeout=3
-        ).close()
-    except psycopg.Error as exc:
-        return f"PostgreSQL at 127.0.0.1:5432 (database test) is not reachable: {exc}"
-    return None
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'truco.sqlite3'}"
-        return
-    reason = _postgres_reachable()
-    if reason:
-        pytest.skip(reason)
-    import psycopg
-
-    schema = f"truco_test_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(
-        "host=127.0.0.1 port=5432 dbname=test user=postgres", autocommit=True
-    ) as conn:
-        conn.execute(f"CREATE SCHEMA {schema}")
-    try:
-        yield f"{PG_BASE}?options=-csearch_path%3D{schema}"
-    finally:
-        with psycopg.connect(
-            "host=127.0.0.1 port=5432 dbname=test user=postgres", autocommit=True
-        ) as conn:
-            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+__all__ = ["db_url"]  # the fixture, from databases
 
 
 def config_for(db_url: str) -> ServerConfig:
