@@ -100,6 +100,8 @@ class Store:
     _writer: asyncio.Task[None] | None = field(init=False, default=None)
     _thread: ThreadPoolExecutor = field(init=False)
     _closing: bool = field(init=False, default=False)
+    #: transactions committed by :meth:`write_batch` (group commit: fewer than writes)
+    transactions: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
         kwargs: dict[str, Any] = {}
@@ -160,6 +162,7 @@ class Store:
                             journal_table.c.version < w.drop_before,
                         )
                     )
+        self.transactions += 1
 
     def load(
         self,
