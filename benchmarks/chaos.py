@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import signal
 import sys
 import tempfile
 from contextlib import ExitStack
@@ -20,8 +21,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from chaos_monkey import ChaosRun
+from chaos_monkey import ChaosRun, Report
 from databases import postgres_schema, postgres_unreachable, sqlite_url
+
+
+async def guarded(run: ChaosRun) -> Report:
+    """The run, stopped cleanly by SIGINT or SIGTERM (server killed, schema dropped)."""
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, run.stop)
+    return await run.run()
 
 
 def main() -> int:
@@ -56,7 +65,7 @@ def main() -> int:
             progress=lambda text: print(text, file=sys.stderr, flush=True),
             time_limit=args.hours * 3600,
         )
-        report = asyncio.run(run.run())
+        report = asyncio.run(guarded(run))
         if not report.ok and run.log_path.exists():
             kept = Path(f"chaos-{args.db}-serve.log")
             kept.write_bytes(run.log_path.read_bytes())

@@ -164,6 +164,7 @@ class ChaosRun:
         self.live: dict[str, list[Seen]] = {}  # table id -> its clients
         self.process: subprocess.Popen[bytes] | None = None
         self.done = False
+        self.stopping = False  # stop() was called: no more kills
         self.log_path = log_dir / "serve.log"
 
     # ---------------------------------------------------------------- the server
@@ -386,6 +387,10 @@ class ChaosRun:
                 await self._finish(http, table_id)
 
     # ---------------------------------------------------------------- the run
+    def stop(self) -> None:
+        """End the run after the current kill (and report what was done)."""
+        self.stopping = True
+
     async def run(self) -> Report:
         started = time.monotonic()
         store = Store(self.db_url)
@@ -395,7 +400,7 @@ class ChaosRun:
             async with httpx.AsyncClient() as http:
                 await self._wait_up(http)
                 lanes = [asyncio.create_task(self._lane(http, i)) for i in range(self.tables)]
-                while self.report.kills < self.kills:
+                while self.report.kills < self.kills and not self.stopping:
                     if time.monotonic() - started > self.time_limit:
                         self.report.problems.append("time limit reached")
                         break
