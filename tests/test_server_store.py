@@ -25,6 +25,7 @@ from truco.record import game_to_record, record_from_json, replay
 from truco.rules import Rules
 from truco.server import ServerConfig
 from truco.server.journal import RecordPosition, TableWrite, apply_hands, record_delta
+from truco.server.lobby import Lobby
 from truco.server.players import Player
 from truco.server.protocol import parse_client_message
 from truco.server.store import MatchRow, Store, journal_table
@@ -456,5 +457,35 @@ def test_commits_that_arrive_during_a_commit_go_in_one_transaction(tmp_path: Any
         assert store.transactions - before <= 3
         assert all(t.journal.version == t.version for t in tables)
         await store.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_table_whose_journal_is_broken_does_not_keep_the_others_down(tmp_path: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'broken.sqlite3'}"
+
+    async def scenario() -> None:
+        store = Store(url)
+        await store.start()
+        rng = random.Random(2)
+        tables = [bot_table(store) for _ in range(2)]
+        for table in tables:
+            await table._publish()
+            act_at_random(table, rng)
+            await table._publish()
+        await store.close()
+        broken = Store(url)
+        with broken.engine.begin() as conn:  # actions for a hand that was never dealt
+            conn.execute(
+                journal_table.insert().values(
+                    match_id=tables[0].id,
+                    version=tables[0].version + 1,
+                    entry=json.dumps({"events": [], "hands": [[7, None, [[0, "mazo"]]]]}),
+                )
+            )
+        lobby = Lobby(config_for(url), broken)
+        await lobby.start()
+        assert list(lobby.tables) == [tables[1].id]
+        await lobby.stop()
 
     asyncio.run(scenario())

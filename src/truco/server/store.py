@@ -36,7 +36,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import StaticPool
 
-from .journal import LIVE, TableWrite, fold
+from .journal import LIVE, JournalError, TableWrite, fold
 
 log = logging.getLogger("truco.server")
 
@@ -205,7 +205,11 @@ class Store:
                 for e in conn.execute(journal):
                     entries.setdefault(e.match_id, []).append((e.version, json.loads(e.entry)))
                 for key, row in live.items():
-                    fold(row, entries.get(key, ()))
+                    try:
+                        fold(row, entries.get(key, ()))
+                    except JournalError:
+                        log.exception("table %s: its journal does not fit its checkpoint", key)
+                        rows.remove(row)  # left in the database as it is, not served
         return rows
 
     # ---------------------------------------------------------------- group commit
