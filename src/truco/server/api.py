@@ -153,6 +153,10 @@ async def create_table(
         body.seat,
         address=request.client.host if request.client else None,
     )
+    try:  # write-ahead: the table is in the database before anyone hears of it
+        await asyncio.wait_for(table.until_durable(), 30)
+    except TimeoutError:
+        raise HTTPException(503, "the database does not answer: try again later") from None
     return table.summary()
 
 

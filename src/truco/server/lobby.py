@@ -55,7 +55,11 @@ class Lobby:
             self.store.load, unfinished=True, limit=self.config.max_tables
         )
         for row in rows:
-            table = Table.restore(row, self.config, self.store)
+            try:
+                table = Table.restore(row, self.config, self.store)
+            except ValueError:  # one broken table must not keep the others down
+                log.exception("table %s cannot be restored: left in the database as it is", row.id)
+                continue
             self._limit_restored_bots(table)
             table.after_restore()
             self._open(table)
@@ -142,11 +146,9 @@ class Lobby:
         if all(s.kind != "empty" for s in table.seats) and seat is None:
             raise TableError("no_seat", "leave at least one seat for people, or sit in one")
         table.start_if_full()
-        if self.store is not None:
-            self.store.save_soon(table.snapshot())
         if address is not None:
             self.addresses[table.id] = address
-        self._open(table)
+        self._open(table)  # its actor commits it first (await table.until_durable())
         return table
 
     def _open(self, table: Table) -> None:
