@@ -14,9 +14,9 @@ from typing import Any
 import httpx
 import pytest
 
+from server_testing import LiveServer
 from truco.server import ServerConfig
 from truco.server.sessions import COOKIE
-from truco.server.testing import LiveServer
 
 CHROMIUM = os.environ.get("TRUCO_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
