@@ -16,7 +16,8 @@ policy.
 >>> bot = PolicyBot(policy, seed=1)
 >>> game = Game(Rules(), seed=2)
 >>> seat = game.actors()[0]
->>> bot.choose(seat_view(game, seat), game.legal_actions(seat), game.rules) in game.legal_actions(seat)
+>>> legal = game.legal_actions(seat)
+>>> bot.choose(seat_view(game, seat), legal, game.rules) in legal
 True
 """
 
@@ -119,9 +120,8 @@ class PolicyBot(Bot):
 
     def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
         if rules.players != self.policy.rules.players or rules.target != self.policy.rules.target:
-            raise ValueError(
-                f"this policy was trained for {self.policy.rules.describe()}, not {rules.describe()}"
-            )
+            trained = self.policy.rules.describe()
+            raise ValueError(f"this policy was trained for {trained}, not {rules.describe()}")
         choices = [a for a in legal if not is_say(a)] or list(legal)
         if self.policy.observation == "observation":
             x = self.encoder.observation_tensor(view)
