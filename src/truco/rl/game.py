@@ -331,7 +331,6 @@ class TrucoState:
                 raise ValueError(f"card {action} is not in the deck")
             self._dealing.append(action)
             self._history.append(action)
-            self._rewards = [0.0] * g.n
             if len(self._dealing) == 3 * g.n:
                 cards = self._dealing
                 g.deal(tuple(tuple(cards[3 * s : 3 * s + 3]) for s in range(g.n)))
@@ -343,7 +342,6 @@ class TrucoState:
                 raise ValueError(f"seat {action} may not answer now")
             self._responder = action
             self._history.append(action)
-            self._rewards = [0.0] * g.n
             return
         if action not in self.legal_actions(player):
             raise ValueError(f"player {player} may not {action_to_string(action)!r} now")
@@ -376,8 +374,10 @@ class TrucoState:
         self.apply_action(action)
 
     def rewards(self) -> list[float]:
-        """What each player received for the last action (0 except when a hand or the
-        match closed)."""
+        """What each player received with the last player action (0 except when it
+        closed a hand or the match). Chance nodes pay nothing and leave it as it was, so
+        the sum of ``rewards()`` read at every decision node and at the end is the
+        return, as OpenSpiel's own tests read it."""
         return list(self._rewards)
 
     def returns(self) -> list[float]:
