@@ -201,7 +201,7 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
             view = inner.seat_view(player)
             if self.all_cards:
                 game = inner.game
-                if not game.needs_deal and game.winner < 0:
+                if not game.needs_deal and game.winner is None:
                     view = dataclasses.replace(view, log=tuple(game.actions))
                 return view, inner._own_dealing(player)
             if self.own_cards:
@@ -212,7 +212,7 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
         def _cards(self, inner: TrucoState) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
             """(dealt, held) of every seat, absolute seats."""
             game, n = inner.game, inner.game.n
-            if game.needs_deal or game.winner >= 0:
+            if game.needs_deal or game.winner is not None:
                 return [(inner._own_dealing(s), ()) for s in range(n)]
             return [(tuple(game.dealt[s]), tuple(game.cards[s])) for s in range(n)]
 

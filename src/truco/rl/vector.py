@@ -161,10 +161,10 @@ class TrucoVectorEnv:
                     points = g.history[-1].points
                     rewards[i, 0::2] = points[0] - points[1]
                     rewards[i, 1::2] = points[1] - points[0]
-                elif g.winner >= 0:
+                elif g.winner is not None:
                     rewards[i, g.winner :: 2] = 1.0
                     rewards[i, 1 - g.winner :: 2] = -1.0
-                if g.winner >= 0 or (max_hands and self._hands[i] >= max_hands):
+                if g.winner is not None or (max_hands and self._hands[i] >= max_hands):
                     terminated[i] = True
                     self._games[i] = self._new_game()
                     self._hands[i] = 0
@@ -238,7 +238,7 @@ class TrucoVectorEnv:
             head.append(off["pica"])
         if g.pica_now:
             head.append(off["pica"] + 1)
-        head += [off["round"] + (s - me) % n for s in g.participants]
+        head += [off["round"] + (s - me) % n for s in g.round_seats]
         head += [off["dealt"] + c for c in g.dealt[me]]
         if len(self._heads[i]) > 2 * n:
             self._heads[i].clear()
@@ -261,7 +261,7 @@ class TrucoVectorEnv:
             add(at + c)
         at = self._o_played
         n40 = self.n * 40
-        for b, baza in enumerate(g.table[:3]):
+        for b, baza in enumerate(g.bazas[:3]):
             for s, c in baza:
                 add(at + b * n40 + rel[s] * 40 + c)
         self._calls_and_tantos(g, rel, my_team, add)
@@ -271,12 +271,12 @@ class TrucoVectorEnv:
             add(at + kind)
             add(at + 5 + (team != my_team))
             add(at + 7 + level)
-        else:
+        elif g.turn is not None:
             add(self._o_turn + rel[g.turn])
         at = self._o_truco
         add(at + g.truco_level)
         owner = g.truco_owner
-        add(at + 4 + (0 if owner < 0 else 1 + (owner != my_team)))
+        add(at + 4 + (0 if owner is None else 1 + (owner != my_team)))
         at = self._o_actors
         for s in actors:
             add(at + rel[s])
@@ -288,9 +288,9 @@ class TrucoVectorEnv:
             if sung[s]:
                 add(flor + rel[s])
         at = self._o_bazas
-        for b, r in enumerate(g.results[:3]):
+        for b, r in enumerate(g.baza_results[:3]):
             add(at + 3 * b + (2 if r < 0 else (r != my_team)))
-        if g.envido_state == 0 and g.baza == 0:
+        if g.why_envido_closed() is None:
             add(self._o_envido)
         return len(out) - start
 
