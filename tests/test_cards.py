@@ -1,5 +1,5 @@
 """The deck, the truco ranking, tanto and flor: every example of the three rule books
-(RULES.md "Deck", "Truco ranking", "Tanto (envido points) and flor")."""
+(docs/rules.md "Deck", "Truco ranking", "Tanto (envido points) and flor")."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def test_a_card_that_is_not_text_raises_card_error(value: object) -> None:
 
 # -- truco ranking ----------------------------------------------------------------------
 
-#: RULES.md and seed 003's table, high to low; cards in one group are equal (parda).
+#: docs/rules.md and the third rule book's table, high to low; cards in one group are equal (parda).
 RANKING = [
     "1e",
     "1b",

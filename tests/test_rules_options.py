@@ -1,4 +1,4 @@
-"""Table options (RULES.md, issue 2 "Rules"): one frozen, validated value; every valid
+"""Table options (docs/rules.md, issue 2 "Rules"): one frozen, validated value; every valid
 combination constructs, every invalid one is refused with a RulesError naming it."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ FALTA = ("leader", "loser", "chico")
 
 
 def _valid(players: int, flor: bool, target: int, con_flor_quiero: bool, pica_pica: bool) -> bool:
-    """The constraints of RULES.md: con flor quiero is a flor variant; pica-pica is a 3v3
+    """The constraints of docs/rules.md: con flor quiero is a flor variant; pica-pica is a 3v3
     option of tables to 30."""
     if con_flor_quiero and not flor:
         return False
