@@ -29,7 +29,7 @@ def cards(text: str) -> list[int]:
 def test_the_deck_has_forty_distinct_cards_with_names_that_parse_back() -> None:
     names = [card_name(c) for c in DECK]
     assert len(DECK) == 40 and len(set(names)) == 40
-    assert all(parse_card(name) == c for c, name in zip(DECK, names))
+    assert all(parse_card(name) == c for c, name in zip(DECK, names, strict=True))
     ranks = {name[:-1] for name in names}
     suits = {name[-1] for name in names}
     assert ranks == {"1", "2", "3", "4", "5", "6", "7", "10", "11", "12"}

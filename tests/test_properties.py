@@ -487,6 +487,32 @@ class LeaveWatch:
             assert got == entries, (source, got, entries, hand.actions)
 
 
+def _flor_answer_entry(
+    kind: str, action: int, caller: int, best: int, resto: int, cfq: bool
+) -> tuple[int, int] | None:
+    """The flor entry an answer to a flor call of ``kind`` scores (docs/rules.md "Flor"):
+    achico 3; con flor quiero 4; contraflor accepted 6, refused 3 (4 con flor quiero);
+    al resto accepted what the leader needs, refused 6."""
+    if kind == "flor":
+        if action == CON_FLOR_ME_ACHICO:
+            return (caller, 3)
+        if action == QUIERO:
+            assert cfq
+            return (best, 4)
+        return None
+    if kind == "contraflor":
+        if action == QUIERO:
+            return (best, 6)
+        if action == NO_QUIERO:
+            return (caller, 4 if cfq else 3)
+        return None
+    if action == QUIERO:
+        return (best, resto)
+    if action == NO_QUIERO:
+        return (caller, 6)
+    return None
+
+
 class FlorWatch:
     """Works out, action by action, the flor entries of a hand (not pica-pica) from
     docs/rules.md: an uncontested flor 3; achico 3; contraflor accepted 6, refused 3; al resto
@@ -536,22 +562,11 @@ class FlorWatch:
             if game.rules.target == 30 and max(score) < 15
             else game.rules.target - max(score)
         )
-        cfq = game.rules.con_flor_quiero
-        if pending.kind == "flor":
-            if action == CON_FLOR_ME_ACHICO:
-                self.entries.append((caller, 3))
-            elif action == QUIERO:
-                assert cfq
-                self.entries.append((best, 4))
-        elif pending.kind == "contraflor":
-            if action == QUIERO:
-                self.entries.append((best, 6))
-            elif action == NO_QUIERO:
-                self.entries.append((caller, 4 if cfq else 3))
-        elif action == QUIERO:
-            self.entries.append((best, resto))
-        elif action == NO_QUIERO:
-            self.entries.append((caller, 6))
+        entry = _flor_answer_entry(
+            pending.kind, action, caller, best, resto, game.rules.con_flor_quiero
+        )
+        if entry is not None:
+            self.entries.append(entry)
 
     def check(self, hand: HandResult, left: bool) -> None:
         if not self.valid:

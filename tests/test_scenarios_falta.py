@@ -32,7 +32,8 @@ def falta_hand(variant: str, target: int, score: tuple[int, int], winner: int) -
 
 # variant, target, score before, envido winner, falta value, score after (why: envido then truco)
 CASES = [
-    # leader (the app's rule page, the default): what the leader needs; both in malas on 30 -> the chico
+    # leader (the app's rule page, the default): what the leader needs;
+    # both in malas on 30 -> the chico
     ("leader", 30, (10, 12), 0, 20, (30, 12)),
     ("leader", 30, (10, 12), 1, 18, (10, 30)),
     ("leader", 30, (14, 3), 1, 27, (14, 30)),  # 14 is still las malas

@@ -238,7 +238,7 @@ def test_an_envido_settled_before_a_flor_keeps_its_points_2v2() -> None:
     assert why(game) == [(1, "flor", 3), (0, "envido", 2), (0, "truco", 1)]
 
 
-# -- con flor quiero (the third rule book) ----------------------------------------------------------
+# -- con flor quiero (the third rule book) -----------------------------------------------
 
 
 def test_con_flor_quiero_accepts_the_comparison_for_4() -> None:

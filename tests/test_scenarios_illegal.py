@@ -22,7 +22,7 @@ FLOR_1V1 = ("7e 6e 5e", "7c 4c 10c")
 
 
 def snapshot(game: Game) -> tuple:
-    seats = list(range(game.players)) + [None]
+    seats = [*range(game.players), None]
     return (
         json.dumps(game_to_record(game), sort_keys=True),
         [seat_view(game, s) for s in seats],

@@ -94,7 +94,8 @@ def run_bench(args: argparse.Namespace) -> int:
             if not args.json:
                 print(
                     f"{rules.describe():<22} {result.hands_per_s:>10,.0f} hands/s "
-                    f"{result.matches_per_s:>8,.1f} matches/s {result.us_per_action:>6.2f} µs/action",
+                    f"{result.matches_per_s:>8,.1f} matches/s "
+                    f"{result.us_per_action:>6.2f} µs/action",
                     flush=True,
                 )
     if args.json:
