@@ -94,13 +94,9 @@ class TableClient:
         self._json = json
         self.token = token
         self.table_id = table_id
-        query = []
-        if token:
-            query.append(f"token={token}")
-        if since is not None:
-            query.append(f"since={since}")
-        url = f"{ws_url}/ws/{table_id}" + ("?" + "&".join(query) if query else "")
-        self.ws = connect(url, open_timeout=10, max_size=None, legacy=True)
+        self.ws = connect(f"{ws_url}/ws/{table_id}", open_timeout=10, max_size=None, legacy=True)
+        # who we are goes in the first message, never in the URL
+        self.send({"type": "hello", "token": token, "since": since})
         self.frames: list[str] = []
         self.state: dict[str, Any] = {}
         self.events: list[dict[str, Any]] = []

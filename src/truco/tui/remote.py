@@ -133,7 +133,12 @@ class RemoteSession:
     @property
     def socket_url(self) -> str:
         ws = "wss" + self.base[5:] if self.base.startswith("https") else "ws" + self.base[4:]
-        return f"{ws}/ws/{self.table_id}?token={self.token}"
+        return f"{ws}/ws/{self.table_id}"
+
+    def hello(self) -> str:
+        """The first message on a connection: the token (never in the URL) and, on a
+        reconnect, the last version seen."""
+        return json.dumps({"type": "hello", "token": self.token, "since": self.version or None})
 
     # ------------------------------------------------------------------ the socket
     async def listen(self, changed: Callable[[], None]) -> None:
@@ -159,10 +164,10 @@ class RemoteSession:
         from websockets.asyncio.client import connect
         from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-        url = self.socket_url + (f"&since={self.version}" if self.version else "")
         got_frames = False
         try:
-            async with connect(url, open_timeout=TIMEOUT, max_size=None) as socket:
+            async with connect(self.socket_url, open_timeout=TIMEOUT, max_size=None) as socket:
+                await socket.send(self.hello())
                 self._socket = socket
                 async for frame in socket:
                     got_frames = True
@@ -174,7 +179,7 @@ class RemoteSession:
             reason = exc.rcvd.reason if exc.rcvd and exc.rcvd.reason else "connection lost"
             return (
                 f"The server closed the connection: {reason}",
-                code in (4401, 4404, 4410),
+                code in (1008, 4400, 4401, 4404, 4410),
                 got_frames,
             )
         except (TimeoutError, OSError, InvalidHandshake) as exc:
