@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from server_testing import LiveServer, TableClient, create_table, guest_token, play_out
 from truco.bots import SearchBot, make_bot
 from truco.game import Game
 from truco.rules import Rules
@@ -19,7 +20,6 @@ from truco.server import ServerConfig
 from truco.server.bot_pool import BotPool, offered_bots
 from truco.server.lobby import Lobby
 from truco.server.table import Seat, Table
-from truco.server.testing import LiveServer, TableClient, create_table, guest_token, play_out
 from truco.view import seat_view
 
 NOT_OFFERED = [

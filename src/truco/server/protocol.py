@@ -13,7 +13,6 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from ..actions import ActionError, action_token, parse_action
-from ..cards import card_name
 from ..view import PublicHand, SeatView
 from .players import MAX_TOKEN
 
