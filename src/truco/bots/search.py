@@ -20,12 +20,19 @@ from ..game import Game
 from ..rules import Rules
 from ..view import SeatView
 from .base import Bot
-from .rollout import action_likelihood, play_out_hand
+from .rollout import NEUTRAL, PlayerModel, action_likelihood, play_out_hand
 
 #: Per level: worlds played out per decision, and worlds drawn per world kept (above
 #: one, the kept worlds are chosen by how well they explain the rivals' calls and plays).
 LEVELS = {"easy": (8, 3), "medium": (40, 3), "hard": (120, 4)}
 ALIASES = {"default": "medium", "normal": "medium"}
+
+#: The mirror bots' models of their rivals (``mirror:tight`` ...): our search, at the
+#: medium budget, sure that its rivals play tighter or looser than its own policy.
+MIRROR_MODELS = {
+    "tight": PlayerModel(calls=-0.1, accepts=-0.15),
+    "loose": PlayerModel(calls=0.1, accepts=0.15),
+}
 
 
 def match_value(need_mine: int, need_theirs: int) -> float:
@@ -63,7 +70,9 @@ class SearchBot(Bot):
 
     name = "search"
 
-    def __init__(self, level: str = "default", seed: int | None = None) -> None:
+    def __init__(
+        self, level: str = "default", seed: int | None = None, rivals: PlayerModel = NEUTRAL
+    ) -> None:
         level = ALIASES.get(level, level)
         budget = LEVELS.get(level) or _custom_budget(level)
         if budget is None:
@@ -72,6 +81,8 @@ class SearchBot(Bot):
             )
         super().__init__(level, seed)
         self.worlds, self.oversample = budget
+        #: how the rivals are assumed to play, in the rollouts and the world weights
+        self.rivals = rivals
 
     def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
         candidates = [a for a in legal if not is_say(a)]
@@ -82,6 +93,7 @@ class SearchBot(Bot):
         rng = self.rng
         totals = [0.0] * len(candidates)
         score, target = view.score, rules.target
+        models = (NEUTRAL, self.rivals) if team == 0 else (self.rivals, NEUTRAL)
         for world in self._worlds(Determinizer(view), team):
             world.dealer = None  # only this hand is played out
             closed = len(world.history)
@@ -89,7 +101,7 @@ class SearchBot(Bot):
             for i, action in enumerate(candidates):
                 game = world.clone()
                 game.push(seat, action)
-                play_out_hand(game, random.Random(rollout_seed))
+                play_out_hand(game, random.Random(rollout_seed), models)
                 totals[i] += hand_utility(game.history[closed].points, score, team, target)
         best = max(range(len(candidates)), key=totals.__getitem__)
         return candidates[best]
@@ -97,12 +109,12 @@ class SearchBot(Bot):
     def _worlds(self, determinizer: Determinizer, team: int) -> list[Game]:
         """The worlds to play out: uniform among the consistent deals, or (oversampling)
         resampled by the likelihood of the rivals' logged actions under the rollout policy."""
-        rng = self.rng
+        rng, model = self.rng, self.rivals
         if self.oversample <= 1:
             return [determinizer.sample(rng) for _ in range(self.worlds)]
 
         def rivals(game: Game, seat: int, action: int) -> float:
-            return action_likelihood(game, seat, action) if seat & 1 != team else 1.0
+            return action_likelihood(game, seat, action, model) if seat & 1 != team else 1.0
 
         drawn = [
             determinizer.sample_weighted(rng, rivals) for _ in range(self.worlds * self.oversample)
@@ -110,3 +122,20 @@ class SearchBot(Bot):
         worlds = [w for w, _ in drawn]
         weights = [weight for _, weight in drawn]
         return rng.choices(worlds, weights=weights, k=self.worlds)
+
+
+class MirrorBot(SearchBot):
+    """The search bot (medium budget) with another model of its rivals
+    (:data:`MIRROR_MODELS`): a gauntlet opponent that plays like us but reads the table
+    differently."""
+
+    name = "mirror"
+
+    def __init__(self, level: str = "default", seed: int | None = None) -> None:
+        model = MIRROR_MODELS.get(level)
+        if model is None:
+            raise ValueError(
+                f"unknown level {level!r} for mirror (one of {', '.join(MIRROR_MODELS)})"
+            )
+        super().__init__("medium", seed, rivals=model)
+        self.level = level
