@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from .record import RecordError, load_record, replay
 
 #: Modules with a ``register(subparsers)`` function that adds their commands.
-_COMMAND_MODULES: list[str] = ["truco.tui.cli", "truco.server.cli", "truco.arena"]
+_COMMAND_MODULES: list[str] = ["truco.tui.cli", "truco.server.cli", "truco.arena", "truco.analysis"]
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:

@@ -182,7 +182,7 @@ class SearchBot(Bot):
         n = len(samples[0])
         values = [sum(v) / n for v in samples]
         top = max(range(len(candidates)), key=values.__getitem__)
-        errors = [_paired_error(samples[i], samples[top]) for i in range(len(candidates))]
+        errors = [paired_error(samples[i], samples[top]) for i in range(len(candidates))]
         return Evaluation(
             tuple(candidates), tuple(values), tuple(errors), n, tuple(map(tuple, samples))
         )
@@ -198,7 +198,7 @@ class SearchBot(Bot):
         for i, action in enumerate(actions):
             if action in RISKY:
                 gain = values[i] - values[base]
-                error = _paired_error(samples[i], samples[base])
+                error = paired_error(samples[i], samples[base])
                 if gain > margin and gain > self.method.cautious * error:
                     choice, margin = i, gain
         return actions[choice]
@@ -238,11 +238,11 @@ class MirrorBot(SearchBot):
         self.level = level
 
 
-def _paired_error(a: Sequence[float], b: Sequence[float]) -> float:
+def paired_error(a: Sequence[float], b: Sequence[float]) -> float:
     """The standard error of ``mean(a) - mean(b)`` over paired samples."""
     n = len(a)
     if n < 2:
-        return math.inf if a is not b else 0.0
+        return 0.0
     diffs = [x - y for x, y in zip(a, b, strict=True)]
     mean = sum(diffs) / n
     return math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1) / n)
