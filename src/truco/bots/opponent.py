@@ -92,6 +92,11 @@ class RivalTracker:
             self.logs[view.hand_index] = view.log
             self.showdowns[view.hand_index] = view.showdowns
 
+    def newer_than(self, view: SeatView) -> bool:
+        """Has this tracker seen a later hand than ``view``'s (a new match began)?"""
+        latest = max([*self.logs, *self.closed], default=-1)
+        return latest > view.hand_index
+
     def own_action(self, view: SeatView, action: int) -> None:
         """Our seat's choice at ``view`` (the next view may come in another hand)."""
         if view.seat is not None and view.dealt:

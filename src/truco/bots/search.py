@@ -139,10 +139,11 @@ class SearchBot(Bot):
     def _track(self, view: SeatView) -> None:
         """Fit the rivals' model to the match so far (adaptive levels)."""
         assert view.seat is not None
-        if self.tracker is None or self.tracker.team != view.seat & 1:
-            self.tracker = RivalTracker(view.seat)
-        self.tracker.observe(view)
-        self.rivals = self.tracker.model()
+        tracker = self.tracker
+        if tracker is None or tracker.team != view.seat & 1 or tracker.newer_than(view):
+            self.tracker = tracker = RivalTracker(view.seat)  # a new match, or a new seat
+        tracker.observe(view)
+        self.rivals = tracker.model()
 
     def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
         if self.method.adaptive and view.seat is not None:
