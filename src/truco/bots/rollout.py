@@ -49,6 +49,16 @@ NOISE = 0.04
 
 #: Threshold shifts at which :func:`action_likelihood` asks the policy.
 _JITTERS = (-0.08, -0.04, 0.0, 0.04, 0.08)
+#: Calls of one family tell the same thing (a falta envido shows at least the tanto the
+#: policy calls envido with), so a policy that would call any of them explains the call.
+_FAMILY = {
+    ENVIDO: 1,
+    REAL_ENVIDO: 1,
+    FALTA_ENVIDO: 1,
+    TRUCO: 2,
+    TRUCO + 1: 2,
+    TRUCO + 2: 2,
+}
 #: Floor of an action's likelihood: players are not as predictable as the model.
 LIKELIHOOD_FLOOR = 0.08
 
@@ -72,13 +82,20 @@ def rollout_action(
     return policy_action(game, seat, legal, (r - 0.5) * 0.2, model)
 
 
-def action_likelihood(game: Game, seat: int, action: int, model: PlayerModel = NEUTRAL) -> float:
+def action_likelihood(
+    game: Game, seat: int, action: int, model: PlayerModel = NEUTRAL, families: bool = True
+) -> float:
     """How likely the policy (a model of a sensible player) is to take ``action`` here;
-    used to weigh sampled worlds by what the rivals did in them."""
+    used to weigh sampled worlds by what the rivals did in them. With ``families``, a
+    call is explained by the policy making any call of its family."""
     legal = game.legal_actions(seat, False)
     if len(legal) == 1:
         return 1.0
-    hits = sum(1 for j in _JITTERS if policy_action(game, seat, legal, j, model) == action)
+    family = _FAMILY.get(action) if families else None
+    hits = 0
+    for j in _JITTERS:
+        chosen = policy_action(game, seat, legal, j, model)
+        hits += chosen == action or (family is not None and _FAMILY.get(chosen) == family)
     return LIKELIHOOD_FLOOR + hits / len(_JITTERS)
 
 

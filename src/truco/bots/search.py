@@ -7,6 +7,9 @@ match value (the hand's points, what they mean so near the target). The same wor
 the same rollout randomness serve every candidate (common random numbers), so the
 comparison is sharp. Levels are budgets of worlds, never peeks at hidden cards.
 
+The rivals' calls weigh the worlds by family: a falta envido shows (at least) the
+tanto the policy would call envido with, though the policy itself never calls falta.
+
 A *cautious* method (every level but the custom ``WORLDSxOVERSAMPLE`` budgets) guards
 against the winner's curse of the risky calls: a call of envido, real envido, falta
 envido or truco is made only when its advantage over the best quiet action (a card, an
@@ -45,6 +48,7 @@ class Method:
     oversample: int
     cautious: float = 0.0
     adaptive: bool = False  # fit the rivals' model to their play (:mod:`.opponent`)
+    families: bool = True  # a rival's falta shows what its envido would (rollout.action_likelihood)
 
 
 LEVELS = {
@@ -110,7 +114,7 @@ def _custom_budget(level: str) -> Method | None:
     cautious: ``120x4`` is the ``hard`` level as it was before the cautious calls)."""
     worlds, x, oversample = level.partition("x")
     if x and worlds.isdigit() and oversample.isdigit() and int(worlds) > 0 and int(oversample) > 0:
-        return Method(int(worlds), int(oversample))
+        return Method(int(worlds), int(oversample), families=False)
     return None
 
 
@@ -207,12 +211,14 @@ class SearchBot(Bot):
     def _worlds(self, determinizer: Determinizer, team: int) -> list[Game]:
         """The worlds to play out: uniform among the consistent deals, or (oversampling)
         resampled by the likelihood of the rivals' logged actions under the rollout policy."""
-        rng, model = self.rng, self.rivals
+        rng, model, families = self.rng, self.rivals, self.method.families
         if self.oversample <= 1:
             return [determinizer.sample(rng) for _ in range(self.worlds)]
 
         def rivals(game: Game, seat: int, action: int) -> float:
-            return action_likelihood(game, seat, action, model) if seat & 1 != team else 1.0
+            if seat & 1 == team:
+                return 1.0
+            return action_likelihood(game, seat, action, model, families)
 
         drawn = [
             determinizer.sample_weighted(rng, rivals) for _ in range(self.worlds * self.oversample)
