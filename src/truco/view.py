@@ -38,7 +38,8 @@ class PendingCall:
 
 @dataclass(frozen=True, slots=True)
 class PublicHand:
-    """A closed hand as everyone may see it: the points and the cards shown."""
+    """A closed hand as everyone may see it: the points and the cards shown, and its
+    public actions (every call, answer and card; no megaphone word) in order."""
 
     index: int
     mano: int
@@ -49,6 +50,7 @@ class PublicHand:
     played: tuple[tuple[int, int], ...]
     revealed: tuple[tuple[int, tuple[int, ...]], ...]
     showdowns: tuple[tuple[Declaration, ...], ...] = ()
+    actions: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +124,7 @@ def public_hand(result: HandResult) -> PublicHand:
         played=played,
         revealed=result.revealed,
         showdowns=result.showdowns,
+        actions=_visible_log(result.actions, None),
     )
 
 

@@ -138,6 +138,7 @@ def public_hand_json(hand: PublicHand) -> dict[str, Any]:
         "showdowns": [
             [{"seat": d.seat, "tanto": d.tanto} for d in showdown] for showdown in hand.showdowns
         ],
+        "actions": [[seat, action_token(a)] for seat, a in hand.actions],
     }
 
 

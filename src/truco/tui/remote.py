@@ -71,6 +71,7 @@ def _public_hand(data: Mapping[str, Any] | None) -> PublicHand | None:
         played=_plays(data["played"]),
         revealed=tuple((seat, _cards(cards)) for seat, cards in data["revealed"]),
         showdowns=_showdowns(data.get("showdowns", [])),
+        actions=tuple((seat, parse_action(token)) for seat, token in data.get("actions", [])),
     )
 
 
