@@ -20,6 +20,14 @@ from hypothesis import strategies as st
 from sqlalchemy import func, select
 
 from databases import db_url
+from server_testing import (
+    LiveServer,
+    TableClient,
+    create_table,
+    free_port,
+    guest_token,
+    play_out,
+)
 from truco.game import Game
 from truco.record import game_to_record, record_from_json, replay
 from truco.rules import Rules
@@ -30,14 +38,6 @@ from truco.server.players import Player
 from truco.server.protocol import parse_client_message
 from truco.server.store import MatchRow, Store, journal_table
 from truco.server.table import Client, Command, Join, Seat, Table
-from truco.server.testing import (
-    LiveServer,
-    TableClient,
-    create_table,
-    free_port,
-    guest_token,
-    play_out,
-)
 
 __all__ = ["db_url"]  # the fixture, from databases
 

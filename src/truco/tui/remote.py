@@ -15,12 +15,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from ..actions import action_token, parse_action
+from ..actions import action_token
 from ..cards import card_name, parse_card
-from ..game import Declaration, Game, MatchPosition
+from ..game import Game
 from ..rules import Rules, RulesError
-from ..view import PendingCall, PublicHand, SeatView, seat_view
-from .session import default_bot
+from ..view import SeatView, seat_view
+from ..locale import _
+from .session import SessionDefaults, SessionError, bot_specs, team_names
 
 #: Seconds the client waits for the server's HTTP answers and the WebSocket handshake.
 TIMEOUT = 10.0
@@ -46,78 +47,12 @@ def split_url(url: str) -> tuple[str, str | None]:
     return urlunsplit((scheme, parts.netloc, "", "", "")), table
 
 
-def _cards(names: Sequence[str]) -> tuple[int, ...]:
-    return tuple(parse_card(c) for c in names)
+def view_from_json(data: Mapping[str, Any], rules: Rules | None = None) -> SeatView:
+    """The :class:`~truco.view.SeatView` a server sent as JSON (``SeatView.to_json``)."""
+    return SeatView.from_json(data)
 
 
-def _plays(plays: Sequence[Sequence[Any]]) -> tuple[tuple[int, int], ...]:
-    return tuple((int(seat), parse_card(card)) for seat, card in plays)
-
-
-def _showdowns(data: Sequence[Sequence[Mapping[str, Any]]]) -> tuple[tuple[Declaration, ...], ...]:
-    return tuple(tuple(Declaration(d["seat"], d["tanto"]) for d in s) for s in data)
-
-
-def _public_hand(data: Mapping[str, Any] | None) -> PublicHand | None:
-    if data is None:
-        return None
-    return PublicHand(
-        index=data["index"],
-        mano=data["mano"],
-        why=tuple((w[0], w[1], w[2]) for w in data["why"]),
-        points=(data["points"][0], data["points"][1]),
-        score=(data["score"][0], data["score"][1]),
-        chicos=(data["chicos"][0], data["chicos"][1]),
-        played=_plays(data["played"]),
-        revealed=tuple((seat, _cards(cards)) for seat, cards in data["revealed"]),
-        showdowns=_showdowns(data.get("showdowns", [])),
-    )
-
-
-def view_from_json(data: Mapping[str, Any], rules: Rules) -> SeatView:
-    """The :class:`~truco.view.SeatView` a server sent as JSON (``view_json``)."""
-    n = rules.players
-    pending = data["pending"]
-    hand_index, mano = data["hand_index"], data["mano"]
-    score = (data["score"][0], data["score"][1])
-    chicos = (data["chicos"][0], data["chicos"][1])
-    return SeatView(
-        seat=data["seat"],
-        rules=rules,
-        position=MatchPosition(rules, (mano - hand_index) % n, hand_index, score, chicos),
-        hand_index=hand_index,
-        mano=mano,
-        dealer=data["dealer"],
-        score=score,
-        chicos=chicos,
-        winner=data["winner"],
-        hand=_cards(data["hand"]),
-        dealt=_cards(data["dealt"]),
-        played=_plays(data["played"]),
-        bazas=tuple(_plays(b) for b in data["bazas"]),
-        baza_results=tuple(data["baza_results"]),
-        turn=data["turn"],
-        actors=tuple(data["actors"]),
-        legal=tuple(parse_action(t) for t in data["legal"]),
-        pending=None
-        if pending is None
-        else PendingCall(
-            pending["kind"], pending["team"], pending["level"], tuple(pending["chain"])
-        ),
-        truco_level=data["truco_level"],
-        truco_owner=data["truco_owner"],
-        envido_open=data["envido_open"],
-        showdowns=_showdowns(data["showdowns"]),
-        flor_sung=tuple(data["flor_sung"]),
-        in_hand=tuple(data["in_hand"]),
-        pica_pica=data["pica_pica"],
-        round_seats=tuple(data["round_seats"]),
-        log=tuple((seat, parse_action(token)) for seat, token in data["log"]),
-        last_hand=_public_hand(data["last_hand"]),
-    )
-
-
-class RemoteSession:
+class RemoteSession(SessionDefaults):
     """A seat at a server's table (a :class:`~truco.tui.session.TableSession`)."""
 
     mode = "remote"
@@ -167,18 +102,14 @@ class RemoteSession:
                         raise RemoteError(
                             f"there is no seat {seat} at a {rules.players}-player table"
                         )
-                    specs = [b.strip() for b in bots if b.strip()] or [default_bot()]
-                    others = [s for s in range(rules.players) if s != seat]
-                    if len(specs) == 1:
-                        specs = specs * len(others)
-                    if len(specs) != len(others):
-                        raise RemoteError(
-                            f"--bots needs one level for all bots or one per bot seat ({len(others)})"
-                        )
+                    try:
+                        specs = bot_specs(rules.players, seat, bots)
+                    except SessionError as exc:
+                        raise RemoteError(str(exc)) from None
                     body = {
                         "rules": rules.to_dict(),
                         "seat": seat,
-                        "bots": dict(zip(others, specs)),
+                        "bots": specs,
                         "name": f"Mesa de {name}",
                     }
                     summary = _json(
@@ -199,7 +130,12 @@ class RemoteSession:
     @property
     def socket_url(self) -> str:
         ws = "wss" + self.base[5:] if self.base.startswith("https") else "ws" + self.base[4:]
-        return f"{ws}/ws/{self.table_id}?token={self.token}"
+        return f"{ws}/ws/{self.table_id}"
+
+    def hello(self) -> str:
+        """The first message on a connection: the token (never in the URL) and, on a
+        reconnect, the last version seen."""
+        return json.dumps({"type": "hello", "token": self.token, "since": self.version or None})
 
     # ------------------------------------------------------------------ the socket
     async def listen(self, changed: Callable[[], None]) -> None:
@@ -225,10 +161,10 @@ class RemoteSession:
         from websockets.asyncio.client import connect
         from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-        url = self.socket_url + (f"&since={self.version}" if self.version else "")
         got_frames = False
         try:
-            async with connect(url, open_timeout=TIMEOUT, max_size=None) as socket:
+            async with connect(self.socket_url, open_timeout=TIMEOUT, max_size=None) as socket:
+                await socket.send(self.hello())
                 self._socket = socket
                 async for frame in socket:
                     got_frames = True
@@ -240,7 +176,7 @@ class RemoteSession:
             reason = exc.rcvd.reason if exc.rcvd and exc.rcvd.reason else "connection lost"
             return (
                 f"The server closed the connection: {reason}",
-                code in (4401, 4404, 4410),
+                code in (1008, 4400, 4401, 4404, 4410),
                 got_frames,
             )
         except (TimeoutError, OSError, InvalidHandshake) as exc:
@@ -267,7 +203,7 @@ class RemoteSession:
     def _sit(self) -> None:
         free = [s["seat"] for s in self.table.get("seats", []) if s["kind"] == "empty"]
         if not free:
-            self._notices.append("The table is full: you are watching.")
+            self._notices.append(_("The table is full: you are watching."))
             return
         seat = self.wanted_seat if self.wanted_seat in free else free[0]
         self._send({"type": "sit", "seat": seat})
@@ -284,7 +220,10 @@ class RemoteSession:
     # ------------------------------------------------------------------ what the screen reads
     @property
     def names(self) -> tuple[str, ...]:
-        return tuple("Vos" if s == self.seat else f"Seat {s}" for s in range(self.rules.players))
+        return tuple(
+            _("You") if s == self.seat else _("Seat {seat}").format(seat=s)
+            for s in range(self.rules.players)
+        )
 
     @property
     def seat_notes(self) -> tuple[str, ...]:
@@ -294,30 +233,30 @@ class RemoteSession:
         for s in range(self.rules.players):
             info = seats[s] if s < len(seats) else {}
             if info.get("kind", "empty") == "empty":
-                notes.append("free")
+                notes.append(_("free"))
             else:
                 note = str(info.get("name") or info.get("bot") or "")
-                notes.append(note + (", away: a bot covers" if info.get("away") else ""))
+                notes.append(note + (_(", away: a bot covers") if info.get("away") else ""))
         return tuple(notes)
 
     @property
     def team_names(self) -> tuple[str, str]:
-        if self.seat is None:
-            return ("Equipo 0", "Equipo 1")
-        return ("Nosotros", "Ellos") if self.seat % 2 == 0 else ("Ellos", "Nosotros")
+        return team_names(self.seat)
 
     def caption(self) -> str:
         status = self.table.get("status", "")
-        text = f"table {self.table_id}"
+        text = _("table {code}").format(code=self.table_id)
         if status == "waiting":
             seated = sum(1 for s in self.table.get("seats", []) if s["kind"] != "empty")
-            text += f" · waiting for players ({seated}/{self.rules.players})"
+            text += " · " + _("waiting for players ({seated}/{players})").format(
+                seated=seated, players=self.rules.players
+            )
         if self.committed is not None:
-            text += f" · {card_name(self.committed)} goes down on your turn"
+            text += " · " + _("{card} goes down on your turn").format(card=card_name(self.committed))
         clock = self.table.get("clock")
         if clock and self.seat in clock.get("actors", []):
             left = clock["remaining"] - (time.monotonic() - self._clock_seen)
-            text += f" · your clock: {max(0, round(left))} s"
+            text += " · " + _("your clock: {seconds} s").format(seconds=max(0, round(left)))
         return text
 
     def view(self) -> SeatView:
@@ -346,12 +285,6 @@ class RemoteSession:
 
     def pop_notice(self) -> str | None:
         return self._notices.pop(0) if self._notices else None
-
-    def bot_turn(self) -> None:
-        return None  # no bots here
-
-    def play_bot(self, turn: object, action: int) -> bool:
-        return False
 
     def record(self) -> dict[str, Any] | None:
         if self.table.get("status") != "finished" and (self._view_data or {}).get("winner") is None:
