@@ -187,6 +187,8 @@ def check_no_leak(client: TableClient, seat: int | None, record: dict[str, Any])
                 assert card_strings(event) & secret == set()
             elif kind == "committed":
                 assert event["seat"] == seat, "a committed card reached another seat"
+            elif kind == "deck_revealed":  # fair deals: every deck is public once the match ends
+                assert view is not None and view["winner"] is not None, "a deck revealed early"
             else:
                 assert card_strings(event) == set(), event
     return len(client.frames)

@@ -8,6 +8,8 @@ from 0 over the whole match). Every hand is dealt from a fresh full deck.
 - :class:`SeededDealer`: reproducible from a seed, hand by hand (records, tests, arenas);
   a record that carries ``seed`` instead of ``deal`` is replayed with it.
 - :class:`StreamDealer`: draws from a ``random.Random`` you own (fast; simulations).
+- :class:`CommittedDealer`: the secure shuffle of a whole deck, sealed with a salt, for
+  provably fair deals (commit before the hand, reveal after: :mod:`truco.fairness`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import random
 from typing import Protocol
 
 from .cards import DECK
+from .fairness import SealedDeck
 
 Deal = tuple[tuple[int, ...], ...]
 
@@ -86,3 +89,28 @@ class StreamDealer:
         if players == 2:
             return ((deck[0], deck[1], deck[2]), (deck[3], deck[4], deck[5]))
         return _split(deck, players)
+
+
+# ---------------------------------------------------------------- commit-reveal dealing
+class CommittedDealer:
+    """Deals each hand from a whole deck shuffled securely and sealed with a secret salt
+    (:class:`~truco.fairness.SealedDeck`), so the hand's commitment can be published
+    before anyone sees a card and the deck revealed when the hand closes.
+
+    ``decks`` keeps every hand's sealed deck by hand index; a deck put there before the
+    hand is dealt (a server restarted mid-match) is the one the hand is dealt from.
+
+    >>> dealer = CommittedDealer()
+    >>> deal = dealer.deal(4, 0)
+    >>> deal == dealer.decks[0].deal(4) == dealer.deal(4, 0)
+    True
+    """
+
+    def __init__(self, decks: dict[int, SealedDeck] | None = None) -> None:
+        self.decks: dict[int, SealedDeck] = dict(decks or {})
+
+    def deal(self, players: int, hand_index: int) -> Deal:
+        sealed = self.decks.get(hand_index)
+        if sealed is None:
+            sealed = self.decks[hand_index] = SealedDeck.shuffle(hand_index)
+        return sealed.deal(players)

@@ -23,7 +23,8 @@ from typing import Any, Literal
 from ..actions import ActionError, action_token, is_play, is_say, parse_action
 from ..bots import Bot, make_bot
 from ..cards import card_name, parse_card
-from ..deal import SecureDealer
+from ..deal import CommittedDealer
+from ..fairness import add_to_record, decks_to_resume
 from ..game import Game, IllegalAction
 from ..record import game_to_record, record_from_json, replay
 from ..rules import Rules
@@ -195,6 +196,7 @@ class Table:
     thinking: int | None = None  # the move counter a bot is thinking about
     task: asyncio.Task[None] | None = None
     on_finished: Callable[[Table], None] | None = None
+    dealer: CommittedDealer = field(default_factory=CommittedDealer)  # commit-reveal deals
     _dirty: bool = False
     _summary_cache: dict[str, Any] = field(default_factory=dict)
     _rules_json: dict[str, Any] = field(init=False, default_factory=dict)
@@ -392,9 +394,11 @@ class Table:
     def start_if_full(self) -> None:
         if any(seat.kind == "empty" for seat in self.seats):
             return
-        self.game = Game(self.rules, first_mano=secrets.randbelow(self.rules.players))
+        first_mano = secrets.randbelow(self.rules.players)
+        self.game = Game(self.rules, first_mano=first_mano, dealer=self.dealer)
         self.status = "playing"
         self._emit({"kind": "start", "first_mano": self.game.first_mano})
+        self._publish_commitment()
         self._emit({"kind": "deal", "hand": self.game.hand_index, "mano": self.game.mano})
         self._after_move()
 
@@ -472,7 +476,9 @@ class Table:
             if game.is_over:
                 self.status = "finished"
                 self._emit({"kind": "over", "winner": game.winner, "chicos": list(game.chicos)})
+                self._reveal_decks()
             else:
+                self._publish_commitment()
                 self._emit({"kind": "deal", "hand": game.hand_index, "mano": game.mano})
         self._after_move()
 
@@ -506,6 +512,27 @@ class Table:
         self._emit({"kind": "away", "seat": seat, "away": away, "why": why})
         if not away:
             self.clock_deadline = None  # the returning player gets a fresh clock
+
+    # ------------------------------------------------------------------ fair deals
+    def _publish_commitment(self) -> None:
+        """The commitment of the hand just dealt, emitted before its ``deal`` event."""
+        assert self.game is not None
+        sealed = self.dealer.decks.get(self.game.hand_index)
+        if sealed is not None:
+            self._emit({"kind": "commitment", "hand": sealed.hand, **sealed.public()})
+
+    def _reveal_decks(self) -> None:
+        """Every hand's deck and salt, to everyone, once the match is over (never before:
+        a deck holds the cards a seat never showed, and those stay secret while the
+        match is played, as the record does)."""
+        for hand, sealed in sorted(self.dealer.decks.items()):
+            self._emit({"kind": "deck_revealed", "hand": hand, **sealed.revealed()})
+
+    def _fairness_summary(self) -> dict[str, Any] | None:
+        game = self.game
+        if game is None or game.is_over or game.hand_index not in self.dealer.decks:
+            return None
+        return {"hand": game.hand_index, **self.dealer.decks[game.hand_index].public()}
 
     # ------------------------------------------------------------------ timers, bots
     def _next_deadline(self) -> float | None:
@@ -658,6 +685,7 @@ class Table:
             "clock": clock,
             "version": self.version,
             "winner": self.game.winner if self.game is not None and self.game.is_over else None,
+            "fairness": self._fairness_summary(),
         }
 
     def _state(
@@ -735,6 +763,7 @@ class Table:
                     f"team {self.game.winner} wins {self.game.chicos[0]}-{self.game.chicos[1]}"
                 )
             record = game_to_record(self.game, headers)
+            add_to_record(record, self.dealer.decks, closed=len(self.game.history))
         return MatchRow(
             id=self.id,
             name=self.name,
@@ -750,14 +779,23 @@ class Table:
                 "seats": [seat.to_json() for seat in self.seats],
                 # cards released early (not in the record: they are not played yet)
                 "committed": {str(seat): card_name(card) for seat, card in self.committed.items()},
+                # the secret deck of the hand in progress: its commitment survives a restart
+                "sealed_deck": self._sealed_in_play(),
             },
             record=record,
         )
 
+    def _sealed_in_play(self) -> dict[str, Any] | None:
+        game = self.game
+        if game is None or game.is_over or game.hand_index not in self.dealer.decks:
+            return None
+        return {"hand": game.hand_index, **self.dealer.decks[game.hand_index].revealed()}
+
     @classmethod
     def restore(cls, row: MatchRow, config: ServerConfig, store: Store | None) -> Table:
         """The table of a stored row; an unfinished match goes on from its record,
-        dealing its next hands with the secure shuffle."""
+        the hand in progress keeping its committed deck, the next hands dealt by the
+        secure shuffle."""
         data = row.table
         table = cls(
             id=row.id,
@@ -783,8 +821,15 @@ class Table:
                 )
             game = result.game
             assert game is not None
-            game.deal_from(SecureDealer())
+            dealt = None if game.needs_deal else game.dealt
+            table.dealer = CommittedDealer(
+                decks_to_resume(row.record, data.get("sealed_deck"), dealt)
+            )
             table.game = game
+            dealing_now = game.needs_deal and not game.is_over
+            game.deal_from(table.dealer)
+            if dealing_now:  # a record stored between hands: the new hand's commitment
+                table._publish_commitment()
             for seat, name in data.get("committed", {}).items():
                 card = parse_card(name)
                 if game.holds(int(seat), card):

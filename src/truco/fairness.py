@@ -1,0 +1,229 @@
+"""Provably fair deals: commit to a shuffled deck before the hand, reveal it after.
+
+Before hand ``h`` is dealt the dealer shuffles the 40 cards and draws a secret 32-byte
+salt, and publishes the *commitment*: the SHA-256 of :func:`encode` ``(h, deck, salt)``.
+Seat ``s`` is dealt ``deck[3s], deck[3s+1], deck[3s+2]`` (:func:`deal_from_deck`). When
+the hand closes the deck and the salt are revealed, and anyone can check that they hash
+to the commitment and give the cards that were dealt (:func:`check_hand`).
+
+The canonical encoding is ASCII text, the fields joined by ``|``::
+
+    truco-fair/1|<hand index, decimal>|<the 40 cards, comma-separated>|<salt, 64 hex digits>
+
+>>> sealed = SealedDeck(hand=0, deck=tuple(range(40)), salt=bytes(32))
+>>> encode(0, sealed.deck, sealed.salt)[:35]
+b'truco-fair/1|0|1e,2e,3e,4e,5e,6e,7e'
+>>> check_hand(sealed.revealed(), sealed.deal(2), 0) is None
+True
+>>> check_hand(sealed.revealed(), sealed.deal(2), 1)
+'the commitment is not the SHA-256 of hand 1, its deck and its salt'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .cards import DECK, CardError, card_name, parse_card
+
+SCHEME = "truco-fair/1"
+SALT_BYTES = 32
+
+#: What the ``fairness`` object of a record's hand holds (see docs/record-format.md).
+FAIRNESS_KEY = "fairness"
+
+
+class FairnessError(ValueError):
+    """Fairness data that is malformed (a one-line reason)."""
+
+
+def encode(hand: int, deck: Sequence[int], salt: bytes) -> bytes:
+    """The canonical bytes a commitment hashes.
+
+    >>> encode(3, range(40), b"\\x01" * 32).split(b"|")[1]
+    b'3'
+    """
+    cards = ",".join(card_name(c) for c in deck)
+    return f"{SCHEME}|{hand}|{cards}|{salt.hex()}".encode("ascii")
+
+
+def commitment(hand: int, deck: Sequence[int], salt: bytes) -> str:
+    """The SHA-256 of :func:`encode`, as 64 lower-case hex digits.
+
+    >>> len(commitment(0, range(40), bytes(32)))
+    64
+    """
+    return hashlib.sha256(encode(hand, deck, salt)).hexdigest()
+
+
+def deal_from_deck(deck: Sequence[int], players: int) -> tuple[tuple[int, ...], ...]:
+    """The dealing rule: seat ``s`` gets the deck's cards ``3s``, ``3s+1`` and ``3s+2``.
+
+    >>> deal_from_deck(range(40), 2)
+    ((0, 1, 2), (3, 4, 5))
+    """
+    return tuple(tuple(deck[3 * s : 3 * s + 3]) for s in range(players))
+
+
+@dataclass(frozen=True, slots=True)
+class SealedDeck:
+    """One hand's shuffled deck and salt: the dealer's secret until the hand closes."""
+
+    hand: int
+    deck: tuple[int, ...]
+    salt: bytes
+
+    @classmethod
+    def shuffle(cls, hand: int) -> SealedDeck:
+        """A fresh deck shuffled by the operating system's secure generator, and a fresh salt."""
+        deck = list(DECK)
+        random.SystemRandom().shuffle(deck)
+        return cls(hand, tuple(deck), secrets.token_bytes(SALT_BYTES))
+
+    @property
+    def commitment(self) -> str:
+        return commitment(self.hand, self.deck, self.salt)
+
+    def deal(self, players: int) -> tuple[tuple[int, ...], ...]:
+        return deal_from_deck(self.deck, players)
+
+    def public(self) -> dict[str, Any]:
+        """What may be published before the hand closes: the commitment only."""
+        return {"scheme": SCHEME, "commitment": self.commitment}
+
+    def revealed(self) -> dict[str, Any]:
+        """The commitment with the deck and salt that open it (after the hand closes)."""
+        return {
+            **self.public(),
+            "deck": [card_name(c) for c in self.deck],
+            "salt": self.salt.hex(),
+        }
+
+    @classmethod
+    def from_json(cls, hand: int, data: Any) -> SealedDeck:
+        """Read a revealed ``fairness`` object (``deck`` and ``salt``); raise
+        :class:`FairnessError` when they are malformed."""
+        deck, salt = _read_opening(data)
+        return cls(hand, deck, salt)
+
+
+def _read_opening(data: Any) -> tuple[tuple[int, ...], bytes]:
+    if not isinstance(data, Mapping):
+        raise FairnessError("fairness data must be a JSON object")
+    raw_deck, raw_salt = data.get("deck"), data.get("salt")
+    if not isinstance(raw_deck, list) or len(raw_deck) != len(DECK):
+        raise FairnessError("the deck must list the 40 cards")
+    try:
+        deck = tuple(parse_card(c) for c in raw_deck)
+    except CardError as exc:
+        raise FairnessError(f"the deck: {exc}") from None
+    if len(set(deck)) != len(DECK):
+        raise FairnessError("the deck names a card twice")
+    if (
+        not isinstance(raw_salt, str)
+        or len(raw_salt) != 2 * SALT_BYTES
+        or any(ch not in "0123456789abcdef" for ch in raw_salt)
+    ):
+        raise FairnessError(f"the salt must be {2 * SALT_BYTES} lower-case hex digits")
+    return deck, bytes.fromhex(raw_salt)
+
+
+def is_revealed(data: Any) -> bool:
+    """The ``fairness`` object carries an opening (a deck or a salt), not only a commitment."""
+    return isinstance(data, Mapping) and ("deck" in data or "salt" in data)
+
+
+def check_hand(data: Any, deal: Sequence[Sequence[int]], hand: int) -> str | None:
+    """Check hand ``hand``'s ``fairness`` object against the cards it dealt: ``None``
+    when the revealed deck and salt open the commitment and give exactly ``deal``,
+    else the reason (one line). A hand without a revealed deck is not verified.
+
+    >>> sealed = SealedDeck.shuffle(4)
+    >>> check_hand(sealed.public(), sealed.deal(2), 4)
+    'the deck and salt are not revealed (the hand is still being played?)'
+    >>> swapped = (sealed.deal(2)[1], sealed.deal(2)[0])
+    >>> check_hand(sealed.revealed(), swapped, 4)[:17]
+    'seat 0 was dealt '
+    """
+    if not isinstance(data, Mapping):
+        return "fairness data must be a JSON object"
+    if data.get("scheme", SCHEME) != SCHEME:
+        return f"unknown fairness scheme {data.get('scheme')!r} (this tool knows {SCHEME})"
+    claimed = data.get("commitment")
+    if not isinstance(claimed, str) or len(claimed) != 64:
+        return "no commitment (64 hex digits) for this hand"
+    if not is_revealed(data):
+        return "the deck and salt are not revealed (the hand is still being played?)"
+    try:
+        deck, salt = _read_opening(data)
+    except FairnessError as exc:
+        return str(exc)
+    if commitment(hand, deck, salt) != claimed.lower():
+        return f"the commitment is not the SHA-256 of hand {hand}, its deck and its salt"
+    expected = deal_from_deck(deck, len(deal))
+    for seat, (got, want) in enumerate(zip(deal, expected, strict=True)):
+        if tuple(got) != want:
+            return f"seat {seat} was dealt {_names(got)} but the deck gives {_names(want)}"
+    return None
+
+
+def _names(cards: Sequence[int]) -> str:
+    return " ".join(card_name(c) for c in cards)
+
+
+def add_to_record(record: dict[str, Any], decks: Mapping[int, SealedDeck], closed: int) -> None:
+    """Write the ``fairness`` object of each hand of a ``truco-record/1`` (a JSON dict)
+    whose deck is in ``decks``: revealed for hands ``< closed`` (they are over), the
+    commitment alone for the others.
+
+    >>> record = {"hands": [{"deal": [], "actions": []}, {"deal": [], "actions": []}]}
+    >>> add_to_record(record, {0: SealedDeck.shuffle(0), 1: SealedDeck.shuffle(1)}, 1)
+    >>> sorted(record["hands"][0]["fairness"]), sorted(record["hands"][1]["fairness"])
+    (['commitment', 'deck', 'salt', 'scheme'], ['commitment', 'scheme'])
+    """
+    for h, hand in enumerate(record["hands"]):
+        sealed = decks.get(h)
+        if sealed is not None:
+            hand[FAIRNESS_KEY] = sealed.revealed() if h < closed else sealed.public()
+
+
+def decks_to_resume(
+    record: Mapping[str, Any], secret: Any, dealt: Sequence[Sequence[int]] | None
+) -> dict[int, SealedDeck]:
+    """The sealed decks a match goes on with after a restart: every hand of ``record``
+    whose revealed deck opens its commitment, and ``secret`` (the :meth:`SealedDeck.revealed`
+    JSON of the hand in progress, with its ``hand``, kept server-side) when it opens the
+    commitment the record published for that hand and gives the cards ``dealt`` in it.
+    Anything that does not check out is left out: that hand is then unverifiable.
+
+    >>> sealed = SealedDeck.shuffle(0)
+    >>> record = {"hands": [{"deal": [], FAIRNESS_KEY: sealed.public()}]}
+    >>> decks_to_resume(record, {"hand": 0, **sealed.revealed()}, sealed.deal(2)) == {0: sealed}
+    True
+    >>> decks_to_resume(record, {"hand": 0, **sealed.revealed()}, sealed.deal(2)[::-1])
+    {}
+    """
+    hands = record.get("hands") or []
+    decks: dict[int, SealedDeck] = {}
+    for h, hand in enumerate(hands):
+        data = hand.get(FAIRNESS_KEY) if isinstance(hand, Mapping) else None
+        if is_revealed(data) and check_hand(data, (), h) is None:  # () : no deal to compare
+            decks[h] = SealedDeck.from_json(h, data)
+    if isinstance(secret, Mapping) and dealt is not None:
+        at = secret.get("hand")
+        if isinstance(at, int) and 0 <= at < len(hands) and isinstance(hands[at], Mapping):
+            published = hands[at].get(FAIRNESS_KEY)
+            claimed = published.get("commitment") if isinstance(published, Mapping) else None
+            try:
+                sealed = SealedDeck.from_json(at, secret)
+            except FairnessError:
+                return decks
+            if sealed.commitment == claimed and sealed.deal(len(dealt)) == tuple(
+                tuple(cards) for cards in dealt
+            ):
+                decks[at] = sealed
+    return decks
