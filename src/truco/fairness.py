@@ -33,6 +33,9 @@ from .cards import DECK, CardError, card_name, parse_card
 SCHEME = "truco-fair/1"
 SALT_BYTES = 32
 
+#: The reason :func:`check_hand` gives for a hand committed but not revealed yet.
+NOT_REVEALED = "the deck and salt are not revealed (the hand is still being played?)"
+
 #: What the ``fairness`` object of a record's hand holds (see docs/record-format.md).
 FAIRNESS_KEY = "fairness"
 
@@ -157,7 +160,7 @@ def check_hand(data: Any, deal: Sequence[Sequence[int]], hand: int) -> str | Non
     if not isinstance(claimed, str) or len(claimed) != 64:
         return "no commitment (64 hex digits) for this hand"
     if not is_revealed(data):
-        return "the deck and salt are not revealed (the hand is still being played?)"
+        return NOT_REVEALED
     try:
         deck, salt = _read_opening(data)
     except FairnessError as exc:

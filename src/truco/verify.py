@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .deal import SeededDealer
-from .fairness import FAIRNESS_KEY, check_hand, is_revealed
+from .fairness import FAIRNESS_KEY, NOT_REVEALED, check_hand
 from .record import RecordError, load_record
 
 Status = Literal["ok", "mismatch", "missing", "pending"]
@@ -59,7 +59,7 @@ def verify_record(text: str | bytes) -> list[HandCheck]:
         reason = check_hand(data, deal, h)
         if reason is None:
             checks.append(HandCheck(h, "ok"))
-        elif not is_revealed(data) and isinstance(data.get("commitment"), str):
+        elif reason == NOT_REVEALED:
             checks.append(HandCheck(h, "pending", reason))
         else:
             checks.append(HandCheck(h, "mismatch", reason))
