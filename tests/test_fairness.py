@@ -222,7 +222,9 @@ def test_resuming_keeps_the_committed_deck_only_when_it_checks_out() -> None:
     add_to_record(record, dealer.decks, closed=1)
     secret = {"hand": 1, **dealer.decks[1].revealed()}
     resumed = decks_to_resume(record, secret, game.dealt)
-    assert resumed == {0: dealer.decks[0], 1: dealer.decks[1]}
+    assert {h: d.revealed() for h, d in resumed.items()} == {
+        h: dealer.decks[h].revealed() for h in (0, 1)
+    }
     # the resumed dealer deals hand 1 from that deck: the published commitment holds
     assert CommittedDealer(resumed).deal(2, 1) == game.dealt
     # a secret that does not open the published commitment, or another deal: left out

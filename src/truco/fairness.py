@@ -210,23 +210,27 @@ def decks_to_resume(
     >>> decks_to_resume(record, {"hand": 0, **sealed.revealed()}, sealed.deal(2)[::-1])
     {}
     """
-    hands = record.get("hands") or []
+    hands = [h if isinstance(h, Mapping) else {} for h in record.get("hands") or []]
     decks: dict[int, SealedDeck] = {}
     for h, hand in enumerate(hands):
-        data = hand.get(FAIRNESS_KEY) if isinstance(hand, Mapping) else None
-        if is_revealed(data) and check_hand(data, (), h) is None:  # () : no deal to compare
+        data = hand.get(FAIRNESS_KEY)
+        if is_revealed(data) and check_hand(data, (), h) is None:  # it opens its commitment
             decks[h] = SealedDeck.from_json(h, data)
-    if isinstance(secret, Mapping) and dealt is not None:
-        at = secret.get("hand")
-        if isinstance(at, int) and 0 <= at < len(hands) and isinstance(hands[at], Mapping):
-            published = hands[at].get(FAIRNESS_KEY)
-            claimed = published.get("commitment") if isinstance(published, Mapping) else None
-            try:
-                sealed = SealedDeck.from_json(at, secret)
-            except FairnessError:
-                return decks
-            if sealed.commitment == claimed and sealed.deal(len(dealt)) == tuple(
-                tuple(cards) for cards in dealt
-            ):
-                decks[at] = sealed
+    sealed = _read_secret(secret)
+    if sealed is not None and dealt is not None and sealed.hand < len(hands):
+        published = hands[sealed.hand].get(FAIRNESS_KEY)
+        claimed = published.get("commitment") if isinstance(published, Mapping) else None
+        same_cards = sealed.deal(len(dealt)) == tuple(tuple(cards) for cards in dealt)
+        if sealed.commitment == claimed and same_cards:
+            decks[sealed.hand] = sealed
     return decks
+
+
+def _read_secret(secret: Any) -> SealedDeck | None:
+    hand = secret.get("hand") if isinstance(secret, Mapping) else None
+    if not isinstance(hand, int) or isinstance(hand, bool) or hand < 0:
+        return None
+    try:
+        return SealedDeck.from_json(hand, secret)
+    except FairnessError:
+        return None
