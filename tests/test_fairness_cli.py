@@ -44,7 +44,7 @@ def fair_record(players: int = 2, seed: int = 1, finish: bool = True) -> dict[st
         seat = game.actors()[0]
         game.apply(seat, rng.choice(game.legal_actions(seat, megaphone=False)))
     record = game_to_record(game)
-    add_to_record(record, dealer.decks, closed=len(game.history))
+    add_to_record(record, dealer.sealed_decks(len(record["hands"])), closed=len(game.history))
     return record
 
 

@@ -8,17 +8,18 @@ from 0 over the whole match). Every hand is dealt from a fresh full deck.
 - :class:`SeededDealer`: reproducible from a seed, hand by hand (records, tests, arenas);
   a record that carries ``seed`` instead of ``deal`` is replayed with it.
 - :class:`StreamDealer`: draws from a ``random.Random`` you own (fast; simulations).
-- :class:`CommittedDealer`: the secure shuffle of a whole deck, sealed with a salt, for
-  provably fair deals (commit before the hand, reveal after: :mod:`truco.fairness`).
+- :class:`CommittedDealer`: whole decks sealed with a salt, drawn from a secret key per
+  match, for provably fair deals (commit before the hand, reveal after: :mod:`truco.fairness`).
 """
 
 from __future__ import annotations
 
 import random
+import secrets
 from typing import Protocol
 
 from .cards import DECK
-from .fairness import SealedDeck
+from .fairness import KEY_BYTES, SealedDeck
 
 Deal = tuple[tuple[int, ...], ...]
 
@@ -93,24 +94,38 @@ class StreamDealer:
 
 # ---------------------------------------------------------------- commit-reveal dealing
 class CommittedDealer:
-    """Deals each hand from a whole deck shuffled securely and sealed with a secret salt
-    (:class:`~truco.fairness.SealedDeck`), so the hand's commitment can be published
-    before anyone sees a card and the deck revealed when the hand closes.
-
-    ``decks`` keeps every hand's sealed deck by hand index; a deck put there before the
-    hand is dealt (a server restarted mid-match) is the one the hand is dealt from.
+    """Deals hand ``h`` from a whole deck sealed with a salt (:class:`~truco.fairness.SealedDeck`),
+    both drawn from one secret ``key`` per match (:meth:`SealedDeck.derive`), so the hand's
+    commitment can be published before anyone sees a card and the deck revealed later.
+    Keeping the key (server-side) is keeping every hand's deck: a restarted server deals
+    and reveals exactly what it committed to. Hands before ``first_hand`` are not its own
+    (a match that started before it took over): they have no sealed deck.
 
     >>> dealer = CommittedDealer()
-    >>> deal = dealer.deal(4, 0)
-    >>> deal == dealer.decks[0].deal(4) == dealer.deal(4, 0)
+    >>> dealer.deal(4, 0) == dealer.sealed(0).deal(4) == CommittedDealer(dealer.key).deal(4, 0)
     True
     """
 
-    def __init__(self, decks: dict[int, SealedDeck] | None = None) -> None:
-        self.decks: dict[int, SealedDeck] = dict(decks or {})
+    def __init__(self, key: bytes | None = None, first_hand: int = 0) -> None:
+        self.key = key if key is not None else secrets.token_bytes(KEY_BYTES)
+        self.first_hand = first_hand
+        self._sealed: dict[int, SealedDeck] = {}
+
+    def sealed(self, hand: int) -> SealedDeck | None:
+        """Hand ``hand``'s sealed deck (None before :attr:`first_hand`)."""
+        if hand < self.first_hand:
+            return None
+        sealed = self._sealed.get(hand)
+        if sealed is None:
+            sealed = self._sealed[hand] = SealedDeck.derive(self.key, hand)
+        return sealed
+
+    def sealed_decks(self, hands: int) -> dict[int, SealedDeck]:
+        """The sealed decks of hands ``0 .. hands-1`` that have one."""
+        return {h: sealed for h in range(hands) if (sealed := self.sealed(h)) is not None}
 
     def deal(self, players: int, hand_index: int) -> Deal:
-        sealed = self.decks.get(hand_index)
+        sealed = self.sealed(hand_index)
         if sealed is None:
-            sealed = self.decks[hand_index] = SealedDeck.shuffle(hand_index)
+            raise ValueError(f"hand {hand_index} comes before this dealer's first hand")
         return sealed.deal(players)

@@ -22,9 +22,10 @@ True
 from __future__ import annotations
 
 import hashlib
+import hmac
 import random
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,7 @@ from .cards import DECK, CardError, card_name, parse_card
 
 SCHEME = "truco-fair/1"
 SALT_BYTES = 32
+KEY_BYTES = 32
 
 #: The reason :func:`check_hand` gives for a hand committed but not revealed yet.
 NOT_REVEALED = "the deck and salt are not revealed (the hand is still being played?)"
@@ -87,6 +89,29 @@ class SealedDeck:
         random.SystemRandom().shuffle(deck)
         return cls(hand, tuple(deck), secrets.token_bytes(SALT_BYTES))
 
+    @classmethod
+    def derive(cls, key: bytes, hand: int) -> SealedDeck:
+        """Hand ``hand``'s deck and salt drawn from a secret ``key`` (:data:`KEY_BYTES` from
+        the operating system's secure generator, one per match): HMAC-SHA256 of the key is
+        the random stream of an unbiased Fisher-Yates shuffle, and gives the salt. The same
+        key and hand always give the same deck, so a server that keeps the key honours every
+        commitment it published, whatever happens between the deal and the reveal; without
+        the key the decks are as unpredictable as a secure shuffle.
+
+        >>> key = bytes(32)
+        >>> SealedDeck.derive(key, 3) == SealedDeck.derive(key, 3) != SealedDeck.derive(key, 4)
+        True
+        >>> sorted(SealedDeck.derive(key, 3).deck) == list(DECK)
+        True
+        """
+        salt = hmac.digest(key, f"{SCHEME}|salt|{hand}".encode(), "sha256")
+        stream = _random_words(key, f"{SCHEME}|deck|{hand}")
+        deck = list(DECK)
+        for i in range(len(deck) - 1, 0, -1):
+            j = _below(stream, i + 1)
+            deck[i], deck[j] = deck[j], deck[i]
+        return cls(hand, tuple(deck), salt)
+
     @property
     def commitment(self) -> str:
         return commitment(self.hand, self.deck, self.salt)
@@ -112,6 +137,24 @@ class SealedDeck:
         :class:`FairnessError` when they are malformed."""
         deck, salt = _read_opening(data)
         return cls(hand, deck, salt)
+
+
+def _random_words(key: bytes, label: str) -> Iterator[int]:
+    """32-bit words of HMAC-SHA256(key, label|counter), counter 0, 1, 2..."""
+    counter = 0
+    while True:
+        block = hmac.digest(key, f"{label}|{counter}".encode(), "sha256")
+        yield from (int.from_bytes(block[i : i + 4], "big") for i in range(0, 32, 4))
+        counter += 1
+
+
+def _below(words: Iterator[int], n: int) -> int:
+    """A uniform integer in ``range(n)`` (rejection sampling: no modulo bias)."""
+    limit = (1 << 32) // n * n
+    while True:
+        word = next(words)
+        if word < limit:
+            return word % n
 
 
 def _read_opening(data: Any) -> tuple[tuple[int, ...], bytes]:
@@ -192,45 +235,3 @@ def add_to_record(record: dict[str, Any], decks: Mapping[int, SealedDeck], close
         sealed = decks.get(h)
         if sealed is not None:
             hand[FAIRNESS_KEY] = sealed.revealed() if h < closed else sealed.public()
-
-
-def decks_to_resume(
-    record: Mapping[str, Any], secret: Any, dealt: Sequence[Sequence[int]] | None
-) -> dict[int, SealedDeck]:
-    """The sealed decks a match goes on with after a restart: every hand of ``record``
-    whose revealed deck opens its commitment, and ``secret`` (the :meth:`SealedDeck.revealed`
-    JSON of the hand in progress, with its ``hand``, kept server-side) when it opens the
-    commitment the record published for that hand and gives the cards ``dealt`` in it.
-    Anything that does not check out is left out: that hand is then unverifiable.
-
-    >>> sealed = SealedDeck.shuffle(0)
-    >>> record = {"hands": [{"deal": [], FAIRNESS_KEY: sealed.public()}]}
-    >>> decks_to_resume(record, {"hand": 0, **sealed.revealed()}, sealed.deal(2)) == {0: sealed}
-    True
-    >>> decks_to_resume(record, {"hand": 0, **sealed.revealed()}, sealed.deal(2)[::-1])
-    {}
-    """
-    hands = [h if isinstance(h, Mapping) else {} for h in record.get("hands") or []]
-    decks: dict[int, SealedDeck] = {}
-    for h, hand in enumerate(hands):
-        data = hand.get(FAIRNESS_KEY)
-        if is_revealed(data) and check_hand(data, (), h) is None:  # it opens its commitment
-            decks[h] = SealedDeck.from_json(h, data)
-    sealed = _read_secret(secret)
-    if sealed is not None and dealt is not None and sealed.hand < len(hands):
-        published = hands[sealed.hand].get(FAIRNESS_KEY)
-        claimed = published.get("commitment") if isinstance(published, Mapping) else None
-        same_cards = sealed.deal(len(dealt)) == tuple(tuple(cards) for cards in dealt)
-        if sealed.commitment == claimed and same_cards:
-            decks[sealed.hand] = sealed
-    return decks
-
-
-def _read_secret(secret: Any) -> SealedDeck | None:
-    hand = secret.get("hand") if isinstance(secret, Mapping) else None
-    if not isinstance(hand, int) or isinstance(hand, bool) or hand < 0:
-        return None
-    try:
-        return SealedDeck.from_json(hand, secret)
-    except FairnessError:
-        return None

@@ -14,14 +14,14 @@ from typing import Any
 
 import pytest
 
-from truco.server import ServerConfig
-from truco.server.testing import (
+from server_testing import (
     LiveServer,
     TableClient,
     create_table,
     guest_token,
     play_out,
 )
+from truco.server import ServerConfig
 
 CHROMIUM = os.environ.get("TRUCO_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).parent / "artifacts"

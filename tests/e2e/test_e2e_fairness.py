@@ -17,9 +17,9 @@ from typing import Any
 import httpx
 import pytest
 
+from server_testing import LiveServer
 from truco.fairness import SealedDeck, encode
 from truco.server import ServerConfig
-from truco.server.testing import LiveServer
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
 CHROMIUM = os.environ.get("TRUCO_CHROMIUM", "/usr/bin/chromium")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 
@@ -40,6 +41,40 @@ def register(subparsers: Any) -> None:
         default=2000,
         help="live tables at most (default 2000)",
     )
+    p.add_argument(
+        "--bot-workers",
+        type=int,
+        default=2,
+        help="processes that think for search bots (default 2)",
+    )
+    p.add_argument(
+        "--bot-seconds",
+        type=float,
+        default=3.0,
+        help="time a bot decision may take before the simple bot decides instead (default 3)",
+    )
+    p.add_argument(
+        "--max-tables-per-guest",
+        type=int,
+        default=3,
+        help="live tables one guest may have open (default 3)",
+    )
+    p.add_argument(
+        "--session-days",
+        type=float,
+        default=7.0,
+        help="how long a guest session lasts before it must be renewed (default 7)",
+    )
+    p.add_argument(
+        "--http-rate",
+        default="300/minute",
+        help="API requests and socket openings per address (default 300/minute)",
+    )
+    p.add_argument(
+        "--secure-cookies",
+        action="store_true",
+        help="mark the session cookie Secure (when served over https)",
+    )
     p.set_defaults(func=_cmd_serve)
 
 
@@ -55,8 +90,18 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         disconnect_grace=args.reconnect_seconds,
         bot_delay=args.bot_delay,
         max_tables=args.max_tables,
+        bot_workers=args.bot_workers,
+        bot_seconds=args.bot_seconds,
+        max_tables_per_guest=args.max_tables_per_guest,
+        session_seconds=args.session_days * 24 * 3600,
+        http_rate=args.http_rate,
+        secure_cookies=args.secure_cookies,
     )
-    app = create_app(config)
+    try:
+        app = create_app(config)
+    except ValueError as exc:
+        print(f"truco serve: {exc}", file=sys.stderr)
+        return 2
     print(
         f"Truco Argento: open http://{args.host}:{args.port}/ in a browser (Ctrl+C stops)",
         flush=True,

@@ -12,9 +12,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from ..actions import action_token
+from ..actions import ActionError, action_token, parse_action
 from ..cards import card_name
 from ..view import PublicHand, SeatView
+from .players import MAX_TOKEN
 
 
 class ProtocolError(ValueError):
@@ -74,19 +75,28 @@ class Sync(_Message):
     """Send me what happened after version ``since`` (or the full state)."""
 
     type: Literal["sync"]
-    since: int = Field(ge=0)
+    since: int = Field(ge=0, le=2**53)
 
 
 class Ping(_Message):
     type: Literal["ping"]
 
 
+class Hello(_Message):
+    """The first message of a connection without the page's cookie: who I am (no
+    token: a spectator) and, on a reconnect, the last version I saw."""
+
+    type: Literal["hello"]
+    token: str | None = Field(default=None, max_length=MAX_TOKEN)
+    since: int | None = Field(default=None, ge=0, le=2**53)
+
+
 ClientMessage = Annotated[
-    Sit | Stand | AddBot | RemoveBot | Act | Back | Sync | Ping,
+    Sit | Stand | AddBot | RemoveBot | Act | Back | Sync | Ping | Hello,
     Field(discriminator="type"),
 ]
 _CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
-MESSAGE_TYPES = ("sit", "stand", "add_bot", "remove_bot", "act", "back", "sync", "ping")
+MESSAGE_TYPES = ("hello", "sit", "stand", "add_bot", "remove_bot", "act", "back", "sync", "ping")
 
 
 def parse_client_message(text: str) -> ClientMessage:
@@ -104,11 +114,35 @@ def parse_client_message(text: str) -> ClientMessage:
             f"unknown message type {kind!r} (one of {', '.join(MESSAGE_TYPES)})",
         )
     try:
-        return _CLIENT_MESSAGE.validate_python(data)
+        message = _CLIENT_MESSAGE.validate_python(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"][1:]) or kind
         raise ProtocolError("bad_message", f"{kind}: {where}: {first['msg']}") from None
+    if isinstance(message, Act):
+        check_action_token(message.action)
+    return message
+
+
+def check_action_token(token: str) -> None:
+    """An action exactly as the record notation writes it (``"mazo"``, ``"play 1e"``):
+    no other spelling, spacing or case is taken for it."""
+    try:
+        canonical = action_token(parse_action(token))
+    except ActionError as exc:
+        raise ProtocolError("bad_action", str(exc)) from None
+    if token != canonical:
+        raise ProtocolError(
+            "bad_action", f"write the action as the notation does: {canonical!r}, not {token!r}"
+        )
+
+
+def close_reason(text: str) -> str:
+    """``text`` cut to what a WebSocket close frame holds (123 bytes of UTF-8)."""
+    data = text.encode()
+    if len(data) <= 120:
+        return text
+    return data[:117].decode(errors="ignore") + "..."
 
 
 # ---------------------------------------------------------------- server -> client
@@ -116,67 +150,11 @@ def error_message(code: str, reason: str) -> dict[str, Any]:
     return {"type": "error", "code": code, "reason": reason}
 
 
-def _cards(cards: tuple[int, ...] | list[int]) -> list[str]:
-    return [card_name(c) for c in cards]
-
-
-def _plays(plays: tuple[tuple[int, int], ...]) -> list[list[Any]]:
-    return [[seat, card_name(card)] for seat, card in plays]
-
-
 def public_hand_json(hand: PublicHand) -> dict[str, Any]:
     """A closed hand as everyone may see it (the cards revealed at its close)."""
-    return {
-        "index": hand.index,
-        "mano": hand.mano,
-        "why": [list(w) for w in hand.why],
-        "points": list(hand.points),
-        "score": list(hand.score),
-        "chicos": list(hand.chicos),
-        "played": _plays(hand.played),
-        "revealed": [[seat, _cards(cards)] for seat, cards in hand.revealed],
-        "showdowns": [
-            [{"seat": d.seat, "tanto": d.tanto} for d in showdown] for showdown in hand.showdowns
-        ],
-    }
+    return hand.to_json()
 
 
 def view_json(view: SeatView) -> dict[str, Any]:
     """A :class:`~truco.view.SeatView` as JSON: exactly what the seat may see."""
-    pending = view.pending
-    return {
-        "seat": view.seat,
-        "team": view.team,
-        "hand_index": view.hand_index,
-        "mano": view.mano,
-        "dealer": view.dealer,
-        "score": list(view.score),
-        "chicos": list(view.chicos),
-        "winner": view.winner,
-        "hand": _cards(view.hand),
-        "dealt": _cards(view.dealt),
-        "played": _plays(view.played),
-        "bazas": [_plays(baza) for baza in view.bazas],
-        "baza_results": list(view.baza_results),
-        "turn": view.turn,
-        "actors": list(view.actors),
-        "legal": [action_token(a) for a in view.legal],
-        "pending": None
-        if pending is None
-        else {
-            "kind": pending.kind,
-            "team": pending.team,
-            "level": pending.level,
-            "chain": list(pending.chain),
-        },
-        "truco_level": view.truco_level,
-        "truco_owner": view.truco_owner,
-        "envido_open": view.envido_open,
-        "showdowns": [[{"seat": d.seat, "tanto": d.tanto} for d in s] for s in view.showdowns],
-        "flor_sung": list(view.flor_sung),
-        "in_hand": list(view.in_hand),
-        "pica_pica": view.pica_pica,
-        "round_seats": list(view.round_seats),
-        "log": [[seat, action_token(a)] for seat, a in view.log],
-        "last_hand": None if view.last_hand is None else public_hand_json(view.last_hand),
-    }
+    return view.to_json()

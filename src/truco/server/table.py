@@ -4,8 +4,11 @@ Everything that changes a table goes through its inbox and is handled one messag
 a time by :meth:`Table.run`, so no locks are needed (the lichess model). Every change
 is an event with a version number; each connection gets the events it may see and
 its own seat's view, and a reconnecting client asks for the events after the last
-version it saw. Persistence is off the hot path: the actor hands snapshots to the
-:class:`~truco.server.store.Store` and never waits for the database.
+version it saw.
+
+Write-ahead, then broadcast: after each message (and those that arrived while the last
+commit was in flight) the actor commits what changed (:mod:`truco.server.journal`) and only
+then sends anything to its clients, so no client ever holds a version a restart forgets.
 """
 
 from __future__ import annotations
@@ -24,12 +27,14 @@ from ..actions import ActionError, action_token, is_play, is_say, parse_action
 from ..bots import Bot, make_bot
 from ..cards import card_name, parse_card
 from ..deal import CommittedDealer
-from ..fairness import add_to_record, decks_to_resume
+from ..fairness import KEY_BYTES, add_to_record
 from ..game import Game, IllegalAction
 from ..record import game_to_record, record_from_json, replay
 from ..rules import Rules
 from ..view import public_hand, seat_view
+from .bot_pool import BotPool, check_bot_spec
 from .config import ServerConfig
+from .journal import Journal, TableWrite, event_json
 from .players import Player
 from .protocol import (
     Act,
@@ -119,6 +124,25 @@ class Client:
                 self.outbox.get_nowait()
 
 
+def resumed_dealer(data: Any, game: Game, table_id: str) -> CommittedDealer:
+    """The dealer a restored match goes on with: its own key, so that every commitment it
+    published holds (the hand in progress included); a match stored without one (or whose
+    hand in progress does not come from it) gets a new key for the hands still to be dealt."""
+    dealt = game.hand_index + (0 if game.needs_deal else 1)  # hands dealt so far
+    try:
+        key, first = bytes.fromhex(data["key"]), int(data["first_hand"])
+    except (TypeError, KeyError, ValueError):
+        return CommittedDealer(first_hand=dealt)
+    dealer = CommittedDealer(key, first) if len(key) == KEY_BYTES else None
+    sealed = None if dealer is None else dealer.sealed(game.hand_index)
+    if dealer is not None and (
+        game.needs_deal or sealed is None or sealed.deal(game.n) == game.dealt
+    ):
+        return dealer
+    log.warning("table %s: its fair-deal key does not give the hand in progress", table_id)
+    return CommittedDealer(first_hand=dealt)
+
+
 # ------------------------------------------------------------------ inbox messages
 @dataclass(slots=True)
 class Join:
@@ -147,6 +171,10 @@ class BotMove:
 @dataclass(slots=True)
 class Stop:
     pass
+
+
+#: messages handled together, at most, before their changes are committed
+GROUP_LIMIT = 256
 
 
 @dataclass(slots=True)
@@ -194,18 +222,30 @@ class Table:
     reconnect_deadlines: dict[int, float] = field(default_factory=dict)
     bots: dict[int, Bot] = field(default_factory=dict)
     thinking: int | None = None  # the move counter a bot is thinking about
+    spoke: dict[int, int] = field(default_factory=dict)  # bot seat -> move counter it spoke at
+    bot_pool: BotPool | None = None  # where search bots think (set by the lobby)
+    bot_task: asyncio.Task[None] | None = None  # the bot thinking now
     task: asyncio.Task[None] | None = None
     on_finished: Callable[[Table], None] | None = None
     dealer: CommittedDealer = field(default_factory=CommittedDealer)  # commit-reveal deals
-    _dirty: bool = False
     _summary_cache: dict[str, Any] = field(default_factory=dict)
     _rules_json: dict[str, Any] = field(init=False, default_factory=dict)
+    # write-ahead: what is durable, what waits for the commit to be sent
+    journal: Journal = field(init=False)
+    _persisting: bool = False
+    _stopping: bool = False
+    _resyncs: list[tuple[Client, int | None]] = field(default_factory=list)
+    _replies: list[tuple[Client, dict[str, Any] | Callable[[], dict[str, Any]]]] = field(
+        default_factory=list
+    )
+    _durable: asyncio.Condition | None = None
 
     def __post_init__(self) -> None:
         self._rules_json = self.rules.to_dict()
         if not self.seats:
             self.seats = [Seat() for _ in range(self.rules.players)]
         self.events = deque(maxlen=self.config.event_buffer)
+        self.journal = Journal(event_buffer=self.config.event_buffer)
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
@@ -213,6 +253,7 @@ class Table:
 
     async def stop(self) -> None:
         if self.task is not None:
+            self._stopping = True
             await self.inbox.put(Stop())
             await self.task
             self.task = None
@@ -223,8 +264,10 @@ class Table:
         if self.status == "waiting":
             self.idle_since = loop.time()
         self._settle()
+        await self._publish()
         while True:
             deadline = self._next_deadline()
+            stopping = False
             try:
                 if deadline is None:
                     message = await self.inbox.get()
@@ -234,21 +277,35 @@ class Table:
                     )
             except TimeoutError:
                 self._on_timers(loop.time())
+                self._settle()
             else:
-                if isinstance(message, Stop):
-                    for client in list(self.clients):
-                        client.close("the server is stopping")
-                    return
-                try:
-                    self._handle(message)
-                except Exception:  # a bug must not take the table down
-                    log.exception("table %s: error handling %r", self.id, message)
-            self._settle()
+                stopping = self._take(message)
+                # group commit: what arrived while the last commit was in flight goes with it
+                for _ in range(GROUP_LIMIT):
+                    if stopping or self.inbox.empty():
+                        break
+                    stopping = self._take(self.inbox.get_nowait())
+            await self._publish()
+            if stopping:
+                for client in list(self.clients):
+                    client.close("the server is stopping")
+                return
             if self.status in ("finished", "abandoned") and not self.clients and self.inbox.empty():
                 # saved already; the table leaves memory (a finished one stays in the history)
                 if self.on_finished is not None:
                     self.on_finished(self)
                 return
+
+    def _take(self, message: Join | Leave | Command | BotMove | Stop) -> bool:
+        """Handle one message of the inbox; True for :class:`Stop`."""
+        if isinstance(message, Stop):
+            return True
+        try:
+            self._handle(message)
+        except Exception:  # a bug must not take the table down
+            log.exception("table %s: error handling %r", self.id, message)
+        self._settle()
+        return False
 
     # ------------------------------------------------------------------ handling
     def _handle(self, message: Join | Leave | Command | BotMove) -> None:
@@ -263,13 +320,13 @@ class Table:
             try:
                 self._command(client, msg)
             except TableError as exc:
-                client.send(error_message(exc.code, exc.reason))
+                self._reply(client, error_message(exc.code, exc.reason))
 
     def _command(self, client: Client, msg: ClientMessage) -> None:
         if isinstance(msg, Ping):
-            client.send({"type": "pong", "v": self.version})
+            self._reply(client, lambda: {"type": "pong", "v": self.version})
         elif isinstance(msg, Sync):
-            self._send_since(client, msg.since)
+            self._resyncs.append((client, msg.since))
         elif isinstance(msg, Act):
             self._act(client, msg.action)
         elif isinstance(msg, Back):
@@ -296,10 +353,7 @@ class Table:
             if self.seats[seat].away:
                 self._set_away(seat, False, "reconnected")
             self._emit({"kind": "presence", "seat": seat, "connected": True})
-        if since is not None:
-            self._send_since(client, since)
-        else:
-            self._send_full(client)
+        self._resyncs.append((client, since))  # answered once what it shows is durable
 
     def _leave(self, client: Client) -> None:
         self.clients.discard(client)
@@ -368,9 +422,11 @@ class Table:
         self._require_waiting()
         self._require_empty(seat)
         try:
-            self.bots[seat] = make_bot(level)
+            self.bots[seat] = make_bot(check_bot_spec(level))
         except ValueError as exc:
             raise TableError("bad_bot", str(exc)) from None
+        if self.bot_pool is not None:
+            self.bot_pool.warm([self.bots[seat]])
         self.seats[seat] = Seat("bot", None, f"Bot {level}", level)
         self._emit(
             {
@@ -449,7 +505,6 @@ class Table:
         hands = len(game.history)
         hand = game.hand_index
         game.apply(seat, action)
-        self._dirty = True
         audience: Audience = ("team", seat & 1) if is_say(action) else EVERYONE
         self._emit(
             {
@@ -495,9 +550,11 @@ class Table:
             or self.status != "playing"
             or move.move != self.moves
             or not self._bot_controls(move.seat)
-            or move.action not in game.legal_actions(move.seat, megaphone=False)
+            or move.action not in self._bot_legal(move.seat)
         ):
             return
+        if is_say(move.action):
+            self.spoke[move.seat] = self.moves
         self._apply(move.seat, move.action, "bot")
 
     def _bot_controls(self, seat: int) -> bool:
@@ -508,7 +565,6 @@ class Table:
         if self.seats[seat].away == away:
             return
         self.seats[seat].away = away
-        self._dirty = True
         self._emit({"kind": "away", "seat": seat, "away": away, "why": why})
         if not away:
             self.clock_deadline = None  # the returning player gets a fresh clock
@@ -517,7 +573,7 @@ class Table:
     def _publish_commitment(self) -> None:
         """The commitment of the hand just dealt, emitted before its ``deal`` event."""
         assert self.game is not None
-        sealed = self.dealer.decks.get(self.game.hand_index)
+        sealed = self.dealer.sealed(self.game.hand_index)
         if sealed is not None:
             self._emit({"kind": "commitment", "hand": sealed.hand, **sealed.public()})
 
@@ -525,14 +581,14 @@ class Table:
         """Every hand's deck and salt, to everyone, once the match is over (never before:
         a deck holds the cards a seat never showed, and those stay secret while the
         match is played, as the record does)."""
-        for hand, sealed in sorted(self.dealer.decks.items()):
+        assert self.game is not None
+        for hand, sealed in self.dealer.sealed_decks(len(self.game.history)).items():
             self._emit({"kind": "deck_revealed", "hand": hand, **sealed.revealed()})
 
     def _fairness_summary(self) -> dict[str, Any] | None:
         game = self.game
-        if game is None or game.is_over or game.hand_index not in self.dealer.decks:
-            return None
-        return {"hand": game.hand_index, **self.dealer.decks[game.hand_index].public()}
+        sealed = None if game is None or game.is_over else self.dealer.sealed(game.hand_index)
+        return None if sealed is None else {"hand": sealed.hand, **sealed.public()}
 
     # ------------------------------------------------------------------ timers, bots
     def _next_deadline(self) -> float | None:
@@ -562,17 +618,12 @@ class Table:
                     self._set_away(seat, True, "clock")
 
     def _settle(self) -> None:
-        """After each message: committed cards, the clock, bots, saving, broadcast."""
+        """After each message: committed cards, the clock, bots."""
         game = self.game
         if game is not None and self.status == "playing":
             self._play_committed()
             self._run_clock()
             self._wake_bot()
-        if self._dirty:
-            self._dirty = False
-            if self.store is not None:
-                self.store.save_soon(self.snapshot())
-        self._broadcast()
 
     def _play_committed(self) -> None:
         game = self.game
@@ -611,26 +662,46 @@ class Table:
         seats = [s for s in game.actors() if self._bot_controls(s)]
         if not seats:
             return
-        seat = seats[0]
+        self.thinking = self.moves
+        self.bot_task = asyncio.create_task(self._think(seats[0], self.moves))
+
+    def _bot_legal(self, seat: int) -> list[int]:
+        """What a bot may do: the engine's legal actions, megaphone words included, but
+        at most one word between two moves (as in the terminal game)."""
+        assert self.game is not None
+        legal = self.game.legal_actions(seat)
+        if self.spoke.get(seat) == self.moves:
+            legal = [a for a in legal if not is_say(a)]
+        return legal
+
+    def _bot_of(self, seat: int) -> Bot:
         bot = self.bots.get(seat)
         if bot is None or self.seats[seat].kind == "human":
             bot = self.bots[seat] = make_bot(self.seats[seat].bot or self.config.cover_bot)
-        view = seat_view(game, seat)
-        legal = game.legal_actions(seat, megaphone=False)
-        self.thinking = self.moves
-        asyncio.create_task(self._think(bot, seat, view, legal, self.moves))
+        return bot
 
-    async def _think(self, bot: Bot, seat: int, view: Any, legal: list[int], move: int) -> None:
+    async def _think(self, seat: int, move: int) -> None:
+        """Let the bot of ``seat`` decide (after the pacing delay, on the view of that
+        moment: the partners' latest words included) and hand the move to the actor."""
         if self.config.bot_delay > 0:
             await asyncio.sleep(self.config.bot_delay)
-        try:
-            if bot.name == "random":
-                action = bot.choose(view, legal, self.rules)
-            else:  # search bots think for a while: off the event loop
-                action = await asyncio.to_thread(bot.choose, view, legal, self.rules)
-        except Exception:  # a failing bot must not stall the table
-            log.exception("table %s: bot %r failed; playing a random legal action", self.id, bot)
-            action = secrets.choice(legal)
+        game = self.game
+        action = -1  # nothing to do: the move only tells the actor the bot is done
+        if (
+            game is not None
+            and self.status == "playing"
+            and self.moves == move
+            and self._bot_controls(seat)
+        ):
+            bot, view, legal = self._bot_of(seat), seat_view(game, seat), self._bot_legal(seat)
+            try:
+                if self.bot_pool is not None:
+                    action = (await self.bot_pool.decide(bot, view, legal, self.rules)).action
+                else:
+                    action = await asyncio.to_thread(bot.choose, view, legal, self.rules)
+            except Exception:  # a failing bot must not stall the table
+                log.exception("table %s: bot %r failed; playing a random move", self.id, bot)
+                action = secrets.choice([a for a in legal if not is_say(a)] or legal)
         await self.inbox.put(BotMove(seat, action, move))
 
     # ------------------------------------------------------------------ events, views
@@ -638,7 +709,6 @@ class Table:
         self.version += 1
         body["v"] = self.version
         self.events.append(TableEvent(self.version, audience, body))
-        self._dirty = True
 
     def _sees(self, client: Client, event: TableEvent) -> bool:
         kind, who = event.audience
@@ -650,7 +720,10 @@ class Table:
         return seat & 1 == who if kind == "team" else seat == who
 
     def summary(self) -> dict[str, Any]:
-        """The table as the lobby and every client see it (no cards)."""
+        """The table as the lobby and every client see it (no cards); while a commit is
+        in flight, as it was at the last one."""
+        if self._persisting and self._summary_cache:
+            return self._summary_cache
         seats = []
         for i, seat in enumerate(self.seats):
             seats.append(
@@ -753,7 +826,106 @@ class Table:
             client.sent_version = self.version
 
     # ------------------------------------------------------------------ persistence
+    def _reply(
+        self, client: Client, message: dict[str, Any] | Callable[[], dict[str, Any]]
+    ) -> None:
+        """Answer ``client`` once this round's changes are durable (in order with its states)."""
+        self._replies.append((client, message))
+
+    async def _publish(self) -> None:
+        """Commit what changed, then tell the clients: resyncs, new events, replies."""
+        if self.store is not None and not await self._make_durable(self.store):
+            return  # not durable: nobody hears of it (the next round writes it with its own)
+        if self._durable is not None:
+            async with self._durable:
+                self._durable.notify_all()
+        for client, since in self._resyncs:
+            if client not in self.clients:
+                continue
+            if since is None:
+                self._send_full(client)
+            else:
+                self._send_since(client, since)
+        self._resyncs.clear()
+        self._broadcast()
+        if not self.clients:
+            self._summary_cache = self.summary()
+        for client, message in self._replies:
+            client.send(message if isinstance(message, dict) else message())
+        self._replies.clear()
+
+    async def _make_durable(self, store: Store) -> bool:
+        """Make the table durable at its version; retry while the database refuses, unless
+        the server is stopping (then False)."""
+        write = self._pending_write()
+        if write is None:
+            return True
+        delay = 0.05
+        self._persisting = True
+        try:
+            while True:
+                try:
+                    await store.commit(write)
+                    break
+                except Exception:
+                    log.exception("table %s: cannot commit version %d", self.id, write.version)
+                    if self._stopping:
+                        return False
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, 5.0)
+        finally:
+            self._persisting = False
+        self.journal.committed(write, self._table_json(), self.status)
+        return True
+
+    def _pending_write(self) -> TableWrite | None:
+        journaled = self.journal.version
+        events = []
+        for event in reversed(self.events):
+            if event.version <= journaled:
+                break
+            events.append(event_json(event.audience, event.body))
+        events.reverse()
+        write = self.journal.pending(
+            self.id,
+            self.version,
+            events,
+            self.game,
+            self._table_json(),
+            self.status,
+            self.snapshot,
+        )
+        if write is not None:
+            self.version = max(self.version, write.version)
+        return write
+
+    async def until_durable(self) -> None:
+        """Return once everything the table holds now is committed."""
+        if self.store is None:
+            return
+        if self._durable is None:
+            self._durable = asyncio.Condition()
+        target = self.version
+        async with self._durable:
+            await self._durable.wait_for(
+                lambda: self.journal.version >= target and self.journal.status is not None
+            )
+
+    def _table_json(self) -> dict[str, Any]:
+        """What is stored beside the record: options, seats, cards released early."""
+        return {
+            "rules": self._rules_json,
+            "creator": self.creator,
+            "turn_seconds": self.turn_seconds,
+            "seats": [seat.to_json() for seat in self.seats],
+            # cards released early (not in the record: they are not played yet)
+            "committed": {str(seat): card_name(card) for seat, card in self.committed.items()},
+            # the secret every hand's deck is drawn from: its commitments survive a restart
+            "fair_deals": {"key": self.dealer.key.hex(), "first_hand": self.dealer.first_hand},
+        }
+
     def snapshot(self) -> MatchRow:
+        """The whole table as one row (a checkpoint of the journal)."""
         names = [seat.name or f"seat {i}" for i, seat in enumerate(self.seats)]
         record = None
         if self.game is not None:
@@ -763,7 +935,8 @@ class Table:
                     f"team {self.game.winner} wins {self.game.chicos[0]}-{self.game.chicos[1]}"
                 )
             record = game_to_record(self.game, headers)
-            add_to_record(record, self.dealer.decks, closed=len(self.game.history))
+            hands = len(record["hands"])
+            add_to_record(record, self.dealer.sealed_decks(hands), closed=len(self.game.history))
         return MatchRow(
             id=self.id,
             name=self.name,
@@ -772,24 +945,9 @@ class Table:
             updated_at=time.time(),
             version=self.version,
             winner=self.game.winner if self.game is not None and self.game.is_over else None,
-            table={
-                "rules": self.rules.to_dict(),
-                "creator": self.creator,
-                "turn_seconds": self.turn_seconds,
-                "seats": [seat.to_json() for seat in self.seats],
-                # cards released early (not in the record: they are not played yet)
-                "committed": {str(seat): card_name(card) for seat, card in self.committed.items()},
-                # the secret deck of the hand in progress: its commitment survives a restart
-                "sealed_deck": self._sealed_in_play(),
-            },
+            table=self._table_json(),
             record=record,
         )
-
-    def _sealed_in_play(self) -> dict[str, Any] | None:
-        game = self.game
-        if game is None or game.is_over or game.hand_index not in self.dealer.decks:
-            return None
-        return {"hand": game.hand_index, **self.dealer.decks[game.hand_index].revealed()}
 
     @classmethod
     def restore(cls, row: MatchRow, config: ServerConfig, store: Store | None) -> Table:
@@ -810,6 +968,9 @@ class Table:
             version=row.version,
             created_at=row.created_at,
         )
+        table.events.extend(
+            TableEvent(body["v"], (kind, who), body) for kind, who, body in row.events
+        )
         for i, seat in enumerate(table.seats):
             if seat.kind == "bot":
                 table.bots[i] = make_bot(seat.bot or config.cover_bot)
@@ -821,19 +982,21 @@ class Table:
                 )
             game = result.game
             assert game is not None
-            dealt = None if game.needs_deal else game.dealt
-            table.dealer = CommittedDealer(
-                decks_to_resume(row.record, data.get("sealed_deck"), dealt)
-            )
+            table.dealer = resumed_dealer(data.get("fair_deals"), game, row.id)
             table.game = game
-            dealing_now = game.needs_deal and not game.is_over
-            game.deal_from(table.dealer)
-            if dealing_now:  # a record stored between hands: the new hand's commitment
-                table._publish_commitment()
             for seat, name in data.get("committed", {}).items():
                 card = parse_card(name)
                 if game.holds(int(seat), card):
                     table.committed[int(seat)] = card
+        table.journal = Journal.restored(row, table.game, config.event_buffer)
+        if table.game is not None:
+            dealing = table.game.needs_deal and not table.game.is_over
+            table.game.deal_from(table.dealer)
+            if dealing:  # the record ends with a closed hand: the next one, journaled first
+                table._publish_commitment()
+                table._emit(
+                    {"kind": "deal", "hand": table.game.hand_index, "mano": table.game.mano}
+                )
         return table
 
     def after_restore(self) -> None:

@@ -48,26 +48,32 @@ const actionText = (token) => {
 };
 
 // ------------------------------------------------------------------ identity
+// The session lives in an HttpOnly cookie the server sets: this page never sees the
+// token, it only knows whether it has a session and under which name.
 const identity = {
-  get token() { return localStorage.getItem("truco.token"); },
-  get name() { return localStorage.getItem("truco.name") || ""; },
+  player: null,
+  get name() { return this.player?.name || localStorage.getItem("truco.name") || ""; },
   async ensure() {
-    if (this.token) return this.token;
+    if (this.player) return this.player;
+    localStorage.removeItem("truco.token"); // tokens of older versions of this page
+    const renewed = await fetch("/api/session/renew", { method: "POST" });
+    if (renewed.ok) return this.remember(await renewed.json());
     return this.rename(this.name || "Invitado");
   },
   async rename(name) {
     const res = await fetch("/api/guest", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name }) });
-    const data = await res.json();
-    localStorage.setItem("truco.token", data.token);
+    return this.remember(await res.json());
+  },
+  remember(data) {
+    this.player = { id: data.id, name: data.name };
     localStorage.setItem("truco.name", data.name);
     $("#name").value = data.name;
-    return data.token;
+    return this.player;
   },
 };
 
 async function api(path, options = {}) {
   const headers = { "Content-Type": "application/json" };
-  if (identity.token) headers.Authorization = `Bearer ${identity.token}`;
   const res = await fetch(path, { ...options, headers });
   const data = await res.json().catch(() => ({}));
   if (!res.ok) throw new Error(data.detail || res.statusText);
@@ -169,15 +175,17 @@ class TableScreen {
 
   connect() {
     const proto = location.protocol === "https:" ? "wss" : "ws";
-    const since = this.version === null ? "" : `&since=${this.version}`;
-    this.ws = new WebSocket(`${proto}://${location.host}/ws/${this.id}?token=${encodeURIComponent(identity.token)}${since}`);
+    const since = this.version === null ? "" : `?since=${this.version}`;
+    this.ws = new WebSocket(`${proto}://${location.host}/ws/${this.id}${since}`);
     this.ws.onmessage = (ev) => this.receive(JSON.parse(ev.data));
     this.ws.onclose = (ev) => {
       if (this.closedByUs) return;
       if (ev.code === 4404) { app.replaceChildren(el("p", { class: "error" }, `No existe la mesa ${this.id}.`), el("a", { href: "/", class: "button" }, "Volver")); return; }
       if (ev.code === 4410) { go(`/replay/${this.id}`); return; }
-      if (ev.code === 4401) { localStorage.removeItem("truco.token"); }
+      // final: trying again would get the same answer
+      if (ev.code === 4400 || ev.code === 1008) { app.replaceChildren(el("p", { class: "error" }, `El servidor cerró la conexión: ${ev.reason || ev.code}`), el("a", { href: "/", class: "button" }, "Volver")); return; }
       this.banner(`Conexión perdida (${ev.reason || ev.code}); reconectando…`);
+      if (ev.code === 4401) { identity.player = null; setTimeout(async () => { await identity.ensure(); this.connect(); }, 1000); return; }
       setTimeout(() => this.connect(), 1000);
     };
   }

@@ -1,6 +1,6 @@
-"""A live server on 127.0.0.1 in a background thread, for tests and benchmarks.
+"""A live server on 127.0.0.1 in a background thread, for the tests.
 
->>> # with LiveServer(ServerConfig(db_url="sqlite://")) as server: server.url
+``with LiveServer(ServerConfig(db_url="sqlite://")) as server:`` serves on ``server.url``.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any, Self
 
 import uvicorn
 
-from .app import create_app
-from .config import ServerConfig
+from truco.server.app import create_app
+from truco.server.config import ServerConfig
 
 
 def free_port() -> int:
@@ -93,13 +93,9 @@ class TableClient:
         self._json = json
         self.token = token
         self.table_id = table_id
-        query = []
-        if token:
-            query.append(f"token={token}")
-        if since is not None:
-            query.append(f"since={since}")
-        url = f"{ws_url}/ws/{table_id}" + ("?" + "&".join(query) if query else "")
-        self.ws = connect(url, open_timeout=10, max_size=None, legacy=True)
+        self.ws = connect(f"{ws_url}/ws/{table_id}", open_timeout=10, max_size=None, legacy=True)
+        # who we are goes in the first message, never in the URL
+        self.send({"type": "hello", "token": token, "since": since})
         self.frames: list[str] = []
         self.state: dict[str, Any] = {}
         self.events: list[dict[str, Any]] = []
