@@ -13,8 +13,12 @@ from typing import Any
 import httpx
 
 from server_testing import LiveServer, TableClient, create_table, guest_token, play_out
+from truco.deal import CommittedDealer
+from truco.game import Game
+from truco.rules import Rules
 from truco.server import ServerConfig
 from truco.server.store import Store
+from truco.server.table import resumed_dealer
 from truco.verify import exit_status, verify_record
 
 
@@ -179,3 +183,18 @@ def test_a_restart_in_the_middle_of_a_hand_honours_its_commitment(tmp_path: Path
     # the revealed deck of the hand across the restart gave the cards seen before it
     deck = record["hands"][hand]["fairness"]["deck"]
     assert before["view"]["dealt"] == deck[0:3]
+
+
+def test_a_restored_match_goes_on_with_its_key_or_a_new_one_for_the_hands_to_come() -> None:
+    dealer = CommittedDealer()
+    game = Game(Rules(players=2), dealer=dealer)
+    game.play(game.actors()[0], "mazo")  # hand 1 in progress
+    stored = {"key": dealer.key.hex(), "first_hand": 0}
+    again = resumed_dealer(stored, game, "t")
+    assert again.key == dealer.key and again.sealed(1) == dealer.sealed(1)
+    # stored before fair deals, or a key that does not give the hand in progress: a new key
+    # for the hands still to come, none for those already dealt
+    for data in (None, {}, {"key": "zz", "first_hand": 0}, {"key": "00" * 32, "first_hand": 0}):
+        fresh = resumed_dealer(data, game, "t")
+        assert fresh.key != dealer.key and fresh.first_hand == 2
+        assert fresh.sealed(1) is None and fresh.sealed(2) is not None
