@@ -951,9 +951,8 @@ class Table:
 
     @classmethod
     def restore(cls, row: MatchRow, config: ServerConfig, store: Store | None) -> Table:
-        """The table of a stored row; an unfinished match goes on from its record,
-        the hand in progress keeping its committed deck, the next hands dealt by the
-        secure shuffle."""
+        """The table of a stored row; an unfinished match goes on from its record, its
+        hands (the one in progress included) dealt from its fair-deal key."""
         data = row.table
         table = cls(
             id=row.id,
