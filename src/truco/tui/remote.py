@@ -252,7 +252,9 @@ class RemoteSession(SessionDefaults):
                 seated=seated, players=self.rules.players
             )
         if self.committed is not None:
-            text += " · " + _("{card} goes down on your turn").format(card=card_name(self.committed))
+            text += " · " + _("{card} goes down on your turn").format(
+                card=card_name(self.committed)
+            )
         clock = self.table.get("clock")
         if clock and self.seat in clock.get("actors", []):
             left = clock["remaining"] - (time.monotonic() - self._clock_seen)
