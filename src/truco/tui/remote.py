@@ -18,9 +18,9 @@ from urllib.parse import urlsplit, urlunsplit
 from ..actions import action_token
 from ..cards import card_name, parse_card
 from ..game import Game
+from ..locale import _
 from ..rules import Rules, RulesError
 from ..view import SeatView, seat_view
-from ..locale import _
 from .session import SessionDefaults, SessionError, bot_specs, team_names
 
 #: Seconds the client waits for the server's HTTP answers and the WebSocket handshake.
