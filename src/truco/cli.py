@@ -50,7 +50,7 @@ def missing_extra(exc: ImportError) -> str | None:
 
 
 #: Modules with a ``register(subparsers)`` function that adds their commands.
-_COMMAND_MODULES: list[str] = ["truco.tui.cli", "truco.server.cli", "truco.arena"]
+_COMMAND_MODULES: list[str] = ["truco.tui.cli", "truco.server.cli", "truco.arena", "truco.analysis"]
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:

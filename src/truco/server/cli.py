@@ -64,6 +64,12 @@ def register(subparsers: Any) -> None:
         help="live tables one guest may have open (default 3)",
     )
     p.add_argument(
+        "--max-tables-per-address",
+        type=int,
+        default=10,
+        help="live tables the guests of one address may have open (default 10)",
+    )
+    p.add_argument(
         "--session-days",
         type=float,
         default=7.0,
@@ -73,6 +79,11 @@ def register(subparsers: Any) -> None:
         "--http-rate",
         default="300/minute",
         help="API requests and socket openings per address (default 300/minute)",
+    )
+    p.add_argument(
+        "--http-write-rate",
+        default="20/minute",
+        help="new guests, renewals and new tables per address (default 20/minute)",
     )
     p.add_argument(
         "--secure-cookies",
@@ -99,8 +110,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         bot_workers=args.bot_workers,
         bot_seconds=args.bot_seconds,
         max_tables_per_guest=args.max_tables_per_guest,
+        max_tables_per_address=args.max_tables_per_address,
         session_seconds=args.session_days * 24 * 3600,
         http_rate=args.http_rate,
+        http_write_rate=args.http_write_rate,
         secure_cookies=args.secure_cookies,
     )
     try:

@@ -1,3 +1,4 @@
+import { analysisPanel } from "./analysis.js";
 // Truco Argento: the browser page. It renders what the server sends (each seat's own
 // view) and shows buttons only for the legal actions the server lists: no rule lives here.
 
@@ -458,7 +459,7 @@ async function showReplay(id) {
         el("button", { onclick: () => { i = data.steps.length - 1; draw(); } }, "Fin")),
       ...rows, bazas, closed ?? "", el("a", { href: "/", class: "button" }, "Volver"));
   };
-  app.replaceChildren(screen);
+  app.replaceChildren(screen, analysisPanel(id, seats, (step) => { i = step; draw(); }));
   draw();
 }
 
