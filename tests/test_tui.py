@@ -395,3 +395,37 @@ async def test_the_rivals_megaphone_never_reaches_the_screen() -> None:
         text = app.screen_text()
         assert "Bot 2 📣 Voy" in text  # ...the partner is heard
         assert "Bot 1 📣" not in text and "Bot 3 📣" not in text  # the rivals are not
+
+
+def test_a_closed_hand_in_the_log_counts_only_the_points_scored() -> None:
+    from truco.tui.render import hand_result_markup
+    from truco.view import PublicHand
+
+    # Us had 14 of 15: the envido's 2 reach 15 (one beyond it), the truco's point is dropped
+    hand = PublicHand(
+        index=4,
+        mano=0,
+        why=((0, "envido", 2), (0, "truco", 1)),
+        points=(3, 0),
+        score=(15, 9),
+        chicos=(1, 0),
+        played=(),
+        revealed=(),
+    )
+    text = hand_result_markup(hand, ("You", "Bot 1"), ("Us", "Them"), (14, 9), 15)
+    assert "— Hand 5: Us +1 (15-9)" in text and "+3" not in text.splitlines()[0]
+    assert "1 point beyond it dropped" in text and "the chico was already won" in text
+
+
+@headless
+async def test_the_record_viewer_names_the_hand_it_shows() -> None:
+    record = load_record((RECORDS / "02_envido_then_truco.json").read_bytes())
+    viewer = RecordViewer(record)
+    app = TrucoApp(viewer, delay=0)
+    end_of_first = max(i for i, (_g, hand, _a) in enumerate(viewer.steps) if hand == 0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        while viewer.index < end_of_first:
+            await pilot.press("right")
+        log = app.query_one("#log").render().plain
+        assert log.splitlines()[0].startswith("Hand 1,")  # not "Hand 2" above hand 1
+        assert "— Hand 1:" in log  # and what it scored, once closed
