@@ -36,6 +36,7 @@ from .keys import (
     MEGAPHONE_KEY,
     call_label,
 )
+from .reasons import translate_reason
 from .session import BotTurn, TableSession
 from .viewer import RecordViewer
 from .widgets import HelpScreen, KeyButton, MegaphoneScreen, Panel, QuitScreen
@@ -449,7 +450,9 @@ class TrucoApp(App[None]):
             self.say(_("The hand is over: press Enter for the next one."))
             return
         reason = self.session.act(action)
-        self.message = _("Not now: {reason}").format(reason=reason) if reason else ""
+        self.message = (
+            _("Not now: {reason}").format(reason=translate_reason(reason)) if reason else ""
+        )
         self.refresh_table()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
