@@ -15,7 +15,7 @@ from truco.record import load_record, replay
 from truco.rl import CHANCE_PLAYER_ID, TERMINAL_PLAYER_ID, TrucoGame
 from truco.rl.game import action_to_string
 
-RECORD_MD = Path("/work/shared/RECORD.md")
+RECORD_MD = Path(__file__).resolve().parents[1] / "docs" / "record-format.md"
 ALL_TABLES = [{"players": p, "flor": f} for p in (2, 4, 6) for f in (False, True)] + [
     {"players": 6, "pica_pica": True}
 ]
@@ -56,7 +56,7 @@ def test_action_enumeration_round_trips_with_the_record_notation() -> None:
             assert f"`{word}" in text or f"`{token}`" in text, token
     assert tokens[0] == "play 1e" and tokens[39] == "play 12c"
     assert tokens[52] == "mazo" and tokens[60] == "say no-tengo-nada"
-    if text:  # every token of RECORD.md's table of actions is in the enumeration
+    if text:  # every token of docs/record-format.md's table of actions is in the enumeration
         table = text.split("## Actions")[1].split("## Record")[0]
         rows = [r for r in table.splitlines() if r.startswith("| `")]
         for row in rows:

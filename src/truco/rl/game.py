@@ -8,7 +8,7 @@ every rule: this module only translates.
 ``0..39`` play that card (``truco.cards`` numbering), 40 envido, 41 real envido, 42 falta
 envido, 43 flor, 44 contraflor, 45 contraflor al resto, 46 con flor me achico, 47 truco,
 48 retruco, 49 vale cuatro, 50 quiero, 51 no quiero, 52 mazo, 53..60 the megaphone words.
-``action_to_string`` gives the token of RECORD.md.
+``action_to_string`` gives the token of docs/record-format.md.
 
 **Chance nodes** (``current_player() == CHANCE_PLAYER_ID``), each outcome uniform:
 
@@ -499,7 +499,7 @@ class TrucoState:
 
     # ------------------------------------------------------------------ records
     def to_record(self, headers: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The episode so far as a ``truco-record/1`` object (RECORD.md); a hand still
+        """The episode so far as a ``truco-record/1`` object (docs/record-format.md); a hand still
         being dealt is kept under ``headers["rl_dealing"]``, the partner picked to answer
         (before answering) under ``headers["rl_answers"]``."""
         all_headers = dict(headers or {})
