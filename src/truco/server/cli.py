@@ -9,7 +9,11 @@ from typing import Any
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
-        "serve", help="run the online table (open the printed address in a browser)"
+        "serve",
+        help="run the online table (open the printed address in a browser)",
+        description="Run the online table on one process: the lobby, the tables, the bots "
+        "and the page, with every match saved in the database. The address to open is "
+        "printed once the server listens.",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
@@ -91,9 +95,11 @@ def register(subparsers: Any) -> None:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
+    from sqlalchemy.exc import SQLAlchemyError
 
     from .app import create_app
     from .config import ServerConfig
+    from .serving import AnnouncingServer, first_line, listening_socket
 
     config = ServerConfig(
         db_url=args.db,
@@ -111,13 +117,24 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         secure_cookies=args.secure_cookies,
     )
     try:
+        sock = listening_socket(args.host, args.port)
+    except OSError as exc:
+        where = f"{args.host}:{args.port}"
+        print(f"truco serve: cannot listen on {where}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    try:
         app = create_app(config)
     except ValueError as exc:
         print(f"truco serve: {exc}", file=sys.stderr)
+        sock.close()
         return 2
-    print(
-        f"Truco Argento: open http://{args.host}:{args.port}/ in a browser (Ctrl+C stops)",
-        flush=True,
+    except SQLAlchemyError as exc:
+        print(f"truco serve: cannot use the database {args.db}: {first_line(exc)}", file=sys.stderr)
+        sock.close()
+        return 2
+    server = AnnouncingServer(
+        uvicorn.Config(app, log_level="warning", ws_max_size=1 << 16),
+        address=f"http://{args.host}:{sock.getsockname()[1]}/",
     )
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws_max_size=1 << 16)
-    return 0
+    server.run(sockets=[sock])
+    return 0 if server.started else 1
