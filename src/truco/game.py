@@ -112,6 +112,24 @@ _NOT_NOW = "not allowed now"
 _FLOR_WORDS = (FLOR, CONTRAFLOR, CONTRAFLOR_AL_RESTO, CON_FLOR_ME_ACHICO)
 
 
+def _why_no_raise(level: int, accepted_by_us: bool) -> str | None:
+    """Why a seat may not call the next truco level on its turn, or ``None``: vale cuatro
+    is the top, and once a call is accepted only the accepting team raises."""
+    if level == 3:
+        return "vale cuatro is the highest call"
+    if level and not accepted_by_us:
+        return "only the team that accepted the last call may raise"
+    return None
+
+
+# _RAISE_COLUMN[truco level][the seat's team accepted it]: the column of _TURN_CALLS,
+# 3 where the seat may not raise; a table of _why_no_raise, read on every turn.
+_RAISE_COLUMN = tuple(
+    tuple(level if _why_no_raise(level, ours) is None else 3 for ours in (False, True))
+    for level in range(4)
+)
+
+
 def _why_not_after(envido_calls: list[Action], call: Action) -> str:
     """Why ``call`` may not follow the envido chain (see :func:`scoring.envido_raises`)."""
     if envido_calls[-1] == FALTA_ENVIDO:
@@ -478,20 +496,17 @@ class Game:
         if pending:
             kind, team, level = pending[-1]
             acts = self._answers(seat, kind, level) if seat & 1 == team else []
-        elif seat == self.turn:
-            acts = self._turn_actions(seat)
-        else:
+        elif seat != self.turn:
             acts = []
+        elif self.must_sing_flor(seat):
+            acts = [FLOR, MAZO]
+        else:  # on its turn: its cards, the envido if open to it, the next truco call, mazo
+            envido_open = self.why_envido_closed() is None and self.is_pie(seat)
+            raise_column = _RAISE_COLUMN[self.truco_level][self.truco_owner == seat & 1]
+            acts = self.cards[seat] + _TURN_CALLS[envido_open][raise_column]
         if megaphone and self.why_no_megaphone() is None:
             return acts + _SAYS
         return acts
-
-    def _turn_actions(self, seat: Seat) -> list[Action]:
-        if self.must_sing_flor(seat):
-            return [FLOR, MAZO]
-        envido_open = self.why_envido_closed() is None and self.is_pie(seat)
-        level = self.truco_level if self.why_no_raise(seat) is None else 3  # 3: no raise
-        return self.cards[seat] + _TURN_CALLS[envido_open][level]
 
     def _answers(self, seat: Seat, kind: CallKind, level: int) -> list[Action]:
         if kind == P_TRUCO:
@@ -556,14 +571,9 @@ class Game:
         return False
 
     def why_no_raise(self, seat: Seat) -> str | None:
-        """Why ``seat`` may not call the next truco level on its turn, or ``None``:
-        vale cuatro is the top, and once a call is accepted only the accepting team raises."""
-        level = self.truco_level
-        if level == 3:
-            return "vale cuatro is the highest call"
-        if level and self.truco_owner != seat & 1:
-            return "only the team that accepted the last call may raise"
-        return None
+        """Why ``seat`` may not call the next truco level on its turn, or ``None``
+        (see :func:`_why_no_raise`)."""
+        return _why_no_raise(self.truco_level, self.truco_owner == seat & 1)
 
     def why_no_megaphone(self) -> str | None:
         """Why nobody may use the team megaphone now, or ``None``: only 2v2 and 3v3
