@@ -46,6 +46,8 @@ def server() -> Any:
         max_tables_per_address=100,
         bot_workers=1,
         bot_seconds=60,  # the timeout's fallback has its own test
+        rate_per_second=1000,  # a script plays much faster than a person
+        rate_burst=1000,
     )
     with LiveServer(config) as live:
         yield live

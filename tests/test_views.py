@@ -50,6 +50,7 @@ FIELDS: dict[str, dict[str, str]] = {
     "PublicHand": {
         "index": PUBLIC, "mano": PUBLIC, "why": PUBLIC, "points": PUBLIC, "score": PUBLIC,
         "chicos": PUBLIC, "played": PAIRS, "revealed": REVEALED, "showdowns": NESTED,
+        "actions": LOG,
     },
     "PendingCall": {"kind": PUBLIC, "team": PUBLIC, "level": PUBLIC, "chain": PUBLIC},
     "Declaration": {"seat": PUBLIC, "tanto": PUBLIC},
@@ -218,6 +219,9 @@ def check_last_hand_field(game: Game, kind: str, value: Any) -> None:
     if kind == PAIRS:
         for s, c in value:
             assert (s, c) in last.actions and c in last.deal[s]
+        return
+    if kind == LOG:  # the closed hand's public actions: no megaphone word at all
+        assert value == tuple((s, a) for s, a in last.actions if not is_say(a))
         return
     assert kind == REVEALED, kind
     check_revealed(game.rules, last.deal, last.showdowns, last.why, value)

@@ -17,7 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from . import api, live
+from . import analysis_api, api, live
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import Server
@@ -98,6 +98,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.include_router(pages)
     app.include_router(api.router)
     app.include_router(live.router)
+    app.include_router(analysis_api.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(HttpLimits, rate=config.http_rate, write_rate=config.http_write_rate)
     return app

@@ -1,5 +1,8 @@
+import { analysisPanel } from "./analysis.js";
 // Truco Argento: the browser page. It renders what the server sends (each seat's own
 // view) and shows buttons only for the legal actions the server lists: no rule lives here.
+
+import { FairDeals } from "./fairness.js";
 
 const $ = (sel, root = document) => root.querySelector(sel);
 const app = $("#app");
@@ -161,6 +164,7 @@ class TableScreen {
     this.closedByUs = false;
     this.clockTimer = null;
     this.clockEnd = 0;
+    this.fair = new FairDeals(() => this.state && this.render());  // commitments, verified decks
   }
 
   async open() {
@@ -197,6 +201,7 @@ class TableScreen {
     if (msg.type !== "state") return;
     this.version = msg.v;
     this.state = msg;
+    this.fair.receive(msg);
     if (msg.full) {  // start the log again from what the view holds: the hand so far
       this.log = (msg.view?.log || []).map(([s, a]) => `${this.name(s)}: ${actionText(a)}`);
     }
@@ -269,7 +274,7 @@ class TableScreen {
     const parts = [head, el("div", { id: "banner", class: "banner" }), board];
     if (view && you.seat !== null) parts.push(this.myHand(), this.buttons());
     if (you.seat === null && table.status !== "waiting") parts.push(el("p", { class: "muted spectating" }, "Estás mirando la mesa."));
-    parts.push(el("div", { class: "side" }, this.lastHandPanel(), this.logPanel()));
+    parts.push(el("div", { class: "side" }, this.lastHandPanel(), this.fair.panel(), this.logPanel()));
     app.replaceChildren(el("div", { class: "table-screen" }, ...parts));
     this.runClock();
   }
@@ -458,7 +463,7 @@ async function showReplay(id) {
         el("button", { onclick: () => { i = data.steps.length - 1; draw(); } }, "Fin")),
       ...rows, bazas, closed ?? "", el("a", { href: "/", class: "button" }, "Volver"));
   };
-  app.replaceChildren(screen);
+  app.replaceChildren(screen, analysisPanel(id, seats, (step) => { i = step; draw(); }));
   draw();
 }
 
