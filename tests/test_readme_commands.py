@@ -97,7 +97,8 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venv]:
 
 
 def test_the_two_commands_are_the_ones_tested() -> None:
-    two = readme_block("## Two commands")
+    start = README.index("## Two commands")
+    two = README[start : README.index("\n## ", start + 1)]
     assert (
         "python3 -m venv .venv && .venv/bin/pip install -e '.[server]' && .venv/bin/truco serve"
         in two
@@ -149,6 +150,19 @@ def test_play_installs_and_serves(venv: Venv, tmp_path: Path) -> None:
             assert page.status == 200 and b"<html" in page.read().lower()
     finally:
         server.stop()
+
+
+def test_the_test_command_installs_and_collects_the_suite(venv: Venv) -> None:
+    pip_install(venv, ".[test]")
+    done = subprocess.run(
+        [venv.bin("python"), "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert re.search(r"\d{3,} tests? collected", done.stdout), done.stdout[-500:]
 
 
 def test_replay_and_bench_as_the_engine_section_shows(venv: Venv) -> None:
