@@ -173,7 +173,8 @@ class ChaosRun:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "truco.cli", "serve", "--port", str(self.port),
              "--db", self.db_url, "--turn-seconds", "0", "--bot-delay", "0",
-             "--reconnect-seconds", "3600"],
+             "--reconnect-seconds", "3600", "--http-rate", "1000000/minute",
+             "--http-write-rate", "1000000/minute", "--max-tables-per-address", "1000"],
             stdout=log, stderr=log, env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )  # fmt: skip
         log.close()
@@ -273,14 +274,13 @@ class ChaosRun:
         """Connect (with ``since``), follow the states, act when the seat may; reconnect
         after every drop, until the match is over."""
         while not self.done and not seen.over:
-            query = [f"since={seen.version}"] + ([f"token={token}"] if token else [])
             try:
                 async with websockets.connect(
-                    f"{self.ws}/ws/{table_id}?{'&'.join(query)}",
-                    open_timeout=5,
-                    max_size=None,
-                    close_timeout=1,
+                    f"{self.ws}/ws/{table_id}", open_timeout=5, max_size=None, close_timeout=1
                 ) as ws:
+                    await ws.send(
+                        json.dumps({"type": "hello", "token": token, "since": seen.version})
+                    )
                     seen.connections += 1
                     first = True
                     last: dict[str, Any] | None = None
