@@ -7,8 +7,9 @@ import json
 import sys
 from typing import Any
 
-from ..record import RecordError, load_record, replay
-from .engine import DEFAULT_WORLDS, analyze
+from ..actions import action_token
+from ..record import Record, RecordError, load_record, replay
+from .engine import DEFAULT_WORLDS, Analysis, analyze
 
 
 def register(subparsers: Any) -> None:
@@ -28,6 +29,9 @@ def register(subparsers: Any) -> None:
         help=f"worlds sampled per decision, the cost bound (default {DEFAULT_WORLDS})",
     )
     p.add_argument("--json", action="store_true", help="print the analysis as one JSON object")
+    p.add_argument(
+        "--show", action="store_true", help="step through the record with the grades marked"
+    )
     p.set_defaults(func=run_analyze)
 
 
@@ -59,8 +63,30 @@ def run_analyze(args: argparse.Namespace) -> int:
     if not 1 <= args.worlds <= 2000:
         return _fail(f"--worlds must be between 1 and 2000, got {args.worlds}")
     analysis = analyze(record, seats, seed=args.seed, worlds=args.worlds)
+    if args.show:
+        return _show(record, analysis)
     if args.json:
         print(json.dumps(analysis.to_json(), ensure_ascii=False))
     else:
         print(analysis.text())
+    return 0
+
+
+def marks_text(analysis: Analysis) -> dict[tuple[int, int], str]:
+    """One line per graded decision, by (hand, action number), for the record viewer."""
+    return {
+        key: f"{d.grade.upper()}: seat {d.seat} {action_token(d.chosen)} "
+        f"(-{d.loss:.2f}), better {action_token(d.best)}"
+        for key, d in analysis.marks().items()
+        if d.grade is not None
+    }
+
+
+def _show(record: Record, analysis: Analysis) -> int:
+    try:
+        from ..tui.app import TrucoApp
+        from ..tui.viewer import RecordViewer
+    except ImportError:
+        return _fail("--show needs the terminal extra: pip install 'truco[tui]'")
+    TrucoApp(RecordViewer(record, marks_text(analysis))).run()
     return 0

@@ -23,8 +23,10 @@ class RecordViewer:
     mode = "show"
     seat: int | None = None  # a record is read as a spectator, every hand open
 
-    def __init__(self, record: Record) -> None:
+    def __init__(self, record: Record, marks: Mapping[tuple[int, int], str] | None = None) -> None:
         self.rules = record.rules
+        #: notes on some actions, by (hand, action number): ``truco analyze --show``'s grades
+        self.marks: Mapping[tuple[int, int], str] = marks or {}
         seats = record.headers.get("seats")
         n = record.rules.players
         if isinstance(seats, list) and len(seats) == n and all(isinstance(x, str) for x in seats):
@@ -106,6 +108,9 @@ class RecordViewer:
         _, hand, action = self.steps[self.index]
         where = "deal" if action < 0 else f"action {action + 1}"
         text = f"step {self.index + 1}/{len(self.steps)} · hand {hand + 1}, {where}"
+        mark = self.marks.get((hand, action))
+        if mark:
+            text += f" · {mark}"
         if self.error and self.index == len(self.steps) - 1:
             text += f" · stops: {self.error}"
         return text
