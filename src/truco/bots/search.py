@@ -164,7 +164,7 @@ class SearchBot(Bot):
         evaluation = self.evaluate(view, candidates, rules)
         if not self.method.cautious:
             return evaluation.best()
-        return self._cautious_choice(evaluation)
+        return self.cautious_choice(evaluation)
 
     def evaluate(self, view: SeatView, candidates: Sequence[int], rules: Rules) -> Evaluation:
         """Every action of ``candidates`` (at least one) played out in the same sampled
@@ -192,7 +192,7 @@ class SearchBot(Bot):
             tuple(candidates), tuple(values), tuple(errors), n, tuple(map(tuple, samples))
         )
 
-    def _cautious_choice(self, evaluation: Evaluation) -> int:
+    def cautious_choice(self, evaluation: Evaluation) -> int:
         """The best quiet action, unless a risky call beats it by ``cautious`` errors."""
         actions, values, samples = evaluation.actions, evaluation.values, evaluation.samples
         quiet = [i for i, a in enumerate(actions) if a not in RISKY]
