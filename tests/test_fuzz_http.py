@@ -15,8 +15,8 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis.generation.modes import GenerationMode
 
+from server_testing import LiveServer, guest_token
 from truco.server import ServerConfig
-from truco.server.testing import LiveServer, guest_token
 
 EXAMPLES = int(os.environ.get("TRUCO_FUZZ_EXAMPLES", "25"))
 

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
+from server_testing import LiveServer, TableClient, create_table, drain, guest_token
 from truco.server import ServerConfig
 from truco.server.protocol import MESSAGE_TYPES, ProtocolError, parse_client_message
-from truco.server.testing import LiveServer, TableClient, create_table, drain, guest_token
 
 EXAMPLES = int(os.environ.get("TRUCO_FUZZ_EXAMPLES", "25"))
 

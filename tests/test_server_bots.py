@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from server_testing import LiveServer, TableClient, create_table, guest_token, play_out
 from truco.bots import SearchBot, make_bot
 from truco.game import Game
 from truco.rules import Rules
@@ -19,7 +20,6 @@ from truco.server import ServerConfig
 from truco.server.bot_pool import BotPool, offered_bots
 from truco.server.lobby import Lobby
 from truco.server.table import Seat, Table
-from truco.server.testing import LiveServer, TableClient, create_table, guest_token, play_out
 from truco.view import seat_view
 
 NOT_OFFERED = [
@@ -46,6 +46,8 @@ def server() -> Any:
         max_tables_per_address=100,
         bot_workers=1,
         bot_seconds=60,  # the timeout's fallback has its own test
+        rate_per_second=1000,  # a script plays much faster than a person
+        rate_burst=1000,
     )
     with LiveServer(config) as live:
         yield live

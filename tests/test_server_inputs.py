@@ -11,8 +11,8 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
+from server_testing import LiveServer, TableClient, create_table, drain, guest_token
 from truco.server import ServerConfig
-from truco.server.testing import LiveServer, TableClient, create_table, drain, guest_token
 
 
 @pytest.fixture(scope="module")

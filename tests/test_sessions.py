@@ -12,10 +12,10 @@ import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
+from server_testing import LiveServer, TableClient, create_table, guest_token
 from truco.server import ServerConfig
 from truco.server.players import TokenSigner
 from truco.server.sessions import COOKIE
-from truco.server.testing import LiveServer, TableClient, create_table, guest_token
 
 
 @pytest.fixture(scope="module")

@@ -47,7 +47,8 @@ class PendingCall:
 
 @dataclass(frozen=True, slots=True)
 class PublicHand:
-    """A closed hand as everyone may see it: the points and the cards shown."""
+    """A closed hand as everyone may see it: the points and the cards shown, and its
+    public actions (every call, answer and card; no megaphone word) in order."""
 
     index: int
     mano: int
@@ -58,6 +59,7 @@ class PublicHand:
     played: tuple[tuple[int, int], ...]
     revealed: tuple[tuple[int, tuple[int, ...]], ...]
     showdowns: tuple[tuple[Declaration, ...], ...] = ()
+    actions: tuple[tuple[int, int], ...] = ()
 
     def to_json(self) -> JSON:
         """The hand as JSON (cards by name); :meth:`from_json` reads it back."""
@@ -71,6 +73,7 @@ class PublicHand:
             "played": _plays_json(self.played),
             "revealed": [[seat, _cards_json(cards)] for seat, cards in self.revealed],
             "showdowns": _showdowns_json(self.showdowns),
+            "actions": [[seat, action_token(a)] for seat, a in self.actions],
         }
 
     @classmethod
@@ -86,6 +89,7 @@ class PublicHand:
             played=_plays(data["played"]),
             revealed=tuple((seat, _cards(cards)) for seat, cards in data["revealed"]),
             showdowns=_showdowns(data.get("showdowns", ())),
+            actions=tuple((seat, parse_action(token)) for seat, token in data.get("actions", ())),
         )
 
 
@@ -298,6 +302,7 @@ def public_hand(result: HandResult) -> PublicHand:
         played=played,
         revealed=result.revealed,
         showdowns=result.showdowns,
+        actions=_visible_log(result.actions, None),
     )
 
 

@@ -38,7 +38,7 @@ GAUNTLET = (*STYLES, "mirror:tight", "mirror:loose")
 #: Bots that live in optional parts of the package, loaded on first use; they take a
 #: level that is not a strength (``linear:PATH`` is a trained policy's file), so the
 #: lobby does not list them.
-PLUGIN_BOTS = {"linear": "truco.rl.policy_bot"}
+PLUGIN_BOTS = {"linear": "truco.rl.policy_bot", "ppo": "truco.rl.policy_bot"}
 
 
 def make_bot(spec: str, seed: int | None = None) -> Bot:

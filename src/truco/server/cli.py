@@ -9,7 +9,11 @@ from typing import Any
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
-        "serve", help="run the online table (open the printed address in a browser)"
+        "serve",
+        help="run the online table (open the printed address in a browser)",
+        description="Run the online table on one process: the lobby, the tables, the bots "
+        "and the page, with every match saved in the database. The address to open is "
+        "printed once the server listens.",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
@@ -60,6 +64,12 @@ def register(subparsers: Any) -> None:
         help="live tables one guest may have open (default 3)",
     )
     p.add_argument(
+        "--max-tables-per-address",
+        type=int,
+        default=10,
+        help="live tables the guests of one address may have open (default 10)",
+    )
+    p.add_argument(
         "--session-days",
         type=float,
         default=7.0,
@@ -71,6 +81,11 @@ def register(subparsers: Any) -> None:
         help="API requests and socket openings per address (default 300/minute)",
     )
     p.add_argument(
+        "--http-write-rate",
+        default="20/minute",
+        help="new guests, renewals and new tables per address (default 20/minute)",
+    )
+    p.add_argument(
         "--secure-cookies",
         action="store_true",
         help="mark the session cookie Secure (when served over https)",
@@ -80,9 +95,11 @@ def register(subparsers: Any) -> None:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
+    from sqlalchemy.exc import SQLAlchemyError
 
     from .app import create_app
     from .config import ServerConfig
+    from .serving import AnnouncingServer, first_line, listening_socket
 
     config = ServerConfig(
         db_url=args.db,
@@ -93,18 +110,31 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         bot_workers=args.bot_workers,
         bot_seconds=args.bot_seconds,
         max_tables_per_guest=args.max_tables_per_guest,
+        max_tables_per_address=args.max_tables_per_address,
         session_seconds=args.session_days * 24 * 3600,
         http_rate=args.http_rate,
+        http_write_rate=args.http_write_rate,
         secure_cookies=args.secure_cookies,
     )
+    try:
+        sock = listening_socket(args.host, args.port)
+    except OSError as exc:
+        where = f"{args.host}:{args.port}"
+        print(f"truco serve: cannot listen on {where}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     try:
         app = create_app(config)
     except ValueError as exc:
         print(f"truco serve: {exc}", file=sys.stderr)
+        sock.close()
         return 2
-    print(
-        f"Truco Argento: open http://{args.host}:{args.port}/ in a browser (Ctrl+C stops)",
-        flush=True,
+    except SQLAlchemyError as exc:
+        print(f"truco serve: cannot use the database {args.db}: {first_line(exc)}", file=sys.stderr)
+        sock.close()
+        return 2
+    server = AnnouncingServer(
+        uvicorn.Config(app, log_level="warning", ws_max_size=1 << 16),
+        address=f"http://{args.host}:{sock.getsockname()[1]}/",
     )
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws_max_size=1 << 16)
-    return 0
+    server.run(sockets=[sock])
+    return 0 if server.started else 1

@@ -2,7 +2,7 @@
 server sends. ``docs/protocol.md`` describes it for other clients (the terminal game).
 
 Cards travel in the record notation (``"1e"``) and actions as record tokens
-(``"play 1e"``, ``"real-envido"``): the notation of RECORD.md is the wire format too.
+(``"play 1e"``, ``"real-envido"``): the notation of docs/record-format.md is the wire format too.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from ..actions import ActionError, action_token, parse_action
-from ..cards import card_name
 from ..view import PublicHand, SeatView
 from .players import MAX_TOKEN
 
