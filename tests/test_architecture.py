@@ -24,7 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("view", "events", "record", "truco"),  # what a seat sees, a hand's story, records; the API
     ("determinize", "bench"),  # worlds consistent with a view; the engine's speed
     ("bots",),  # players that see only their view
-    ("arena",),  # bots against bots
+    ("arena", "analysis"),  # bots against bots; a match's decisions weighed
     ("server", "tui", "rl"),  # the front ends: none imports another
     ("cli",),  # the ``truco`` command, which finds the front ends' commands
 )

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from ..actions import action_token
-from ..record import Record, RecordError, load_record, replay
+from ..record import RecordError, load_record, replay
 from .engine import DEFAULT_WORLDS, Analysis, analyze
 
 
@@ -29,9 +29,7 @@ def register(subparsers: Any) -> None:
         help=f"worlds sampled per decision, the cost bound (default {DEFAULT_WORLDS})",
     )
     p.add_argument("--json", action="store_true", help="print the analysis as one JSON object")
-    p.add_argument(
-        "--show", action="store_true", help="step through the record with the grades marked"
-    )
+
     p.set_defaults(func=run_analyze)
 
 
@@ -63,8 +61,6 @@ def run_analyze(args: argparse.Namespace) -> int:
     if not 1 <= args.worlds <= 2000:
         return _fail(f"--worlds must be between 1 and 2000, got {args.worlds}")
     analysis = analyze(record, seats, seed=args.seed, worlds=args.worlds)
-    if args.show:
-        return _show(record, analysis)
     if args.json:
         print(json.dumps(analysis.to_json(), ensure_ascii=False))
     else:
@@ -80,13 +76,3 @@ def marks_text(analysis: Analysis) -> dict[tuple[int, int], str]:
         for key, d in analysis.marks().items()
         if d.grade is not None
     }
-
-
-def _show(record: Record, analysis: Analysis) -> int:
-    try:
-        from ..tui.app import TrucoApp
-        from ..tui.viewer import RecordViewer
-    except ImportError:
-        return _fail("--show needs the terminal extra: pip install 'truco[tui]'")
-    TrucoApp(RecordViewer(record, marks_text(analysis))).run()
-    return 0
