@@ -2,6 +2,8 @@ import { analysisPanel } from "./analysis.js";
 // Truco Argento: the browser page. It renders what the server sends (each seat's own
 // view) and shows buttons only for the legal actions the server lists: no rule lives here.
 
+import { FairDeals } from "./fairness.js";
+
 const $ = (sel, root = document) => root.querySelector(sel);
 const app = $("#app");
 
@@ -52,12 +54,14 @@ const actionText = (token) => {
 const identity = {
   player: null,
   get name() { return this.player?.name || localStorage.getItem("truco.name") || ""; },
-  async ensure() {
-    if (this.player) return this.player;
+  async resume() { // a session from an earlier visit gets a new expiry
     localStorage.removeItem("truco.token"); // tokens of older versions of this page
     const renewed = await fetch("/api/session/renew", { method: "POST" });
-    if (renewed.ok) return this.remember(await renewed.json());
-    return this.rename(this.name || "Invitado");
+    if (renewed.ok) this.remember(await renewed.json());
+    return this.player;
+  },
+  async ensure() {
+    return this.player || (await this.resume()) || this.rename(this.name || "Invitado");
   },
   async rename(name) {
     const res = await fetch("/api/guest", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name }) });
@@ -162,6 +166,7 @@ class TableScreen {
     this.closedByUs = false;
     this.clockTimer = null;
     this.clockEnd = 0;
+    this.fair = new FairDeals(() => this.state && this.render());  // commitments, verified decks
   }
 
   async open() {
@@ -198,6 +203,7 @@ class TableScreen {
     if (msg.type !== "state") return;
     this.version = msg.v;
     this.state = msg;
+    this.fair.receive(msg);
     if (msg.full) {  // start the log again from what the view holds: the hand so far
       this.log = (msg.view?.log || []).map(([s, a]) => `${this.name(s)}: ${actionText(a)}`);
     }
@@ -270,7 +276,7 @@ class TableScreen {
     const parts = [head, el("div", { id: "banner", class: "banner" }), board];
     if (view && you.seat !== null) parts.push(this.myHand(), this.buttons());
     if (you.seat === null && table.status !== "waiting") parts.push(el("p", { class: "muted spectating" }, "Estás mirando la mesa."));
-    parts.push(el("div", { class: "side" }, this.lastHandPanel(), this.logPanel()));
+    parts.push(el("div", { class: "side" }, this.lastHandPanel(), this.fair.panel(), this.logPanel()));
     app.replaceChildren(el("div", { class: "table-screen" }, ...parts));
     this.runClock();
   }
@@ -489,4 +495,4 @@ $("#name").addEventListener("change", async (ev) => {
   await identity.rename(ev.target.value);
   if (current) { current.close(); current = new TableScreen(current.id); window.truco = current; await current.open(); }
 });
-route();
+identity.resume().finally(route);
