@@ -54,12 +54,14 @@ const actionText = (token) => {
 const identity = {
   player: null,
   get name() { return this.player?.name || localStorage.getItem("truco.name") || ""; },
-  async ensure() {
-    if (this.player) return this.player;
+  async resume() { // a session from an earlier visit gets a new expiry
     localStorage.removeItem("truco.token"); // tokens of older versions of this page
     const renewed = await fetch("/api/session/renew", { method: "POST" });
-    if (renewed.ok) return this.remember(await renewed.json());
-    return this.rename(this.name || "Invitado");
+    if (renewed.ok) this.remember(await renewed.json());
+    return this.player;
+  },
+  async ensure() {
+    return this.player || (await this.resume()) || this.rename(this.name || "Invitado");
   },
   async rename(name) {
     const res = await fetch("/api/guest", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name }) });
@@ -493,4 +495,4 @@ $("#name").addEventListener("change", async (ev) => {
   await identity.rename(ev.target.value);
   if (current) { current.close(); current = new TableScreen(current.id); window.truco = current; await current.open(); }
 });
-route();
+identity.resume().finally(route);
