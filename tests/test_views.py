@@ -45,11 +45,13 @@ FIELDS: dict[str, dict[str, str]] = {
         "turn": PUBLIC, "actors": PUBLIC, "legal": LEGAL, "pending": NESTED,
         "truco_level": PUBLIC, "truco_owner": PUBLIC, "envido_open": PUBLIC,
         "showdowns": NESTED, "flor_sung": PUBLIC, "in_hand": PUBLIC, "pica_pica": PUBLIC,
-        "round_seats": PUBLIC, "log": LOG, "last_hand": NESTED,
+        "round_seats": PUBLIC, "log": LOG, "last_hand": NESTED, "notes": PUBLIC,
+        "scored": PUBLIC,
     },
     "PublicHand": {
         "index": PUBLIC, "mano": PUBLIC, "why": PUBLIC, "points": PUBLIC, "score": PUBLIC,
         "chicos": PUBLIC, "played": PAIRS, "revealed": REVEALED, "showdowns": NESTED,
+        "notes": PUBLIC,
     },
     "PendingCall": {"kind": PUBLIC, "team": PUBLIC, "level": PUBLIC, "chain": PUBLIC},
     "Declaration": {"seat": PUBLIC, "tanto": PUBLIC},
@@ -429,6 +431,32 @@ def test_envido_winner_cards_are_shown_when_the_hand_closes() -> None:
             x for _, x in view.last_hand.played
         }
         assert c("12b") not in shown
+
+
+def test_the_envido_winner_and_points_are_in_the_view_at_the_showdown() -> None:
+    # the points wait for the close to reach the score, but every seat knows them now
+    game = new_game("7o 6o 4c", "1e 2e 12b")
+    play(game, "0 envido; 1 quiero")
+    for seat in (0, 1, None):
+        view = seat_view(game, seat)
+        assert view.score == (0, 0)
+        assert view.notes == ((2, "envido", (0, 2)),)
+        assert view.scored == ((0, "envido", 2),)
+    play(game, "0 play 4c; 1 play 1e")
+    view = seat_view(game, None)
+    assert view.notes[-1] == (4, "baza", (0, 1, 1))  # baza 1 to team 1, by seat 1
+    play(game, "1 play 2e; 0 mazo")
+    last = seat_view(game, 0).last_hand
+    assert last is not None
+    assert [kind for _, kind, _ in last.notes] == ["envido", "baza", "round"]
+    assert seat_view(game, 0).notes == () and seat_view(game, 0).scored == ()  # a new hand
+
+
+def test_a_refused_envido_is_scored_in_the_view_before_the_close() -> None:
+    game = new_game("7o 6o 4c", "1e 2e 12b")
+    play(game, "0 real-envido; 1 no-quiero")
+    assert seat_view(game, 1).scored == ((0, "envido", 1),)
+    assert seat_view(game, 1).notes == ()  # no showdown: nothing settled by comparison
 
 
 def test_envido_won_by_the_later_declaration_shows_only_the_winner() -> None:

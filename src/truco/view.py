@@ -49,6 +49,8 @@ class PublicHand:
     played: tuple[tuple[int, int], ...]
     revealed: tuple[tuple[int, tuple[int, ...]], ...]
     showdowns: tuple[tuple[Declaration, ...], ...] = ()
+    #: how the hand was settled, step by step (see :attr:`SeatView.notes`)
+    notes: tuple[tuple[int, str, tuple[int, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +85,13 @@ class SeatView:
     round_seats: tuple[int, ...]
     log: tuple[tuple[int, int], ...]
     last_hand: PublicHand | None
+    #: the hand's settlements so far, all public: ``(after, kind, data)`` with kind
+    #: ``baza`` (number, result, winning seat), ``envido`` (winning seat, points),
+    #: ``flor`` (team, points) or ``round`` (team, points); ``after`` counts actions
+    notes: tuple[tuple[int, str, tuple[int, ...]], ...] = ()
+    #: points won in this hand so far, ``(team, source, points)``: they reach the
+    #: score when the hand closes
+    scored: tuple[tuple[int, str, int], ...] = ()
 
     @property
     def team(self) -> int | None:
@@ -122,6 +131,7 @@ def public_hand(result: HandResult) -> PublicHand:
         played=played,
         revealed=result.revealed,
         showdowns=result.showdowns,
+        notes=result.notes,
     )
 
 
@@ -164,4 +174,6 @@ def seat_view(game: Game, seat: int | None) -> SeatView:
         round_seats=() if waiting else game.participants,
         log=_visible_log(actions, seat),
         last_hand=public_hand(game.history[-1]) if game.history else None,
+        notes=() if waiting else tuple(game.notes),
+        scored=() if waiting else tuple(game.why_flor + game.why_envido + game.why_truco),
     )

@@ -124,6 +124,10 @@ def _plays(plays: tuple[tuple[int, int], ...]) -> list[list[Any]]:
     return [[seat, card_name(card)] for seat, card in plays]
 
 
+def _notes(notes: tuple[tuple[int, str, tuple[int, ...]], ...]) -> list[list[Any]]:
+    return [[after, kind, list(data)] for after, kind, data in notes]
+
+
 def public_hand_json(hand: PublicHand) -> dict[str, Any]:
     """A closed hand as everyone may see it (the cards revealed at its close)."""
     return {
@@ -138,6 +142,7 @@ def public_hand_json(hand: PublicHand) -> dict[str, Any]:
         "showdowns": [
             [{"seat": d.seat, "tanto": d.tanto} for d in showdown] for showdown in hand.showdowns
         ],
+        "notes": _notes(hand.notes),
     }
 
 
@@ -179,4 +184,6 @@ def view_json(view: SeatView) -> dict[str, Any]:
         "round_seats": list(view.round_seats),
         "log": [[seat, action_token(a)] for seat, a in view.log],
         "last_hand": None if view.last_hand is None else public_hand_json(view.last_hand),
+        "notes": _notes(view.notes),
+        "scored": [list(w) for w in view.scored],
     }
