@@ -4,9 +4,16 @@ can explain the points before they reach the score."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import tempfile
 
+import websockets
+from websockets.exceptions import ConnectionClosed
+
+from truco.server import ServerConfig
 from truco.server.protocol import public_hand_json, view_json
+from truco.server.testing import LiveServer
 from truco.view import seat_view
 from util import new_game, play
 
@@ -35,3 +42,26 @@ def test_a_closed_hand_keeps_its_notes() -> None:
     assert data["why"] == [[0, "envido", 2], [1, "truco", 1]]
     fresh = view_json(view)
     assert fresh["notes"] == [] and fresh["scored"] == []
+
+
+def test_a_very_long_table_code_gets_the_final_no_table_close() -> None:
+    """The close reason must fit a WebSocket control frame, or the page sees a broken
+    connection and retries forever instead of "no such table"."""
+
+    async def close_code(url: str) -> int | None:
+        try:
+            async with websockets.connect(url) as ws:
+                await ws.recv()
+        except ConnectionClosed as exc:
+            return exc.rcvd.code if exc.rcvd else None
+        return None
+
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        LiveServer(ServerConfig(db_url=f"sqlite:///{tmp}/t.sqlite3")) as server,
+    ):
+        try:
+            for code in ("zzzzzz", "x" * 500):
+                assert asyncio.run(close_code(f"{server.ws_url}/ws/{code}")) == 4404
+        finally:
+            server.stop()

@@ -232,8 +232,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
                 await websocket.close(
                     4410, f"the match is over: its replay is at /replay/{table_id}"
                 )
-            else:
-                await websocket.close(4404, f"no table {table_id!r}")
+            else:  # a close reason is at most 123 bytes: never echo a long code whole
+                await websocket.close(4404, f"no table {table_id[:40]!r}")
             return
         player = signer.verify(token) if token else None
         if token and player is None:
