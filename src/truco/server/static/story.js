@@ -77,6 +77,7 @@ export class Story {
     let text;
     if (token.startsWith("play ")) text = t("log.play", { name: this.seatName(seat), card: cardName(token.slice(5)) });
     else if (token.startsWith("say ")) text = t("log.say", { name: this.seatName(seat), word: t(`word.${token.slice(4)}`) });
+    else if (token === "mazo") text = t("log.mazo", { name: this.seatName(seat) });
     else text = t("log.action", { name: this.seatName(seat), what: t(`call.${token}`) });
     const human = this.table.seats[seat]?.kind === "human";
     return by === "bot" && human ? t("log.by_bot", { text }) : text;
@@ -127,7 +128,7 @@ export class Story {
           const words = hand.showdowns[envidoShown] || [];
           envidoShown += 1;
           const mine = words.find((d) => d.seat === seat && d.tanto !== null);
-          const others = words.filter((d) => d.seat !== seat).map((d) =>
+          const others = words.filter((d) => d.seat % 2 !== seat % 2).map((d) =>
             d.tanto === null ? `${this.seatName(d.seat)}: ${t("showdown.buenas").toLowerCase()}` : `${this.seatName(d.seat)} ${d.tanto}`);
           const beaten = others.length ? t("summary.envido_beaten", { others: joinNames(others) }) : "";
           lines.push(t("summary.envido_won", { ...params, name: this.seatName(seat), tanto: mine ? mine.tanto : "?", beaten }));

@@ -71,7 +71,7 @@ export class TableScreen {
     const wait = Math.min(10, 2 ** (this.attempts - 1));
     this.retryAt = performance.now() + wait * 1000;
     this.retryTimer = setTimeout(() => this.connect(), wait * 1000);
-    this.offline(t("table.offline_text"), true);
+    this.offline(t(this.mySeat === null ? "table.offline_watch" : "table.offline_text"), true);
   }
 
   /** A final problem: say it, stop retrying, offer the way back. */
@@ -171,6 +171,8 @@ export class TableScreen {
         this.notesHand = null;
         this.line(t("log.hand_closed", { n: e.index + 1, why: story.whyLine(e.why) }), "closed");
         this.summarize(e, this.before);
+        // the next hand starts from this score (from nothing when the chico is over)
+        this.before = Math.max(...e.score) >= this.state.table.rules.target ? [0, 0] : e.score.slice();
         return true;
       case "over": this.line(t("log.over", { winner: story.winnerText(e.winner) }), "closed"); break;
       case "away": this.line(e.away ? t("log.away", { name: name(e.seat) }) : t("log.back", { name: name(e.seat) })); break;
@@ -527,7 +529,7 @@ export class TableScreen {
     const nodes = document.querySelectorAll(".clock");
     if (!clock || !nodes.length) return;
     if (!this.live) {  // not live: the countdown stands still
-      nodes.forEach((c) => { c.classList.add("stopped"); $(".clock-text", c).textContent = "⏸"; });
+      nodes.forEach((c) => { c.classList.add("stopped"); $(".clock-text", c).textContent = t("table.clock_stopped"); });
       return;
     }
     const end = performance.now() + clock.remaining * 1000;
