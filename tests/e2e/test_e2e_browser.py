@@ -47,6 +47,7 @@ def new_page(browser: Any, server: LiveServer, name: str, **context: Any) -> Any
     page.set_default_timeout(15000)
     page.on("pageerror", lambda e: print("PAGEERROR", name, e))
     page.goto(server.url + "/")
+    page.wait_for_selector("#create-form")  # the page is ready: its catalog loaded
     page.fill("#name", name)
     page.dispatch_event("#name", "change")
     page.wait_for_function(f"localStorage.getItem('truco.name') === {name!r}")
