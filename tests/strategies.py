@@ -107,8 +107,10 @@ class RandomPolicy:
 
     def choose(self, game: Game) -> tuple[int, int]:
         rng = self.rng
-        if game.n > 2 and rng.random() < self.say_rate:
-            talkers = [s for s in range(game.n) if any(is_say(a) for a in game.legal_actions(s))]
+        if game.players > 2 and rng.random() < self.say_rate:
+            talkers = [
+                s for s in range(game.players) if any(is_say(a) for a in game.legal_actions(s))
+            ]
             if talkers:
                 seat = rng.choice(talkers)
                 return seat, rng.choice([a for a in game.legal_actions(seat) if is_say(a)])

@@ -79,7 +79,7 @@ def test_legal_actions_at_positions(path: Path, index: int, case: dict[str, Any]
     if "seats_to_act" in case:
         acting = {
             s
-            for s in range(game.n)
+            for s in range(game.players)
             if any(not is_say(a) or with_say for a in game.legal_actions(s))
         }
         assert acting == set(case["seats_to_act"])

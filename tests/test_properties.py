@@ -86,7 +86,7 @@ SOURCES = ("flor", "envido", "truco")
 def check_cards(game: Game) -> None:
     """Each seat's remaining cards + its cards played this hand = its dealt cards; three
     distinct cards per seat, all different, all of the deck."""
-    n = game.n
+    n = game.players
     dealt = game.dealt
     assert len(dealt) == n and all(len(h) == 3 for h in dealt)
     flat = [c for h in dealt for c in h]
@@ -97,7 +97,7 @@ def check_cards(game: Game) -> None:
             played[seat].append(action)
     for seat in range(n):
         assert sorted(game.cards[seat] + played[seat]) == sorted(dealt[seat]), seat
-    for baza in game.table:
+    for baza in game.bazas:
         for seat, card in baza:
             assert card in played[seat]
 
@@ -109,19 +109,21 @@ def check_actors(game: Game) -> None:
     assert bool(actors) != game.is_over
     assert len(set(actors)) == len(actors)
     assert not game.needs_deal or game.is_over  # an auto-dealer never leaves a hand waiting
-    for seat in range(game.n):
+    for seat in range(game.players):
         plain = game.legal_actions(seat, megaphone=False)
         full = game.legal_actions(seat)
         assert len(set(full)) == len(full)
         assert not any(is_say(a) for a in plain)
         assert bool(plain) == (seat in actors), (seat, actors, plain)
         says = [a for a in full if a not in plain]
-        may_talk = game.n > 2 and not game.pica_now and not game.is_over and game.in_hand[seat]
+        may_talk = (
+            game.players > 2 and not game.pica_now and not game.is_over and game.in_hand[seat]
+        )
         assert says == (list(SAY_ACTIONS) if may_talk else [])
         assert [a for a in full if not is_say(a)] == plain
     if game.pica_now and not game.is_over:
         assert not any(is_say(a) for _, a in game.actions)
-        a, b = sorted(game.participants)
+        a, b = sorted(game.round_seats)
         assert b == a + 3
 
 
@@ -155,9 +157,9 @@ def check_turn_rules(game: Game) -> None:
     if game.is_over or game.pica_now:
         return
     view = seat_view(game, None)
-    n = game.n
+    n = game.players
     actors = game.actors()
-    table = game.table
+    table = game.bazas
     first_baza = len(table) == 1
     played_first = {s for s, _ in table[0]}
     dealer = (game.mano - 1) % n
@@ -257,7 +259,7 @@ class PicaWatch:
                 a = (mano % 3 + k) % 3
                 pair = sorted((a, a + 3), key=lambda s: (s - mano) % 6)
                 self.expected.append(tuple(pair))
-        seats = tuple(game.participants)
+        seats = tuple(game.round_seats)
         if not self.rounds or self.rounds[-1] != seats:
             self.rounds.append(seats)
             self.starts.append(len(game.actions))
@@ -284,8 +286,8 @@ class ScoreWatch:
     def __call__(self, game: Game) -> None:
         target = self.rules.target
         assert all(0 <= x <= target for x in game.score)
-        assert game.mano == (self.first_mano + game.hand_index) % game.n
-        assert game.dealer_seat == (game.mano - 1) % game.n
+        assert game.mano == (self.first_mano + game.hand_index) % game.players
+        assert game.dealer_seat == (game.mano - 1) % game.players
         if len(game.history) == self.seen:
             # points are only added when a hand closes
             assert game.score == self.start and game.chicos == self.chicos
@@ -455,7 +457,7 @@ class LeaveWatch:
         if action != MAZO or game.pica_now:
             return
         team = seat & 1
-        if any(game.in_hand[s] for s in range(game.n) if s != seat and s & 1 == team):
+        if any(game.in_hand[s] for s in range(game.players) if s != seat and s & 1 == team):
             return  # a teammate plays on
         view = seat_view(game, None)
         pending = view.pending if view.pending is not None and view.pending.team == team else None
@@ -504,7 +506,7 @@ class FlorWatch:
         view = seat_view(game, None)
         pending = view.pending
         team = seat & 1
-        holders = [s for s in range(game.n) if game.in_hand[s] and has_flor(game.dealt[s])]
+        holders = [s for s in range(game.players) if game.in_hand[s] and has_flor(game.dealt[s])]
         if action == FLOR and not self.sung:
             self.sung = True
             if not any(s & 1 != team for s in holders):
@@ -514,7 +516,9 @@ class FlorWatch:
             return
         caller = 1 - pending.team
         if action == MAZO:
-            mates = [s for s in range(game.n) if s != seat and s & 1 == team and game.in_hand[s]]
+            mates = [
+                s for s in range(game.players) if s != seat and s & 1 == team and game.in_hand[s]
+            ]
             if (
                 pending.kind == "flor"
                 and mates
@@ -621,7 +625,7 @@ def test_invariants_at_every_step(rules: Rules, seed: int) -> None:
 
 
 def public_snapshot(game: Game) -> Any:
-    n = game.n
+    n = game.players
     return (
         json.dumps(game_to_record(game)),
         game.actors(),
@@ -643,10 +647,10 @@ def try_illegal(game: Game, rng: random.Random, tries: int) -> None:
     state = deep_state(game)
     for _ in range(tries):
         if rng.random() < 0.1:
-            seat = rng.choice((-1, game.n, game.n + 3))
+            seat = rng.choice((-1, game.players, game.players + 3))
             action = rng.randrange(NUM_ACTIONS)
         else:
-            seat = rng.randrange(game.n)
+            seat = rng.randrange(game.players)
             legal = set(game.legal_actions(seat))
             illegal = [a for a in range(NUM_ACTIONS) if a not in legal]
             action = rng.choice(illegal)
@@ -674,7 +678,7 @@ def test_illegal_actions_raise_and_change_nothing(rules: Rules, seed: int) -> No
 
     play_out(game, policy, on_step)
     try_illegal(game, rng, tries=5)  # after the match, everything is illegal
-    for seat in range(game.n):
+    for seat in range(game.players):
         assert game.legal_actions(seat) == []
 
 
@@ -736,7 +740,7 @@ def test_records_replay_to_the_same_match(rules: Rules, seed: int, stop: int | N
     assert replayed is not None
     assert game_to_record(replayed)["hands"] == record["hands"]
     assert replayed.actors() == game.actors()
-    for seat in [*range(game.n), None]:
+    for seat in [*range(game.players), None]:
         assert seat_view(replayed, seat) == seat_view(game, seat)
     if game.seed is not None:  # a seeded record replays without its deals
         for hand in record["hands"]:

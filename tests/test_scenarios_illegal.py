@@ -22,11 +22,11 @@ FLOR_1V1 = ("7e 6e 5e", "7c 4c 10c")
 
 
 def snapshot(game: Game) -> tuple:
-    seats = list(range(game.n)) + [None]
+    seats = list(range(game.players)) + [None]
     return (
         json.dumps(game_to_record(game), sort_keys=True),
         [seat_view(game, s) for s in seats],
-        [game.legal_actions(s) for s in range(game.n)],
+        [game.legal_actions(s) for s in range(game.players)],
         game.actors(),
         game.score,
         game.chicos,
@@ -367,7 +367,7 @@ def test_every_action_outside_the_legal_list_is_refused_and_changes_nothing(name
         return (
             json.dumps(game_to_record(g), sort_keys=True),
             g.actors(),
-            [g.legal_actions(s) for s in range(g.n)],
+            [g.legal_actions(s) for s in range(g.players)],
             g.score,
             g.chicos,
             len(g.history),
@@ -376,7 +376,7 @@ def test_every_action_outside_the_legal_list_is_refused_and_changes_nothing(name
 
     before = light(game)
     refused_count = 0
-    for seat in range(game.n):
+    for seat in range(game.players):
         allowed = set(game.legal_actions(seat))
         for action in range(NUM_ACTIONS):
             if action in allowed:

@@ -17,7 +17,7 @@ def assert_finished(game: Game, winner: int, chicos: tuple[int, int]) -> None:
     assert game.is_over and game.winner == winner
     assert game.outcome == Outcome(winner, chicos)
     assert game.actors() == ()
-    assert all(game.legal_actions(s) == [] for s in range(game.n))
+    assert all(game.legal_actions(s) == [] for s in range(game.players))
     with pytest.raises(IllegalAction) as info:
         game.apply(0, 52)  # mazo
     assert "over" in info.value.reason

@@ -165,5 +165,5 @@ def test_a_departed_leader_is_replaced_by_the_next_seat_in_the_hand_2v2() -> Non
     game = new_game("3e 4o 5o", "4c 5c 6c", "3b 4e 5e", "4b 5b 6b")
     play(game, "0 play 3e; 1 truco; 0 mazo; 2 quiero")
     play(game, "1 play 4c; 2 play 3b; 3 play 4b")
-    assert game.results == [0]  # seat 0's card still counts for its team
+    assert game.baza_results == [0]  # seat 0's card still counts for its team
     assert game.actors() == (1,)  # "the next seat after it that is still in the hand"

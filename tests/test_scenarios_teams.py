@@ -137,7 +137,7 @@ def test_a_baza_with_all_its_cards_down_is_settled_only_after_the_pending_calls_
     # from the mano: 33 (seat 2), then 25 and 31 are "son buenas"; seat 1 has left
     assert game.showdowns == [(Declaration(2, 33), Declaration(3, None), Declaration(0, None))]
     assert game.actors() == (0, 2)  # then the truco
-    assert game.results == []  # the baza is not settled while a call waits
+    assert game.baza_results == []  # the baza is not settled while a call waits
     play(game, "0 quiero")
-    assert game.results == [1]  # 3c beats 7b and 4c
+    assert game.baza_results == [1]  # 3c beats 7b and 4c
     assert game.actors() == (3,)

@@ -118,7 +118,7 @@ def check_view(game: Game, seat: int | None) -> SeatView:
     revealed (the last closed hand); a spectator's holds no unplayed card at all."""
     view = seat_view(game, seat)
     assert view.seat == seat
-    n = game.n
+    n = game.players
     over = game.is_over
     hidden = {c for s in range(n) if s != seat for c in game.cards[s]}
     plays = [(s, a) for s, a in game.actions if a < 40]
@@ -253,7 +253,7 @@ def test_no_view_shows_an_unrevealed_card(rules: Rules, seed: int) -> None:
     def on_step(g: Game) -> None:
         if rng.random() > 0.4 and not g.is_over and g.actions:
             return  # a sample of the steps; always the first and the last
-        for seat in range(g.n):
+        for seat in range(g.players):
             check_view(g, seat)
         check_view(g, None)
 
@@ -341,18 +341,18 @@ def test_megaphone_words_reach_only_the_speakers_team(
     game = new_game(*hands)
     said = (speaker, parse_action(word))
     play(game, [(speaker, word), (0, "play 4c")])
-    for seat in range(game.n):
+    for seat in range(game.players):
         log = seat_view(game, seat).log
         assert (0, c("4c")) in log
         assert (said in log) == (seat % 2 == speaker % 2), seat
     assert said not in seat_view(game, None).log
     # and the words stay out of every later view of the rivals, also after the hand
-    if game.n == 4:
+    if game.players == 4:
         play(game, "1 mazo; 2 play 7e; 3 mazo")
     else:
         play(game, "1 mazo; 2 play 7e; 3 mazo; 4 play 1e; 5 mazo")
     assert game.history and said in game.history[-1].actions
-    for seat in range(game.n):
+    for seat in range(game.players):
         if seat % 2 != speaker % 2:
             assert said not in seat_view(game, seat).log
 

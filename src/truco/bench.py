@@ -42,7 +42,7 @@ def play_random_matches(rules: Rules, seconds: float, seed: int | None = None) -
         actors = game.actors
         legal_actions = game.legal_actions
         apply = game.push
-        while game.winner < 0:
+        while game.winner is None:
             seats = actors()
             seat = seats[0] if len(seats) == 1 else seats[randbelow(len(seats))]
             legal = legal_actions(seat, False)

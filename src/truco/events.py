@@ -9,8 +9,14 @@ hot path allocates nothing for them. For logs, servers, the terminal and replays
 >>> game.deal(((c("1e"), c("3c"), c("4b")), (c("2o"), c("5c"), c("6e"))))
 >>> for seat, token in [(0, "envido"), (1, "quiero"), (0, "play 1e"), (1, "play 2o")]:
 ...     game.play(seat, token)
->>> [e.text for e in hand_events(game, 1)]
-['seat 0: envido', 'seat 1: quiero', 'envido: seat 1 wins with 6, 2 points', 'seat 0: play 1e', 'seat 1: play 2o', 'baza 1: seat 0 wins it']
+>>> for event in hand_events(game, 1):
+...     print(event.text)
+seat 0: envido
+seat 1: quiero
+envido: seat 1 wins with 6, 2 points
+seat 0: play 1e
+seat 1: play 2o
+baza 1: seat 0 wins it
 """
 
 from __future__ import annotations
@@ -19,7 +25,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .actions import action_token, is_say
-from .game import PARDA, Declaration, Game, HandResult
+from .game import Declaration, Game, HandResult
+from .vocabulary import PARDA
 
 
 @dataclass(frozen=True, slots=True)

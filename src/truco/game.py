@@ -11,7 +11,8 @@ action raises :class:`IllegalAction` naming the reason and leaves the state unto
 >>> game.actors()
 (0,)
 >>> game.play(0, "envido"); game.play(1, "quiero")
->>> game.play(0, "play 1e"); game.play(1, "play 2o"); game.play(0, "play 3c"); game.play(1, "play 5c")
+>>> for seat, card in [(0, "1e"), (1, "2o"), (0, "3c"), (1, "5c")]:
+...     game.play(seat, f"play {card}")
 >>> game.last_hand.why, game.score
 (((1, 'envido', 2), (0, 'truco', 1)), (1, 2))
 
@@ -30,6 +31,7 @@ from .actions import (
     CONTRAFLOR,
     CONTRAFLOR_AL_RESTO,
     ENVIDO,
+    ENVIDO_CALLS,
     FALTA_ENVIDO,
     FLOR,
     MAZO,
@@ -40,21 +42,32 @@ from .actions import (
     SAY_ACTIONS,
     SAY_FIRST,
     TRUCO,
+    TRUCO_CALLS,
     action_token,
+    is_say,
     parse_action,
 )
-from .cards import STRENGTH, flor_value, hand_tanto, has_flor, tanto_cards
+from .cards import STRENGTH, card_name, flor_value, hand_tanto, has_flor, tanto_cards
 from .deal import Deal, Dealer, SecureDealer, SeededDealer
 from .rules import Rules
+from .vocabulary import PARDA, Action, Call, CallKind, Card, Seat, Stage, Team
 
-PARDA = -1
+__all__ = [
+    "PARDA",
+    "Declaration",
+    "Game",
+    "HandResult",
+    "IllegalAction",
+    "MatchPosition",
+    "Outcome",
+]
 
-# Kinds of pending call: (kind, team that must answer, truco level)
-P_TRUCO, P_ENVIDO, P_FLOR, P_CONTRAFLOR, P_AL_RESTO = range(5)
-PENDING_NAMES = ("truco", "envido", "flor", "contraflor", "contraflor-al-resto")
-
-# envido_state / flor_state
-OPEN, CALLED, DONE = 0, 1, 2
+# The call kinds and stages as module globals: the hot path reads a global about ten
+# times faster than an enum member. ``P_TRUCO is CallKind.TRUCO``.
+P_TRUCO, P_ENVIDO, P_FLOR, P_CONTRAFLOR, P_AL_RESTO = CallKind
+OPEN, CALLED, DONE = Stage
+#: The call kinds' names, indexed by kind (``PENDING_NAMES[P_FLOR] == "flor"``).
+PENDING_NAMES = tuple(kind.token for kind in CallKind)
 
 _ENVIDO_CALLS = [ENVIDO, REAL_ENVIDO, FALTA_ENVIDO]
 _SAYS = list(SAY_ACTIONS)
@@ -85,6 +98,23 @@ _TRUCO_ANSWERS = tuple(
     )
     for primero in (False, True)
 )
+
+
+# Reasons that more than one condition gives
+_FLOR_WAS_SUNG = "no envido is played in a hand where flor was sung"
+_ENVIDO_ONCE = "the envido is played only once a hand"
+_SIN_FLOR = "this table is played sin flor"
+_NOT_NOW = "not allowed now"
+_FLOR_WORDS = (FLOR, CONTRAFLOR, CONTRAFLOR_AL_RESTO, CON_FLOR_ME_ACHICO)
+
+
+def _why_not_after(envido_calls: list[Action], call: Action) -> str:
+    """Why ``call`` may not follow the envido chain (see :func:`scoring.envido_raises`)."""
+    if envido_calls[-1] == FALTA_ENVIDO:
+        return "falta envido ends the chain"
+    if call == REAL_ENVIDO:
+        return "real envido comes once"
+    return "the envido repeats only once, straight after a single envido"
 
 
 class IllegalAction(ValueError):
@@ -160,55 +190,117 @@ class Game:
     By default hands are dealt by a cryptographically secure shuffle; pass ``seed`` for
     a reproducible match, ``dealer`` for your own source, or ``manual_deal=True`` to
     give each hand's cards with :meth:`deal` (replays, tests).
+
+    The state is public and flat, as in python-chess's ``Board``: read it freely, change
+    it only through :meth:`apply`, :meth:`push` and :meth:`deal`. A *round* is the whole
+    hand, except in a pica-pica hand where each pair of rival seats plays its own round.
     """
 
+    # -- the match
+    rules: Rules
+    """The table's options."""
+    players: int
+    """The number of seats: 2, 4 or 6."""
+    target: int
+    """The points of a chico (15 or 30)."""
+    dealer: Dealer | None
+    """Where each hand's cards come from; ``None`` when they are given with :meth:`deal`."""
+    seed: int | str | None
+    """The seed of a reproducible match (recorded in its record), else ``None``."""
+    first_mano: Seat
+    """The mano of the first hand; the mano moves one seat on every hand."""
+    winner: Team | None
+    """The team that won the match, or ``None`` while it goes on."""
+    hand_index: int
+    """The current hand (or the next one to deal), counted from 0 over the match."""
+    mano: Seat
+    """The mano of the current hand: the first to play."""
+    chico_over: bool
+    """The last hand closed a chico: the score starts again at the next deal."""
+    history: list[HandResult]
+    """Every closed hand, in order."""
+    pica_started: bool
+    """pica-pica: a team has reached 5 in this chico, so pica-pica hands alternate."""
+    pica_now: bool
+    """The current hand is a pica-pica hand (three 1v1 rounds)."""
+    needs_deal: bool
+    """The hand is over (or not dealt yet) and the next one waits for its cards."""
+    # -- the hand
+    dealt: Deal
+    """Each seat's three cards as dealt."""
+    cards: list[list[Card]]
+    """The cards each seat still holds."""
+    actions: list[tuple[Seat, Action]]
+    """The hand's actions so far (megaphone words included)."""
+    why_flor: list[tuple[Team, str, int]]
+    """The hand's flor points so far: ``(team, "flor", points)``."""
+    why_envido: list[tuple[Team, str, int]]
+    """The hand's envido points so far: ``(team, "envido", points)``."""
+    why_truco: list[tuple[Team, str, int]]
+    """The points of each round closed so far: ``(team, "truco", points)``."""
+    revealed: list[tuple[Seat, tuple[Card, ...]]]
+    """Cards to show when the hand closes: winning tantos, flores that scored."""
+    notes: list[tuple[int, str, tuple[int, ...]]]
+    """What happened besides the actions, each after how many actions of the hand:
+    ``("baza", (number, team or PARDA, best seat))``, ``("envido", (winning seat, points))``,
+    ``("flor", (team, points))``, ``("round", (team, truco points))``."""
+    showdowns: list[tuple[Declaration, ...]]
+    """The envido showdowns of the hand, each seat's word in order."""
+    rounds_to_play: list[tuple[Seat, ...]]
+    """pica-pica: the seats of the rounds still to play after the current one."""
+    # -- the round
+    round_seats: tuple[Seat, ...]
+    """The seats playing the current round, from its mano (every seat, or a pica-pica pair)."""
+    in_hand: list[bool]
+    """Each seat plays the current round and has not gone to the mazo."""
+    round_mano: Seat
+    """The mano of the current round: first to play, wins the ties."""
+    round_dealer: Seat
+    """The last seat of the round's first baza (the dealer, in a whole hand); the envido
+    closes once it has played a card."""
+    has_played: list[bool]
+    """Each seat has played a card in the current round."""
+    baza_index: int
+    """The current baza of the round: 0, 1 or 2."""
+    baza_leader: Seat
+    """The seat that leads the current baza."""
+    bazas: list[list[tuple[Seat, Card]]]
+    """The cards played in each baza of the round, the current one last."""
+    played_this_baza: list[bool]
+    """Each seat has played its card in the current baza."""
+    baza_results: list[Team]
+    """The winning team of each finished baza of the round, or :data:`PARDA`."""
+    turn: Seat | None
+    """The seat whose turn it is to play a card; ``None`` between the last card of a baza
+    and its settlement (a pending call delays it)."""
+    truco_level: int
+    """The accepted truco level: 0 none, 1 truco, 2 retruco, 3 vale cuatro."""
+    truco_owner: Team | None
+    """The team that accepted the last truco call: only it may raise; ``None`` before."""
+    pending: list[Call]
+    """Calls waiting for their answer, the one to answer last (a flor sung while a truco
+    waits stacks on it)."""
+    envido_stage: Stage
+    """How far the round's envido has gone (flor closes it)."""
+    envido_calls: list[Action]
+    """The envido chain called so far (``ENVIDO``, ``REAL_ENVIDO``, ``FALTA_ENVIDO``)."""
+    flor_stage: Stage
+    """How far the round's flor exchange has gone."""
+    flor_team: Team | None
+    """The team that sang the first flor of the round, or ``None``."""
+    flor_holder: list[bool]
+    """Each seat of the round holds a flor (tables con flor)."""
+    flor_sung: list[bool]
+    """Each seat has sung its flor."""
+
     __slots__ = (
-        "_chicos",
-        "_score",
-        "actions",
-        "baza",
-        "baza_played",
-        "cards",
-        "chain",
-        "chico_over",
-        "dealer",
-        "dealt",
-        "envido_state",
-        "first_mano",
-        "flor_holder",
-        "flor_state",
-        "flor_sung",
-        "flor_team",
-        "hand_index",
-        "history",
-        "in_hand",
-        "leader",
-        "mano",
-        "n",
-        "needs_deal",
-        "notes",
-        "participants",
-        "pending",
-        "pica_now",
-        "pica_started",
-        "played_any",
-        "rdealer",
-        "results",
-        "reveal",
-        "rmano",
-        "rounds",
-        "rules",
-        "seed",
-        "showdowns",
-        "table",
-        "target",
-        "truco_level",
-        "truco_owner",
-        "turn",
-        "why_envido",
-        "why_flor",
-        "why_truco",
-        "winner",
+        "_chicos", "_score", "actions", "baza_index", "baza_leader", "baza_results", "bazas",
+        "cards", "chico_over", "dealer", "dealt", "envido_calls", "envido_stage", "first_mano",
+        "flor_holder", "flor_stage", "flor_sung", "flor_team", "hand_index", "has_played",
+        "history", "in_hand", "mano", "needs_deal", "notes", "pending", "pica_now",
+        "pica_started", "played_this_baza", "players", "revealed", "round_dealer", "round_mano",
+        "round_seats", "rounds_to_play", "rules", "seed", "showdowns", "target", "truco_level",
+        "truco_owner", "turn", "why_envido", "why_flor", "why_truco", "winner",
     )  # fmt: skip
 
     def __init__(
@@ -221,13 +313,13 @@ class Game:
         manual_deal: bool = False,
     ) -> None:
         self.rules = rules = rules or Rules()
-        self.n = rules.players
-        if not isinstance(first_mano, int) or not 0 <= first_mano < self.n:
-            raise ValueError(f"first_mano must be a seat from 0 to {self.n - 1}")
+        self.players = rules.players
+        if not isinstance(first_mano, int) or not 0 <= first_mano < self.players:
+            raise ValueError(f"first_mano must be a seat from 0 to {self.players - 1}")
         self.target = rules.target
         self.seed = seed
         if manual_deal:
-            self.dealer: Dealer | None = None
+            self.dealer = None
         elif dealer is not None:
             self.dealer = dealer
         elif seed is not None:
@@ -237,30 +329,27 @@ class Game:
         self.first_mano = first_mano
         self._score = [0, 0]
         self._chicos = [0, 0]
-        self.winner = -1
+        self.winner = None
         self.hand_index = 0
         self.mano = first_mano
         self.chico_over = False
-        self.history: list[HandResult] = []
+        self.history = []
         self.pica_started = False
         self.pica_now = False
         self.needs_deal = True
-        self.cards: list[list[int]] = [[] for _ in range(self.n)]
-        self.dealt: Deal = ()
-        self.actions: list[tuple[int, int]] = []
-        self.why_flor: list[tuple[int, str, int]] = []
-        self.why_envido: list[tuple[int, str, int]] = []
-        self.why_truco: list[tuple[int, str, int]] = []
-        self.reveal: list[tuple[int, tuple[int, ...]]] = []
-        # What happened besides the actions, each after how many actions of the hand:
-        # ("baza", (number, team or PARDA, best seat)), ("envido", (winning seat, points)),
-        # ("flor", (team, points)), ("round", (team, truco points))
-        self.notes: list[tuple[int, str, tuple[int, ...]]] = []
-        self.showdowns: list[tuple[Declaration, ...]] = []
-        self.rounds: list[tuple[int, ...]] = []
+        self.cards = [[] for _ in range(self.players)]
+        self.dealt = ()
+        self.actions = []
+        self.why_flor = []
+        self.why_envido = []
+        self.why_truco = []
+        self.revealed = []
+        self.notes = []
+        self.showdowns = []
+        self.rounds_to_play = []
         self._reset_round_state(())
         if self.dealer is not None:
-            self._start_hand(self.dealer.deal(self.n, 0))
+            self._start_hand(self.dealer.deal(self.players, 0))
 
     @classmethod
     def at_position(
@@ -284,7 +373,7 @@ class Game:
         game.seed = seed
         if not manual_deal:
             game.dealer = dealer or (SeededDealer(seed) if seed is not None else SecureDealer())
-            game._start_hand(game.dealer.deal(game.n, game.hand_index))
+            game._start_hand(game.dealer.deal(game.players, game.hand_index))
         return game
 
     def position(self) -> MatchPosition:
@@ -314,31 +403,38 @@ class Game:
 
     @property
     def is_over(self) -> bool:
-        return self.winner >= 0
+        return self.winner is not None
 
     @property
     def outcome(self) -> Outcome | None:
         """The end of the match as data, or ``None`` while it goes on."""
-        return Outcome(self.winner, self.chicos) if self.winner >= 0 else None
+        return Outcome(self.winner, self.chicos) if self.winner is not None else None
 
     @property
-    def dealer_seat(self) -> int:
+    def n(self) -> int:
+        """Read-only alias of :attr:`players`, kept for older callers."""
+        return self.players
+
+    @property
+    def dealer_seat(self) -> Seat:
         """The seat before the hand's mano."""
-        return (self.mano - 1) % self.n
+        return (self.mano - 1) % self.players
 
     @property
     def last_hand(self) -> HandResult | None:
         return self.history[-1] if self.history else None
 
-    def hand_cards(self, seat: int) -> tuple[int, ...]:
+    def hand_cards(self, seat: Seat) -> tuple[Card, ...]:
         """The cards a seat still holds (engine-side; seats see them through views)."""
         return tuple(self.cards[seat])
 
-    def on_turn(self, seat: int) -> bool:
+    def on_turn(self, seat: Seat) -> bool:
         """It is ``seat``'s turn to play a card and no call waits for an answer."""
-        return not self.needs_deal and self.winner < 0 and not self.pending and self.turn == seat
+        return (
+            not self.needs_deal and self.winner is None and not self.pending and self.turn == seat
+        )
 
-    def holds(self, seat: int, card: int) -> bool:
+    def holds(self, seat: Seat, card: Card) -> bool:
         """``seat`` is in the hand and still holds ``card`` (engine-side knowledge)."""
         return self.in_hand[seat] and card in self.cards[seat]
 
@@ -346,28 +442,29 @@ class Game:
         """Deal the coming hands with ``dealer`` (and the waiting hand at once): how a
         match rebuilt from its record goes on, e.g. with a :class:`SecureDealer`."""
         self.dealer = dealer
-        if self.needs_deal and self.winner < 0:
-            self._start_hand(dealer.deal(self.n, self.hand_index))
+        if self.needs_deal and self.winner is None:
+            self._start_hand(dealer.deal(self.players, self.hand_index))
 
-    def actors(self) -> tuple[int, ...]:
+    def actors(self) -> tuple[Seat, ...]:
         """The seats that may act now (megaphone words aside): the turn's seat, or
         the players who may answer a pending call. Empty between hands and at the end."""
-        if self.needs_deal or self.winner >= 0:
+        if self.needs_deal or self.winner is not None:
             return ()
         pending = self.pending
         if not pending:
-            return _ALONE[self.turn]
+            turn = self.turn
+            return () if turn is None else _ALONE[turn]
         kind, team, _ = pending[-1]
         in_hand = self.in_hand
         if kind == P_FLOR:
             holder = self.flor_holder
-            return tuple(s for s in _TEAM_SEATS[self.n][team] if in_hand[s] and holder[s])
-        return tuple(s for s in _TEAM_SEATS[self.n][team] if in_hand[s])
+            return tuple(s for s in _TEAM_SEATS[self.players][team] if in_hand[s] and holder[s])
+        return tuple(s for s in _TEAM_SEATS[self.players][team] if in_hand[s])
 
-    def legal_actions(self, seat: int, megaphone: bool = True) -> list[int]:
+    def legal_actions(self, seat: Seat, megaphone: bool = True) -> list[Action]:
         """The actions ``seat`` may take now, cards first, then calls, answers, ``mazo``
         and (with ``megaphone``, on 2v2/3v3 tables) the megaphone words."""
-        if self.needs_deal or self.winner >= 0 or not self.in_hand[seat]:
+        if self.needs_deal or self.winner is not None or not self.in_hand[seat]:
             return []
         pending = self.pending
         if pending:
@@ -377,44 +474,27 @@ class Game:
             acts = self._turn_actions(seat)
         else:
             acts = []
-        if megaphone and self.n > 2 and not self.pica_now:
+        if megaphone and self.why_no_megaphone() is None:
             return acts + _SAYS
         return acts
 
-    def _flor_obliged(self, seat: int) -> bool:
-        """A flor holder who has not sung it must sing it before anything else."""
-        return self.flor_holder[seat] and not self.flor_sung[seat]
-
-    def _turn_actions(self, seat: int) -> list[int]:
-        if self.flor_holder[seat] and not self.flor_sung[seat]:
+    def _turn_actions(self, seat: Seat) -> list[Action]:
+        if self.must_sing_flor(seat):
             return [FLOR, MAZO]
-        level = self.truco_level
-        envido_open = (
-            self.envido_state == OPEN
-            and self.baza == 0
-            and level == 0
-            and not self.played_any[self.rdealer]
-            and self._is_pie(seat)
-        )
-        if level and self.truco_owner != seat & 1:
-            level = 3  # only the team that accepted the last call may raise
+        envido_open = self.why_envido_closed() is None and self.is_pie(seat)
+        level = self.truco_level if self.why_no_raise(seat) is None else 3  # 3: no raise
         return self.cards[seat] + _TURN_CALLS[envido_open][level]
 
-    def _answers(self, seat: int, kind: int, level: int) -> list[int]:
+    def _answers(self, seat: Seat, kind: CallKind, level: int) -> list[Action]:
         if kind == P_TRUCO:
-            if self.flor_holder[seat] and not self.flor_sung[seat]:
+            if self.must_sing_flor(seat):
                 return [FLOR, MAZO]
-            envido_primero = (
-                level == 1
-                and self.envido_state == OPEN
-                and self.baza == 0
-                and not self.played_any[self.rdealer]
-            )
+            envido_primero = level == 1 and self.why_envido_closed() is None
             return _TRUCO_ANSWERS[envido_primero][level][:]
         if kind == P_ENVIDO:
-            if self.flor_holder[seat] and not self.flor_sung[seat]:
+            if self.must_sing_flor(seat):
                 return [FLOR, MAZO]
-            return [QUIERO, NO_QUIERO, *scoring.envido_raises(self.chain), MAZO]
+            return [QUIERO, NO_QUIERO, *scoring.envido_raises(self.envido_calls), MAZO]
         if kind == P_FLOR:
             if not self.flor_holder[seat]:
                 return []
@@ -425,47 +505,165 @@ class Game:
             return [QUIERO, NO_QUIERO, CONTRAFLOR_AL_RESTO, MAZO]
         return [QUIERO, NO_QUIERO, MAZO]  # P_AL_RESTO
 
-    def _is_pie(self, seat: int) -> bool:
-        """The last player of the seat's team in the playing order of this baza."""
-        if self.n == 2 or self.pica_now:
+    def is_legal(self, seat: Seat, action: Action) -> bool:
+        return 0 <= seat < self.players and action in self.legal_actions(seat)
+
+    # ---------------------------------------------------------------- legality
+    # Each condition of the rules is written once, here. A ``why_*`` predicate returns
+    # ``None`` when its condition holds and otherwise the reason it does not:
+    # :meth:`legal_actions` only asks ``is None``, :meth:`why_illegal` shows the reason.
+
+    def must_sing_flor(self, seat: Seat) -> bool:
+        """A flor holder who has not sung it must sing it (or go to the mazo) before
+        playing, calling or answering a truco or an envido."""
+        return self.flor_holder[seat] and not self.flor_sung[seat]
+
+    def why_envido_closed(self) -> str | None:
+        """Why no envido may be opened in this round any more, or ``None`` while it may:
+        no envido or flor yet, the first baza, no truco accepted, and the round's dealer
+        has not played. On its turn only a pie opens it (:meth:`is_pie`); "el envido
+        está primero" opens it as the answer to a first truco call."""
+        if self.envido_stage != OPEN:
+            if self.flor_stage != OPEN:
+                return _FLOR_WAS_SUNG
+            return _ENVIDO_ONCE
+        if self.baza_index:
+            return "the envido is called only in the first baza"
+        if self.truco_level:
+            return "the envido is closed once the truco has been accepted"
+        if self.has_played[self.round_dealer]:
+            return "the envido is closed once the dealer has played a card"
+        return None
+
+    def is_pie(self, seat: Seat) -> bool:
+        """The last player of the seat's team in the playing order of this baza: in
+        teams, only the pies open the envido on their turn."""
+        if self.players == 2 or self.pica_now:
             return True
         team = seat & 1
         in_hand = self.in_hand
-        for s in reversed(_FROM[self.n][self.leader]):
+        for s in reversed(_FROM[self.players][self.baza_leader]):
             if in_hand[s] and s & 1 == team:
                 return s == seat
         return False
 
-    def is_legal(self, seat: int, action: int) -> bool:
-        return 0 <= seat < self.n and action in self.legal_actions(seat)
+    def why_no_raise(self, seat: Seat) -> str | None:
+        """Why ``seat`` may not call the next truco level on its turn, or ``None``:
+        vale cuatro is the top, and once a call is accepted only the accepting team raises."""
+        level = self.truco_level
+        if level == 3:
+            return "vale cuatro is the highest call"
+        if level and self.truco_owner != seat & 1:
+            return "only the team that accepted the last call may raise"
+        return None
+
+    def why_no_megaphone(self) -> str | None:
+        """Why nobody may use the team megaphone now, or ``None``: only 2v2 and 3v3
+        tables have it, and not in a pica-pica hand."""
+        if self.players == 2:
+            return "the megaphone is only for 2v2 and 3v3 tables"
+        if self.pica_now:
+            return "there is no team talk in a pica-pica hand"
+        return None
+
+    def why_illegal(self, seat: Seat, action: Action) -> str:
+        """Why ``seat`` may not take ``action`` now: one sentence for the player. Only
+        meaningful once :meth:`legal_actions` has said no."""
+        if self.winner is not None:
+            return "the match is over"
+        if self.needs_deal:
+            return "the hand is over; the next one has not been dealt"
+        if not self.in_hand[seat]:
+            if self.pica_now:
+                return "this pica-pica round is played by another pair"
+            return "this seat has gone to the mazo in this hand"
+        if is_say(action):
+            return self.why_no_megaphone() or _NOT_NOW
+        if self.pending:
+            return self._why_not_answer(seat, action, self.pending[-1])
+        return self._why_not_on_turn(seat, action)
+
+    def _why_not_answer(self, seat: Seat, action: Action, call: Call) -> str:
+        kind, called, _ = call
+        name = PENDING_NAMES[kind]
+        if called != seat & 1:
+            return f"the {name} call is waiting for the other team's answer"
+        if kind in (P_TRUCO, P_ENVIDO) and self.must_sing_flor(seat):
+            return "you hold a flor: sing it (or go to the mazo) before anything else"
+        if kind == P_FLOR and not self.flor_holder[seat]:
+            return "only a player holding flor answers a flor"
+        if action < 40:
+            return f"nobody plays a card while the {name} call waits for its answer"
+        if action in _FLOR_WORDS and not self.rules.flor:
+            return _SIN_FLOR
+        if action in ENVIDO_CALLS:
+            if self.flor_stage != OPEN:
+                return _FLOR_WAS_SUNG
+            if kind == P_ENVIDO:
+                return _why_not_after(self.envido_calls, action)
+            if self.envido_stage != OPEN:
+                return _ENVIDO_ONCE
+            return "the envido can only answer a first truco call, in the first baza"
+        article = "an" if name[0] in "aeiou" else "a"
+        return f"{action_token(action)!r} does not answer {article} {name} call here"
+
+    def _why_not_on_turn(self, seat: Seat, action: Action) -> str:
+        if seat != self.turn:
+            return f"it is not this seat's turn (seat {self.turn} plays)"
+        if self.must_sing_flor(seat):
+            return "you hold a flor: sing it before playing, calling or answering"
+        if action < 40:
+            return f"seat {seat} does not hold {card_name(action)}"
+        if action in (QUIERO, NO_QUIERO):
+            return "there is no call to answer"
+        if action in ENVIDO_CALLS:
+            return self.why_envido_closed() or (
+                "in teams only the pies (the last player of each team) open the envido"
+            )
+        if action in TRUCO_CALLS:
+            reason = self.why_no_raise(seat)
+            if reason is not None:
+                return reason
+            if self.truco_level == 0:
+                return "no truco has been called yet: the first call is truco"
+            return f"the next call is {action_token(TRUCO + self.truco_level)!r}"
+        if action in _FLOR_WORDS:
+            if not self.rules.flor:
+                return _SIN_FLOR
+            if action == FLOR:
+                return (
+                    "you have already sung your flor"
+                    if self.flor_sung[seat]
+                    else "you do not hold a flor"
+                )
+            return f"{action_token(action)!r} answers a flor, and no flor is waiting for an answer"
+        return _NOT_NOW
 
     # ------------------------------------------------------------------ acting
-    def apply(self, seat: int, action: int) -> None:
+    def apply(self, seat: Seat, action: Action) -> None:
         """Apply an action of ``seat``; raise :class:`IllegalAction` (state unchanged)
         if the rules do not allow it now."""
-        if not (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < self.n):
+        if not (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < self.players):
             raise IllegalAction(
-                seat, action, f"there is no seat {seat!r} at a {self.n}-player table"
+                seat, action, f"there is no seat {seat!r} at a {self.players}-player table"
             )
         if isinstance(action, bool) or not (isinstance(action, int) and 0 <= action < NUM_ACTIONS):
             raise IllegalAction(
                 seat, action, f"there is no action {action!r} (0 to {NUM_ACTIONS - 1})"
             )
         if action not in self.legal_actions(seat):
-            from .explain import why_illegal
-
-            raise IllegalAction(seat, action, why_illegal(self, seat, action))
+            raise IllegalAction(seat, action, self.why_illegal(seat, action))
         self._apply(seat, action)
 
-    def play(self, seat: int, token: str) -> None:
+    def play(self, seat: Seat, token: str) -> None:
         """Apply an action written in the record notation (``"play 1e"``, ``"truco"``)."""
         self.apply(seat, parse_action(token))
 
     def deal(self, cards: Deal) -> None:
         """Deal the hand that is waiting for its cards (with ``manual_deal``)."""
-        if not self.needs_deal or self.winner >= 0:
+        if not self.needs_deal or self.winner is not None:
             raise ValueError("no hand is waiting to be dealt")
-        n = self.n
+        n = self.players
         if len(cards) != n or any(len(h) != 3 for h in cards):
             raise ValueError(f"a deal gives 3 cards to each of the {n} seats")
         flat = [c for h in cards for c in h]
@@ -476,14 +674,14 @@ class Game:
         self._start_hand(tuple(tuple(h) for h in cards))
 
     def _start_hand(self, cards: Deal) -> None:
-        n = self.n
+        n = self.players
         self.dealt = cards
         self.cards = [list(h) for h in cards]
         self.actions = []
         self.why_flor = []
         self.why_envido = []
         self.why_truco = []
-        self.reveal = []
+        self.revealed = []
         self.notes = []
         self.showdowns = []
         self.needs_deal = False
@@ -499,34 +697,34 @@ class Game:
                 a = (first + k) % 3
                 b = a + 3
                 pairs.append((a, b) if (a - mano) % 6 < (b - mano) % 6 else (b, a))
-            self.rounds = pairs[1:]
+            self.rounds_to_play = pairs[1:]
             self._reset_round_state(pairs[0])
         else:
-            self.rounds = []
+            self.rounds_to_play = []
             self._reset_round_state(_FROM[n][self.mano])
 
     def _reset_round_state(self, seats: tuple[int, ...]) -> None:
-        n = self.n
-        self.participants = seats
+        n = self.players
+        self.round_seats = seats
         self.in_hand = [False] * n
         for s in seats:
             self.in_hand[s] = True
-        self.rmano = seats[0] if seats else self.mano
-        self.rdealer = seats[-1] if seats else self.mano
-        self.played_any = [False] * n
-        self.baza = 0
-        self.leader = self.rmano
-        self.table: list[list[tuple[int, int]]] = [[]]
-        self.baza_played = [False] * n
-        self.results: list[int] = []
-        self.turn = self.rmano
+        self.round_mano = seats[0] if seats else self.mano
+        self.round_dealer = seats[-1] if seats else self.mano
+        self.has_played = [False] * n
+        self.baza_index = 0
+        self.baza_leader = self.round_mano
+        self.bazas = [[]]
+        self.played_this_baza = [False] * n
+        self.baza_results = []
+        self.turn = self.round_mano
         self.truco_level = 0
-        self.truco_owner = -1
-        self.pending: list[tuple[int, int, int]] = []
-        self.envido_state = OPEN
-        self.chain: list[int] = []
-        self.flor_state = OPEN
-        self.flor_team = -1
+        self.truco_owner = None
+        self.pending = []
+        self.envido_stage = OPEN
+        self.envido_calls = []
+        self.flor_stage = OPEN
+        self.flor_team = None
         self.flor_sung = [False] * n
         if self.rules.flor and seats:
             cards = self.cards
@@ -534,7 +732,7 @@ class Game:
         else:
             self.flor_holder = [False] * n
 
-    def _apply(self, seat: int, action: int) -> None:
+    def _apply(self, seat: Seat, action: Action) -> None:
         self.actions.append((seat, action))
         if action < 40:
             self._play_card(seat, action)
@@ -555,39 +753,38 @@ class Game:
             self._flor(seat)
         elif action == CON_FLOR_ME_ACHICO:
             self.flor_sung[seat] = True
-            self.why_flor.append((self.flor_team, "flor", 3))
-            self._show_flores(self.flor_team, sung_only=True)
+            self._flor_uncontested()
             self._flor_settled()
         else:  # contraflor, contraflor al resto
             if self.flor_holder[seat]:
                 self.flor_sung[seat] = True
             kind = P_CONTRAFLOR if action == CONTRAFLOR else P_AL_RESTO
-            self.pending[-1] = (kind, 1 - (seat & 1), 0)
+            self.pending[-1] = Call(kind, 1 - (seat & 1), 0)
 
     push = _apply
     """Apply an action known to be legal (taken from :meth:`legal_actions`) without
     checking it again: the fast path for search and simulations."""
 
     # -- cards and bazas
-    def _play_card(self, seat: int, card: int) -> None:
+    def _play_card(self, seat: Seat, card: Card) -> None:
         self.cards[seat].remove(card)
-        self.played_any[seat] = True
-        self.baza_played[seat] = True
-        self.table[-1].append((seat, card))
+        self.has_played[seat] = True
+        self.played_this_baza[seat] = True
+        self.bazas[-1].append((seat, card))
         self.turn = self._next_turn(seat)
-        if self.turn < 0:
+        if self.turn is None:
             self._settle_baza()
 
-    def _next_turn(self, seat: int) -> int:
-        in_hand, played = self.in_hand, self.baza_played
-        for s in _ORDER[self.n][seat]:
+    def _next_turn(self, seat: Seat) -> Seat | None:
+        in_hand, played = self.in_hand, self.played_this_baza
+        for s in _ORDER[self.players][seat]:
             if in_hand[s] and not played[s]:
                 return s
-        return -1
+        return None
 
-    def _first_in_hand(self, seat: int) -> int:
+    def _first_in_hand(self, seat: Seat) -> Seat:
         in_hand = self.in_hand
-        for s in _FROM[self.n][seat]:
+        for s in _FROM[self.players][seat]:
             if in_hand[s]:
                 return s
         return seat
@@ -596,22 +793,22 @@ class Game:
         best = -1
         winner = -1
         teams = 0
-        for seat, card in self.table[-1]:
+        for seat, card in self.bazas[-1]:
             strength = STRENGTH[card]
             if strength > best:
                 best, winner, teams = strength, seat, 1 << (seat & 1)
             elif strength == best:
                 teams |= 1 << (seat & 1)
         result = PARDA if teams == 3 else winner & 1
-        results = self.results
+        results = self.baza_results
         results.append(result)
         self.notes.append((len(self.actions), "baza", (len(results) - 1, result, winner)))
-        decided = -1
+        decided: Team | None = None
         if len(results) == 2:
             first, second = results
             if first == PARDA:
-                decided = second
-            elif second == PARDA or second == first:
+                decided = None if second == PARDA else second  # two pardas: the third decides
+            elif second in (PARDA, first):
                 decided = first
         elif len(results) == 3:
             first, second, third = results
@@ -620,69 +817,75 @@ class Game:
             elif first != PARDA:
                 decided = first
             else:
-                decided = self.rmano & 1
-        if decided >= 0:
+                decided = self.round_mano & 1
+        if decided is not None:
             self._end_round(decided, scoring.truco_value(self.truco_level))
             return
-        self.baza += 1
-        self.leader = self._first_in_hand(self.rmano if result == PARDA else winner)
-        self.turn = self.leader
-        self.table.append([])
-        self.baza_played = [False] * self.n
+        self.baza_index += 1
+        self.baza_leader = self._first_in_hand(self.round_mano if result == PARDA else winner)
+        self.turn = self.baza_leader
+        self.bazas.append([])
+        self.played_this_baza = [False] * self.players
 
     # -- calls
-    def _truco_call(self, seat: int, level: int) -> None:
+    def _truco_call(self, seat: Seat, level: int) -> None:
         pending = self.pending
-        if pending and pending[-1][0] == P_TRUCO:  # a raise as an answer accepts the call below
+        if pending and pending[-1].kind == P_TRUCO:  # a raise as an answer accepts the call below
             self.truco_level = level - 1
             self.truco_owner = seat & 1
-            pending[-1] = (P_TRUCO, 1 - (seat & 1), level)
+            pending[-1] = Call(P_TRUCO, 1 - (seat & 1), level)
         else:
-            pending.append((P_TRUCO, 1 - (seat & 1), level))
+            pending.append(Call(P_TRUCO, 1 - (seat & 1), level))
 
-    def _envido_call(self, seat: int, call: int) -> None:
+    def _envido_call(self, seat: Seat, call: Action) -> None:
         pending = self.pending
-        if pending and pending[-1][0] == P_ENVIDO:
-            self.chain.append(call)
-            pending[-1] = (P_ENVIDO, 1 - (seat & 1), 0)
+        if pending and pending[-1].kind == P_ENVIDO:
+            self.envido_calls.append(call)
+            pending[-1] = Call(P_ENVIDO, 1 - (seat & 1), 0)
         else:
-            self.chain = [call]
-            self.envido_state = CALLED
-            pending.append((P_ENVIDO, 1 - (seat & 1), 0))
+            self.envido_calls = [call]
+            self.envido_stage = CALLED
+            pending.append(Call(P_ENVIDO, 1 - (seat & 1), 0))
 
-    def _flor(self, seat: int) -> None:
+    def _flor(self, seat: Seat) -> None:
         self.flor_sung[seat] = True
-        if self.flor_state != OPEN:
+        if self.flor_stage != OPEN:
             return  # a later flor adds to its team's total; the hand has one flor prize
         team = seat & 1
         self.flor_team = team
-        if self.envido_state == CALLED:  # singing flor annuls an envido not yet settled
-            self.pending = [p for p in self.pending if p[0] != P_ENVIDO]
-            self.chain = []
-        self.envido_state = DONE
-        rivals = _TEAM_SEATS[self.n][1 - team]
+        if self.envido_stage == CALLED:  # singing flor annuls an envido not yet settled
+            self.pending = [call for call in self.pending if call.kind != P_ENVIDO]
+            self.envido_calls = []
+        self.envido_stage = DONE
+        rivals = _TEAM_SEATS[self.players][1 - team]
         if any(self.in_hand[s] and self.flor_holder[s] for s in rivals):
-            self.flor_state = CALLED
-            self.pending.append((P_FLOR, 1 - team, 0))
+            self.flor_stage = CALLED
+            self.pending.append(Call(P_FLOR, 1 - team, 0))
         else:
-            self.flor_state = DONE
-            self.why_flor.append((team, "flor", 3))
-            self._show_flores(team, sung_only=True)
+            self.flor_stage = DONE
+            self._flor_uncontested()
             self._resume()
 
+    def _flor_uncontested(self) -> None:
+        """The first flor stands without a comparison: its team scores the flor's prize."""
+        team = self.flor_team
+        assert team is not None
+        self.why_flor.append((team, "flor", scoring.FLOR))
+        self._show_flores(team, sung_only=True)
+
     def _flor_settled(self) -> None:
-        self.flor_state = DONE
+        self.flor_stage = DONE
         self.pending.pop()
         self._resume()
 
     def _compare_flores(self, stake: int) -> None:
         totals = [0, 0]
         in_hand, holder, cards = self.in_hand, self.flor_holder, self.dealt
-        for s in range(self.n):
+        for s in range(self.players):
             if in_hand[s] and holder[s]:
                 totals[s & 1] += flor_value(cards[s])
         if totals[0] == totals[1]:
-            winner = self.rmano & 1
+            winner = self.round_mano & 1
         else:
             winner = 0 if totals[0] > totals[1] else 1
         self.why_flor.append((winner, "flor", stake))
@@ -690,12 +893,12 @@ class Game:
         self._show_flores(winner, sung_only=False)
         self._flor_settled()
 
-    def _show_flores(self, team: int, sung_only: bool) -> None:
+    def _show_flores(self, team: Team, sung_only: bool) -> None:
         """The flores a team collects with are shown when the hand closes."""
         in_hand, holder, sung = self.in_hand, self.flor_holder, self.flor_sung
-        for s in _TEAM_SEATS[self.n][team]:
+        for s in _TEAM_SEATS[self.players][team]:
             if in_hand[s] and holder[s] and (sung[s] or not sung_only):
-                self.reveal.append((s, self.dealt[s]))
+                self.revealed.append((s, self.dealt[s]))
 
     def _showdown(self) -> int:
         """Declare tantos in order from the mano; return the winning seat."""
@@ -703,7 +906,7 @@ class Game:
         best = [-1, -1]  # best declared tanto of each team
         best_seat = -1
         words = []
-        for s in _FROM[self.n][self.rmano]:
+        for s in _FROM[self.players][self.round_mano]:
             if not in_hand[s]:
                 continue
             value = hand_tanto(cards[s])
@@ -715,10 +918,10 @@ class Game:
             else:
                 words.append(Declaration(s, None))
         self.showdowns.append(tuple(words))
-        self.reveal.append((best_seat, tanto_cards(cards[best_seat])))
+        self.revealed.append((best_seat, tanto_cards(cards[best_seat])))
         return best_seat
 
-    def _quiero(self, seat: int) -> None:
+    def _quiero(self, seat: Seat) -> None:
         kind, _, level = self.pending[-1]
         if kind == P_TRUCO:
             self.truco_level = level
@@ -729,61 +932,57 @@ class Game:
             best_seat = self._showdown()
             winner = best_seat & 1
             points = scoring.envido_accepted(
-                self.chain, winner, self._score, self.target, self.rules.falta_envido
+                self.envido_calls, winner, self._score, self.target, self.rules.falta_envido
             )
             self.notes.append((len(self.actions), "envido", (best_seat, points)))
             self.why_envido.append((winner, "envido", points))
-            self.envido_state = DONE
+            self.envido_stage = DONE
             self.pending.pop()
             self._resume()
         else:
             if kind == P_FLOR:  # con flor quiero (variant)
                 self.flor_sung[seat] = True
-                stake = 4
-            elif kind == P_CONTRAFLOR:
-                stake = 6
-            else:
-                stake = scoring.al_resto(self._score, self.target)
-            self._compare_flores(stake)
+            self._compare_flores(scoring.flor_accepted(kind, self._score, self.target))
 
-    def _no_quiero(self, seat: int) -> None:
+    def _no_quiero(self, seat: Seat) -> None:
         kind, _, level = self.pending[-1]
         caller = 1 - (seat & 1)
         if kind == P_TRUCO:
             self.pending.pop()
             self._end_round(caller, level)
         elif kind == P_ENVIDO:
-            self.why_envido.append((caller, "envido", scoring.envido_refused(self.chain)))
-            self.envido_state = DONE
+            self.why_envido.append((caller, "envido", scoring.envido_refused(self.envido_calls)))
+            self.envido_stage = DONE
             self.pending.pop()
             self._resume()
         else:
-            refused = 6 if kind == P_AL_RESTO else (4 if self.rules.con_flor_quiero else 3)
+            refused = scoring.flor_refused(kind, self.rules.con_flor_quiero)
             self.why_flor.append((caller, "flor", refused))
             self._flor_settled()
 
-    def _mazo(self, seat: int) -> None:
+    def _mazo(self, seat: Seat) -> None:
         self.in_hand[seat] = False
         team = seat & 1
-        if not any(self.in_hand[s] for s in _TEAM_SEATS[self.n][team]):
+        if not any(self.in_hand[s] for s in _TEAM_SEATS[self.players][team]):
             self._team_left(team)
             return
         pending = self.pending
         if (
             pending
-            and pending[-1][0] == P_FLOR
-            and pending[-1][1] == team
-            and not any(self.in_hand[s] and self.flor_holder[s] for s in _TEAM_SEATS[self.n][team])
+            and pending[-1].kind == P_FLOR
+            and pending[-1].team == team
+            and not any(
+                self.in_hand[s] and self.flor_holder[s] for s in _TEAM_SEATS[self.players][team]
+            )
         ):  # nobody left to answer the flor: it stands uncontested
-            self.why_flor.append((self.flor_team, "flor", 3))
-            self._show_flores(self.flor_team, sung_only=True)
-            self.flor_state = DONE
+            self._flor_uncontested()
+            self.flor_stage = DONE
             pending.pop()
         if seat == self.turn:
             self.turn = self._next_turn(seat)
         self._resume()
 
-    def _team_left(self, team: int) -> None:
+    def _team_left(self, team: Team) -> None:
         rival = 1 - team
         truco_points = scoring.truco_value(self.truco_level)
         for kind, called, level in reversed(self.pending):
@@ -792,28 +991,25 @@ class Game:
             if kind == P_TRUCO:
                 truco_points = level
             elif kind == P_ENVIDO:
-                self.why_envido.append((rival, "envido", scoring.envido_refused(self.chain)))
-                self.envido_state = DONE
-            elif kind == P_FLOR:
-                self.why_flor.append((rival, "flor", 3))
-            elif kind == P_CONTRAFLOR:
-                self.why_flor.append((rival, "flor", 4 if self.rules.con_flor_quiero else 3))
-            else:
-                self.why_flor.append((rival, "flor", 6))
+                self.why_envido.append((rival, "envido", scoring.envido_refused(self.envido_calls)))
+                self.envido_stage = DONE
+            else:  # a flor call of any kind counts as refused
+                refused = scoring.flor_refused(kind, self.rules.con_flor_quiero)
+                self.why_flor.append((rival, "flor", refused))
         self.pending.clear()
         self._end_round(rival, truco_points)
 
     def _resume(self) -> None:
         """After a call is settled: a baza whose cards are all down is settled now."""
-        if not self.pending and self.turn < 0:
+        if not self.pending and self.turn is None:
             self._settle_baza()
 
     # -- rounds, hands, chicos
-    def _end_round(self, team: int, points: int) -> None:
+    def _end_round(self, team: Team, points: int) -> None:
         self.why_truco.append((team, "truco", points))
         self.notes.append((len(self.actions), "round", (team, points)))
-        if self.rounds:
-            self._reset_round_state(self.rounds.pop(0))
+        if self.rounds_to_play:
+            self._reset_round_state(self.rounds_to_play.pop(0))
             return
         self._close_hand()
 
@@ -824,14 +1020,14 @@ class Game:
             points[team] += pts
         score = self._score
         target = self.target
-        chico_winner = -1
+        chico_winner: Team | None = None
         for team, _, pts in why:
             score[team] += pts
             if score[team] >= target:
                 score[team] = target
                 chico_winner = team
                 break
-        if chico_winner >= 0:
+        if chico_winner is not None:
             self._chicos[chico_winner] += 1
             self.chico_over = True
             if self._chicos[chico_winner] >= self.rules.chicos_to_win:
@@ -848,7 +1044,7 @@ class Game:
                 score=(score[0], score[1]),
                 chicos=(self._chicos[0], self._chicos[1]),
                 pica_pica=was_pica,
-                revealed=tuple(self.reveal),
+                revealed=tuple(self.revealed),
                 showdowns=tuple(self.showdowns),
                 notes=tuple(self.notes),
             )
@@ -862,12 +1058,12 @@ class Game:
                 self.pica_started = True
                 self.pica_now = max(score) < 25
         self.needs_deal = True
-        if self.winner >= 0:
+        if self.winner is not None:
             return
         self.hand_index += 1
-        self.mano = (self.first_mano + self.hand_index) % self.n
+        self.mano = (self.first_mano + self.hand_index) % self.players
         if self.dealer is not None:
-            self._start_hand(self.dealer.deal(self.n, self.hand_index))
+            self._start_hand(self.dealer.deal(self.players, self.hand_index))
 
     # ------------------------------------------------------------------ copies
     def clone(self) -> Game:
@@ -881,21 +1077,21 @@ class Game:
         new.history = self.history[:]
         new.cards = [h[:] for h in self.cards]
         new.actions = self.actions[:]
-        new.rounds = self.rounds[:]
+        new.rounds_to_play = self.rounds_to_play[:]
         new.in_hand = self.in_hand[:]
-        new.played_any = self.played_any[:]
-        new.table = [b[:] for b in self.table]
-        new.baza_played = self.baza_played[:]
-        new.results = self.results[:]
+        new.has_played = self.has_played[:]
+        new.bazas = [b[:] for b in self.bazas]
+        new.played_this_baza = self.played_this_baza[:]
+        new.baza_results = self.baza_results[:]
         new.pending = self.pending[:]
-        new.chain = self.chain[:]
+        new.envido_calls = self.envido_calls[:]
         new.showdowns = self.showdowns[:]
         new.flor_holder = self.flor_holder[:]
         new.flor_sung = self.flor_sung[:]
         new.why_flor = self.why_flor[:]
         new.why_envido = self.why_envido[:]
         new.why_truco = self.why_truco[:]
-        new.reveal = self.reveal[:]
+        new.revealed = self.revealed[:]
         new.notes = self.notes[:]
         return new
 
@@ -904,8 +1100,8 @@ class Game:
 
 
 _SCALARS = (
-    "rules", "n", "target", "dealer", "seed", "first_mano", "winner", "hand_index", "mano",
-    "chico_over", "pica_started", "pica_now", "dealt", "participants", "needs_deal", "rmano", "rdealer",
-    "baza", "leader", "turn", "truco_level", "truco_owner", "envido_state", "flor_state",
-    "flor_team",
+    "rules", "players", "target", "dealer", "seed", "first_mano", "winner", "hand_index", "mano",
+    "chico_over", "pica_started", "pica_now", "dealt", "round_seats", "needs_deal", "round_mano",
+    "round_dealer", "baza_index", "baza_leader", "turn", "truco_level", "truco_owner",
+    "envido_stage", "flor_stage", "flor_team",
 )  # fmt: skip

@@ -175,7 +175,7 @@ def replay(record: Record) -> ReplayResult:
             deal = hand.deal
         else:
             assert dealer is not None
-            deal = dealer.deal(game.n, h)
+            deal = dealer.deal(game.players, h)
         game.deal(deal)
         for i, (seat, action) in enumerate(hand.actions):
             if game.needs_deal:

@@ -1,4 +1,4 @@
-"""What calls are worth: the envido chain, falta envido, al resto, truco levels.
+"""What calls are worth: the envido chain, falta envido, the flor, al resto, truco levels.
 
 Pure functions of the chain and the chico's score at the start of the hand (points of a
 hand are only added when it closes, so that score is the one in force).
@@ -16,8 +16,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .actions import ENVIDO, FALTA_ENVIDO, REAL_ENVIDO
+from .vocabulary import CallKind
 
 MALAS = 15  # on a table to 30, points 0-14 are las malas
+
+FLOR = 3
+"""A flor that stands without a comparison: nobody rival holds flor, the rival answers
+"con flor me achico", or every rival flor holder went to the mazo."""
+CON_FLOR_QUIERO = 4
+"""A first flor answered "con flor quiero" (variant): the comparison is worth 4."""
+CONTRAFLOR = 6
+"""An accepted contraflor: the comparison is worth 6."""
+CONTRAFLOR_REFUSED_CON_FLOR_QUIERO = 4
+"""A refused contraflor under the "con flor quiero" variant (3 otherwise)."""
+CONTRAFLOR_AL_RESTO_REFUSED = 6
+"""A refused contraflor al resto, even as the first answer to the flor."""
 
 
 def envido_raises(chain: Sequence[int]) -> tuple[int, ...]:
@@ -76,6 +89,33 @@ def al_resto(score: Sequence[int], target: int) -> int:
     if target == 30 and leader < MALAS:
         return MALAS - leader
     return target - leader
+
+
+def flor_accepted(kind: CallKind, score: Sequence[int], target: int) -> int:
+    """What the flor comparison is worth once the flor call ``kind`` is accepted.
+
+    >>> flor_accepted(CallKind.CONTRAFLOR, (0, 0), 30), flor_accepted(CallKind.FLOR, (0, 0), 30)
+    (6, 4)
+    """
+    if kind == CallKind.FLOR:  # "con flor quiero"
+        return CON_FLOR_QUIERO
+    if kind == CallKind.CONTRAFLOR:
+        return CONTRAFLOR
+    return al_resto(score, target)
+
+
+def flor_refused(kind: CallKind, con_flor_quiero: bool) -> int:
+    """Points for the team whose flor call ``kind`` is refused (or left unanswered
+    because the whole answering team went to the mazo).
+
+    >>> flor_refused(CallKind.CONTRAFLOR, False), flor_refused(CallKind.CONTRAFLOR, True)
+    (3, 4)
+    """
+    if kind == CallKind.CONTRAFLOR_AL_RESTO:
+        return CONTRAFLOR_AL_RESTO_REFUSED
+    if kind == CallKind.CONTRAFLOR and con_flor_quiero:
+        return CONTRAFLOR_REFUSED_CON_FLOR_QUIERO
+    return FLOR
 
 
 def truco_value(level: int) -> int:

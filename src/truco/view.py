@@ -20,8 +20,9 @@ from dataclasses import dataclass
 
 from .actions import action_token, is_say
 from .cards import card_name
-from .game import PENDING_NAMES, Declaration, Game, HandResult, MatchPosition
+from .game import Declaration, Game, HandResult, MatchPosition
 from .rules import Rules
+from .vocabulary import CallKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +79,8 @@ class SeatView:
     truco_level: int
     truco_owner: int | None
     envido_open: bool
+    """The envido may still be opened in this round (:meth:`Game.why_envido_closed`):
+    by a pie on their turn, or as "el envido está primero" against a first truco."""
     showdowns: tuple[tuple[Declaration, ...], ...]
     flor_sung: tuple[int, ...]
     in_hand: tuple[bool, ...]
@@ -137,13 +140,13 @@ def public_hand(result: HandResult) -> PublicHand:
 
 def seat_view(game: Game, seat: int | None) -> SeatView:
     """The view of ``seat`` (``None``: a spectator, who sees no hand)."""
-    waiting = game.needs_deal or game.winner >= 0
+    waiting = game.needs_deal or game.winner is not None
     own = seat is not None and not waiting
     pending = None
     if game.pending and not waiting:
         kind, team, level = game.pending[-1]
-        chain = tuple(action_token(c) for c in game.chain) if kind == 1 else ()
-        pending = PendingCall(PENDING_NAMES[kind], team, level, chain)
+        chain = tuple(action_token(c) for c in game.envido_calls) if kind == CallKind.ENVIDO else ()
+        pending = PendingCall(kind.token, team, level, chain)
     actions = () if waiting else tuple(game.actions)
     return SeatView(
         seat=seat,
@@ -154,24 +157,24 @@ def seat_view(game: Game, seat: int | None) -> SeatView:
         dealer=game.dealer_seat,
         score=game.score,
         chicos=game.chicos,
-        winner=game.winner if game.winner >= 0 else None,
+        winner=game.winner,
         hand=tuple(game.cards[seat]) if own and seat is not None else (),
         dealt=tuple(game.dealt[seat]) if own and seat is not None else (),
         played=tuple((s, a) for s, a in actions if a < 40),
-        bazas=() if waiting else tuple(tuple(b) for b in game.table),
-        baza_results=() if waiting else tuple(game.results),
+        bazas=() if waiting else tuple(tuple(b) for b in game.bazas),
+        baza_results=() if waiting else tuple(game.baza_results),
         turn=None if waiting or game.pending else game.turn,
         actors=game.actors(),
         legal=tuple(game.legal_actions(seat)) if seat is not None else (),
         pending=pending,
         truco_level=0 if waiting else game.truco_level,
-        truco_owner=game.truco_owner if game.truco_owner >= 0 and not waiting else None,
-        envido_open=game.envido_state == 0 and game.baza == 0 and not waiting,
+        truco_owner=None if waiting else game.truco_owner,
+        envido_open=not waiting and game.why_envido_closed() is None,
         showdowns=() if waiting else tuple(game.showdowns),
-        flor_sung=() if waiting else tuple(s for s in range(game.n) if game.flor_sung[s]),
-        in_hand=(False,) * game.n if waiting else tuple(game.in_hand),
+        flor_sung=() if waiting else tuple(s for s in range(game.players) if game.flor_sung[s]),
+        in_hand=(False,) * game.players if waiting else tuple(game.in_hand),
         pica_pica=game.pica_now,
-        round_seats=() if waiting else game.participants,
+        round_seats=() if waiting else game.round_seats,
         log=_visible_log(actions, seat),
         last_hand=public_hand(game.history[-1]) if game.history else None,
         notes=() if waiting else tuple(game.notes),

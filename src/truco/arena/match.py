@@ -104,6 +104,7 @@ def play_match(
         record = game_to_record(
             game, {"event": "truco arena", "seats": names, "result": f"team {game.winner}"}
         )
+    assert game.winner is not None  # the match was played to its end
     return MatchResult(
         pair=pair,
         swapped=swapped,

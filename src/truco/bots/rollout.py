@@ -1,7 +1,7 @@
 """The search bot's fast rollout policy, played straight on a sampled :class:`Game`.
 
 Inside a sampled world every seat plays a noisy version of the rule-based bot that
-looks only at its own cards and the table (``game.cards[seat]``, ``game.table``), so a
+looks only at its own cards and the table (``game.cards[seat]``, ``game.bazas``), so a
 rollout never lets one seat use another's cards. It works on the engine's state instead
 of building a :class:`~truco.view.SeatView` per action: a rollout must cost microseconds.
 """
@@ -68,16 +68,16 @@ def policy_action(game: Game, seat: int, legal: list[int], jitter: float) -> int
         if kind == P_TRUCO:
             if ENVIDO in legal and hand_tanto(game.dealt[seat]) >= 28 - 10 * jitter:
                 return ENVIDO
-            power = hand_power(game.cards[seat], game.results, team) + jitter
+            power = hand_power(game.cards[seat], game.baza_results, team) + jitter
             if level < 3 and power >= 0.85 and TRUCO + level in legal:
                 return TRUCO + level
             return QUIERO if power >= 0.3 + 0.1 * level - 0.1 * _partners(game, seat) else NO_QUIERO
         if kind == P_ENVIDO:
             points = hand_tanto(game.dealt[seat]) + 10 * jitter
-            falta = FALTA_ENVIDO in game.chain
+            falta = FALTA_ENVIDO in game.envido_calls
             if points >= 31 and REAL_ENVIDO in legal and not falta:
                 return REAL_ENVIDO
-            need = 29 if falta else 27 + min(len(game.chain) - 1, 2) - _partners(game, seat)
+            need = 29 if falta else 27 + min(len(game.envido_calls) - 1, 2) - _partners(game, seat)
             return QUIERO if points >= need else NO_QUIERO
         if kind == P_FLOR:
             if flor_value(game.dealt[seat]) >= 34 and CONTRAFLOR in legal:
@@ -95,11 +95,11 @@ def policy_action(game: Game, seat: int, legal: list[int], jitter: float) -> int
             return ENVIDO
     level = game.truco_level
     if TRUCO + level in legal and level < 3:
-        power = hand_power(game.cards[seat], game.results, team) + jitter
+        power = hand_power(game.cards[seat], game.baza_results, team) + jitter
         if power >= 0.6 + 0.08 * level:
             return TRUCO + level
     if cards:
-        return follow(cards, game.table[-1], team)
+        return follow(cards, game.bazas[-1], team)
     return legal[0]
 
 
@@ -113,7 +113,7 @@ def play_out_hand(game: Game, rng: random.Random) -> None:
     closed = len(game.history)
     actors, legal_actions, push = game.actors, game.legal_actions, game.push
     randbelow = rng._randbelow  # type: ignore[attr-defined]
-    while not game.needs_deal and game.winner < 0 and len(game.history) == closed:
+    while not game.needs_deal and game.winner is None and len(game.history) == closed:
         seats = actors()
         seat = seats[0] if len(seats) == 1 else seats[randbelow(len(seats))]
         legal = legal_actions(seat, False)

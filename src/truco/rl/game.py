@@ -227,7 +227,7 @@ class TrucoState:
         if len(actors) == 1:
             return actors[0]
         n = g.n
-        start = g.turn if g.turn >= 0 else g.mano
+        start = g.mano if g.turn is None else g.turn
         return min(actors, key=lambda s: (s - start) % n)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:

@@ -21,7 +21,7 @@ def _snapshot(game: Game, hand: int, seat: int | None, token: str | None) -> dic
         "seat": seat,
         "action": token,
         "cards": [[card_name(c) for c in game.hand_cards(s)] for s in range(game.n)],
-        "bazas": [[[s, card_name(c)] for s, c in baza] for baza in game.table]
+        "bazas": [[[s, card_name(c)] for s, c in baza] for baza in game.bazas]
         if closed is None
         else [],
         "score": list(game.score),
