@@ -249,7 +249,10 @@ def test_a_2v2_table_names_partners_and_colours_the_same_for_everyone(
         cami.wait_for_selector(".seat[data-seat='0'] .bubble.say")
         assert "Voy" in cami.text_content(".seat[data-seat='0'] .bubble.say")
 
+    said = cami.locator(".seat[data-seat='0'] .bubble.say").count()
     play_a_hand([ana, cami])
+    if said:  # last hand's signals do not stay next to this hand's
+        assert cami.locator(".bubble.say").count() == 0
     # the score after the hand is the engine's, as a spectator's view has it
     drain(spectator)
     engine = spectator.view
@@ -257,12 +260,40 @@ def test_a_2v2_table_names_partners_and_colours_the_same_for_everyone(
     for page in (ana, cami):
         assert team_points(page) == engine["score"]
         assert last_log_line_visible(page)
+        # a screen reader hears the newest line
+        assert page.text_content("#announce") == page.locator("#log li").last.text_content()
     assert ana.text_content("#last-hand h3") == cami.text_content("#last-hand h3")
     shot(ana, "table-2v2-desktop.png")
     shot(cami, "table-2v2-phone.png")
     spectator.close()
     ana.context.close()
     cami.context.close()
+
+
+def test_a_3v3_table_with_bots_reads_on_a_phone_and_a_desktop(
+    browser: Any, server: LiveServer
+) -> None:
+    page = new_page(browser, server, "Ana", **PHONE)
+    page.select_option("select[name=players]", "6")
+    page.select_option("select[name=bots]", "simple")
+    page.click("#create")
+    page.wait_for_url("**/t/*")
+    page.wait_for_selector("#my-hand .card-button")
+    desk = new_page(browser, server, "Vero")
+    desk.goto(page.url)
+    desk.wait_for_selector(".seat .who")
+    seen = seats_as_seen(page)
+    assert seen == seats_as_seen(desk)
+    names = [s["name"] for s in seen]
+    assert names == ["Ana", *(f"Bot {n} (simple)" for n in range(1, 6))]
+    partners = page.locator(".seat .tag-partner")
+    assert partners.count() == 2 and set(partners.all_text_contents()) == {"compañero"}
+    assert desk.locator(".seat .tag-partner").count() == 0  # a spectator has no partner
+    assert "Estás mirando la mesa." in desk.text_content("body")
+    shot(page, "table-3v3-phone.png")
+    shot(desk, "table-3v3-desktop.png")
+    page.context.close()
+    desk.context.close()
 
 
 def test_a_match_to_the_end_played_from_the_keyboard(browser: Any, server: LiveServer) -> None:
@@ -350,6 +381,10 @@ def test_english_by_the_browsers_language_and_by_the_switch(
     page.wait_for_selector("#create-form")
     assert page.text_content("#create-form h2") == "New table"
     assert page.evaluate("document.documentElement.lang") == "en"
+    assert page.get_attribute("#mute", "aria-pressed") == "true"
+    page.click("#mute")
+    assert page.get_attribute("#mute", "aria-pressed") == "false"
+    assert page.evaluate("localStorage.getItem('truco.muted')") == "1"
     page.select_option("#lang", "es")
     page.wait_for_selector("#create-form h2:has-text('Nueva mesa')")
     assert page.evaluate("document.documentElement.lang") == "es-AR"

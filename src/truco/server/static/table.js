@@ -39,6 +39,7 @@ export class TableScreen {
     this.closedByUs = false;
     this.clockTimer = null;
     this.mazoArmed = false;
+    this.popped = new Set();  // the speech bubbles already shown
     this.onKey = (ev) => this.key(ev);
   }
 
@@ -353,7 +354,12 @@ export class TableScreen {
     if (table.status === "waiting") return this.seating(box, seat, info, you);
     if (!view) return box;
     const bubble = this.bubbleOf[seat];
-    if (bubble?.text) box.append(el("div", { class: `bubble${bubble.say ? " say" : ""}${bubble.tanto ? " tanto" : ""}`, "data-bubble": seat }, bubble.text));
+    if (bubble?.text) {
+      const key = `${view.hand_index}:${seat}:${bubble.i}:${bubble.text}`;
+      const fresh = !this.popped.has(key);  // pops in once, not at every redraw
+      this.popped.add(key);
+      box.append(el("div", { class: `bubble${bubble.say ? " say" : ""}${bubble.tanto ? " tanto" : ""}${fresh ? " fresh" : ""}`, "data-bubble": seat }, bubble.text));
+    }
     if (seat !== you.seat && view.winner === null && view.in_hand[seat]) {
       const left = 3 - view.played.filter(([s]) => s === seat).length;
       if (left > 0) box.append(el("div", { class: "backs", "aria-label": t("seat.cards_left", { n: left }) },
