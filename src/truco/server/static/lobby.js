@@ -1,7 +1,7 @@
 // The lobby: create a table, join one by its code, the open tables and the finished matches.
 import { $, el, select } from "./dom.js";
 import { t } from "./i18n.js";
-import { TEAM_KEYS } from "./story.js";
+import { TEAM_KEYS, describeRules } from "./story.js";
 
 export async function showLobby({ app, api, identity, go }) {
   const options = await api("/api/options");
@@ -56,7 +56,7 @@ export async function showLobby({ app, api, identity, go }) {
   for (const table of list) {
     const free = table.seats.filter((s) => s.kind === "empty").length;
     tables.append(el("div", { class: "listing" },
-      el("span", {}, `${table.name} · ${table.describe} · `, table.status === "waiting" ? t("lobby.free", { n: free }) : t("lobby.playing")),
+      el("span", {}, `${table.name} · ${describeRules(table.rules)} · `, table.status === "waiting" ? t("lobby.free", { n: free }) : t("lobby.playing")),
       el("a", { href: `/t/${table.id}`, class: "button", "data-table": table.id }, t(table.status === "waiting" ? "lobby.sit" : "lobby.watch"))));
   }
   const done = await api("/api/history");
@@ -64,7 +64,7 @@ export async function showLobby({ app, api, identity, go }) {
   for (const h of done.slice(0, 20)) {
     const won = h.winner === null || h.winner === undefined ? "" : ` · ${t("lobby.won_by", { team: t(`team.${TEAM_KEYS[h.winner]}`) })}`;
     history.append(el("div", { class: "listing" },
-      el("span", {}, `${h.name} · ${h.describe} · ${h.seats.join(", ")}${won}`),
+      el("span", {}, `${h.name} · ${describeRules(h.rules)} · ${h.seats.join(", ")}${won}`),
       el("a", { href: `/replay/${h.id}`, class: "button" }, t("lobby.see"))));
   }
 }

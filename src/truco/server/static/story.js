@@ -12,6 +12,14 @@ export const TEAM_KEYS = ["blue", "red"];
 const callKind = (token) =>
   ENVIDO_CALLS.includes(token) ? "envido" : TRUCO_CALLS.includes(token) ? "truco" : FLOR_CALLS.includes(token) ? "flor" : null;
 
+/** The table's rules in a few words: "2v2 con flor a 30". */
+export function describeRules(rules) {
+  const parts = [{ 2: "1v1", 4: "2v2", 6: "3v3" }[rules.players], t(rules.flor ? "rules.con_flor" : "rules.sin_flor"), t("rules.to", { n: rules.target })];
+  if (rules.chicos === 3) parts.push(t("rules.best_of_3"));
+  if (rules.pica_pica) parts.push(t("rules.pica_pica"));
+  return parts.join(" ");
+}
+
 export class Story {
   /** ``table``: the table summary; ``viewer``: the viewer's seat, or null. */
   constructor(table, viewer) {

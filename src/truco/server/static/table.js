@@ -4,7 +4,7 @@
 import { $, backImg, cardImg, cardName, el, select } from "./dom.js";
 import { t } from "./i18n.js";
 import { sound } from "./sound.js";
-import { Story } from "./story.js";
+import { Story, describeRules } from "./story.js";
 
 const POSITIONS = { 2: ["bot", "top"], 4: ["bot", "r", "top", "l"], 6: ["bot", "br", "tr", "top", "tl", "bl"] };
 const TRUCO_LEVELS = ["", "truco", "retruco", "vale-cuatro"];
@@ -256,7 +256,7 @@ export class TableScreen {
     board.append(this.center());
     const head = el("div", { class: "table-head" },
       el("div", {}, el("h1", {}, table.name),
-        el("span", { class: "muted" }, `${table.describe} · ${t("table.code")} `, el("code", { id: "table-code" }, table.id))),
+        el("span", { class: "muted" }, `${describeRules(table.rules)} · ${t("table.code")} `, el("code", { id: "table-code" }, table.id))),
       this.scoreboard());
     const parts = [head, el("div", { id: "banner", class: "banner", role: "status" }), board];
     if (view && you.seat !== null && view.winner === null) parts.push(this.myHand(), this.buttons());
