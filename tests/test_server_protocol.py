@@ -13,10 +13,7 @@ import httpx
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from truco.cards import parse_card
-from truco.record import record_from_json, replay
-from truco.server import ServerConfig
-from truco.server.testing import (
+from server_testing import (
     LiveServer,
     TableClient,
     create_table,
@@ -24,6 +21,9 @@ from truco.server.testing import (
     guest_token,
     play_out,
 )
+from truco.cards import parse_card
+from truco.record import record_from_json, replay
+from truco.server import ServerConfig
 
 CARD = re.compile(r"^(?:play )?((?:[1-7]|1[012])[eboc])$")
 

@@ -4,22 +4,23 @@ state. Run on SQLite, and on PostgreSQL when one answers at 127.0.0.1:5432."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import random
 import signal
 import subprocess
 import sys
 import time
-import uuid
-from collections.abc import Iterator
 from typing import Any
+from unittest.mock import patch
 
 import httpx
-import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sqlalchemy import func, select
 
-from truco.record import record_from_json, replay
-from truco.server import ServerConfig
-from truco.server.store import MatchRow, Store
-from truco.server.testing import (
+from databases import db_url
+from server_testing import (
     LiveServer,
     TableClient,
     create_table,
@@ -27,46 +28,18 @@ from truco.server.testing import (
     guest_token,
     play_out,
 )
+from truco.game import Game
+from truco.record import game_to_record, record_from_json, replay
+from truco.rules import Rules
+from truco.server import ServerConfig
+from truco.server.journal import RecordPosition, TableWrite, apply_hands, record_delta
+from truco.server.lobby import Lobby
+from truco.server.players import Player
+from truco.server.protocol import parse_client_message
+from truco.server.store import MatchRow, Store, journal_table
+from truco.server.table import Client, Command, Join, Seat, Table
 
-PG_BASE = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-
-
-def _postgres_reachable() -> str | None:
-    try:
-        import psycopg
-    except ImportError:
-        return "psycopg is not installed"
-    try:
-        psycopg.connect(
-            "host=127.0.0.1 port=5432 dbname=test user=postgres", connect_timeout=3
-        ).close()
-    except psycopg.Error as exc:
-        return f"PostgreSQL at 127.0.0.1:5432 (database test) is not reachable: {exc}"
-    return None
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'truco.sqlite3'}"
-        return
-    reason = _postgres_reachable()
-    if reason:
-        pytest.skip(reason)
-    import psycopg
-
-    schema = f"truco_test_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(
-        "host=127.0.0.1 port=5432 dbname=test user=postgres", autocommit=True
-    ) as conn:
-        conn.execute(f"CREATE SCHEMA {schema}")
-    try:
-        yield f"{PG_BASE}?options=-csearch_path%3D{schema}"
-    finally:
-        with psycopg.connect(
-            "host=127.0.0.1 port=5432 dbname=test user=postgres", autocommit=True
-        ) as conn:
-            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+__all__ = ["db_url"]  # the fixture, from databases
 
 
 def config_for(db_url: str) -> ServerConfig:
@@ -149,7 +122,9 @@ def test_a_restarted_server_goes_on_with_the_same_match(db_url: str) -> None:
     with LiveServer(config) as server:  # a new process on the same database
         client = TableClient(server.ws_url, table["id"], token, since=before["v"])
         after = client.wait_state()
-        assert after["full"] is True and after["v"] >= before["v"]
+        # the restarted server still has the events: it answers with what was missed
+        assert after["full"] is False and after["v"] >= before["v"]
+        assert all(e["v"] > before["v"] for e in after["events"])
         assert after["you"]["seat"] == 0
         for key in (
             "hand",
@@ -249,7 +224,7 @@ def test_a_table_nobody_joins_is_abandoned_and_not_restored(tmp_path: Any) -> No
         db_url=f"sqlite:///{tmp_path / 'idle.sqlite3'}",
         bot_delay=0,
         turn_seconds=0,
-        abandon_after=0.2,
+        abandon_after=1.0,
     )
     with LiveServer(config) as server:
         token = guest_token(server.url, "Ana")
@@ -294,3 +269,223 @@ def test_a_committed_card_survives_a_restart(tmp_path: Any) -> None:
             lambda m: any(e.get("action") == f"play {early}" for e in m["events"])
         )
         assert early not in done["view"]["hand"]
+
+
+# ---------------------------------------------------------------------- write-ahead, journal
+def bot_table(store: Store | None, players: int = 2, **config: Any) -> Table:
+    """A table of bots (nobody thinks: rounds are driven by the test), started."""
+    table = Table(
+        id=f"t{random.randrange(1 << 30):x}",
+        name="Mesa",
+        rules=Rules(players=players, target=15),
+        config=ServerConfig(db_url="", bot_delay=0, turn_seconds=0, **config),
+        store=store,
+        seats=[Seat("bot", None, f"b{i}", "random") for i in range(players)],
+    )
+    table.start_if_full()
+    return table
+
+
+def act_at_random(table: Table, rng: random.Random) -> None:
+    game = table.game
+    assert game is not None and not game.is_over
+    seat = game.actors()[0]
+    table._apply(seat, rng.choice(game.legal_actions(seat)), "bot")
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), cuts=st.lists(st.integers(1, 12), max_size=40))
+def test_record_deltas_rebuild_the_record(seed: int, cuts: list[int]) -> None:
+    """Appending the deltas taken at arbitrary moments gives the record of the match."""
+    rng = random.Random(seed)
+    game = Game(Rules(players=rng.choice([2, 4, 6]), flor=rng.random() < 0.5), seed=seed)
+    record = game_to_record(game)
+    record["hands"] = []
+    at = RecordPosition()
+    for cut in [0, *cuts]:
+        for _ in range(cut):
+            if game.is_over:
+                break
+            seat = game.actors()[0]
+            game.apply(seat, rng.choice(game.legal_actions(seat)))
+        delta, at = record_delta(game, at)
+        apply_hands(record, delta)
+        assert record == game_to_record(game)
+        assert record_delta(game, at)[0] == []  # nothing new: nothing to write
+
+
+def test_sqlite_runs_in_wal_mode_with_a_synced_log(tmp_path: Any) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'wal.sqlite3'}")
+    with store.engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL
+    store.engine.dispose()
+
+
+def test_a_table_rebuilt_from_the_journal_is_the_table_that_was_committed(
+    db_url: str,
+) -> None:
+    """Checkpoint + journal = the live table: record, version, seats, resync events;
+    a new checkpoint now and then keeps the journal short; a finished match keeps none."""
+
+    async def scenario() -> None:
+        store = Store(db_url)
+        await store.start()
+        rng = random.Random(3)
+        table = bot_table(store, players=4, event_buffer=40)
+        await table._publish()
+        for step in range(60):
+            act_at_random(table, rng)
+            if step % 7 == 0:
+                table.committed.clear()
+            await table._publish()
+            if table.game is not None and table.game.is_over:
+                break
+            stored = Table.restore(store.load(match_id=table.id)[0], table.config, None)
+            assert stored.version == table.version
+            assert game_to_record(stored.game) == game_to_record(table.game)  # type: ignore[arg-type]
+            assert [e.body for e in stored.events] == [e.body for e in table.events][-40:]
+        with store.engine.connect() as conn:
+            entries = conn.execute(
+                select(func.count())
+                .select_from(journal_table)
+                .where(journal_table.c.match_id == table.id)
+            ).scalar()
+        assert entries is not None and 0 < entries <= 60
+        await store.close()
+
+    with patch("truco.server.journal.CHECKPOINT_EVERY", 16):
+        asyncio.run(scenario())
+
+
+def test_a_finished_match_keeps_its_record_and_no_journal(db_url: str) -> None:
+    async def scenario() -> None:
+        store = Store(db_url)
+        await store.start()
+        rng = random.Random(8)
+        table = bot_table(store)
+        await table._publish()
+        while not table.game.is_over:  # type: ignore[union-attr]
+            act_at_random(table, rng)
+            await table._publish()
+        table.status = "finished"  # as the table does after the last action
+        await table._publish()
+        row = store.load(match_id=table.id)[0]
+        assert row.status == "finished" and row.version == table.version
+        assert row.record == table.snapshot().record
+        with store.engine.connect() as conn:
+            assert conn.execute(select(journal_table)).first() is None
+        await store.close()
+
+    asyncio.run(scenario())
+
+
+class GatedStore(Store):
+    """A store whose commits wait for the test to open the gate (or fail while ``broken``)."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.gate = asyncio.Event()
+        self.broken = False
+        self.commits: list[int] = []
+
+    async def commit(self, write: TableWrite) -> None:
+        await self.gate.wait()
+        if self.broken:
+            raise OSError("the database went away")
+        await super().commit(write)
+        self.commits.append(write.version)
+
+
+def test_nobody_hears_of_an_action_before_it_is_committed(tmp_path: Any) -> None:
+    async def scenario() -> None:
+        store = GatedStore(f"sqlite:///{tmp_path / 'gate.sqlite3'}")
+        store.gate.set()
+        people = [Player(f"p{i}", f"P{i}") for i in range(2)]
+        table = Table(
+            id="gated",
+            name="Mesa",
+            rules=Rules(players=2),
+            config=ServerConfig(db_url="", bot_delay=0, turn_seconds=0),
+            store=store,
+            seats=[Seat("human", p.id, p.name) for p in people],
+        )
+        table.start_if_full()
+        table.start()
+        await table.until_durable()
+        clients = [Client(p) for p in people]
+        for client in clients:
+            await table.inbox.put(Join(client, since=0))
+        states = [json.loads(await asyncio.wait_for(c.outbox.get(), 5)) for c in clients]
+        assert states[1]["v"] == table.version == store.commits[-1]
+        store.gate.clear()  # the next commit hangs
+        store.broken = True
+        seat = table.game.actors()[0]  # type: ignore[union-attr]
+        token = next(a for a in states[seat]["view"]["legal"] if a.startswith("play"))
+        act = parse_client_message(json.dumps({"type": "act", "action": token}))
+        await table.inbox.put(Command(clients[seat], act))
+        await asyncio.sleep(0.1)
+        assert table._persisting  # applied, not told:
+        assert all(c.outbox.empty() for c in clients)
+        assert table.summary()["version"] == states[1]["v"]  # the lobby sees the durable table
+        store.gate.set()  # the database answers with errors: still nobody is told
+        await asyncio.sleep(0.3)
+        assert all(c.outbox.empty() for c in clients)
+        store.broken = False  # it comes back: the table's retry commits, then tells
+        for client in clients:
+            message = json.loads(await asyncio.wait_for(client.outbox.get(), 10))
+            assert message["v"] > states[1]["v"] and store.commits[-1] == message["v"]
+            assert message["events"][0]["action"] == token
+        await table.stop()
+        await store.close()
+
+    asyncio.run(scenario())
+
+
+def test_commits_that_arrive_during_a_commit_go_in_one_transaction(tmp_path: Any) -> None:
+    async def scenario() -> None:
+        store = Store(f"sqlite:///{tmp_path / 'group.sqlite3'}")
+        await store.start()
+        tables = [bot_table(store) for _ in range(12)]
+        await asyncio.gather(*(t._publish() for t in tables))
+        before = store.transactions
+        rng = random.Random(1)
+        for t in tables:
+            act_at_random(t, rng)
+        await asyncio.gather(*(t._publish() for t in tables))
+        # the first write goes alone; the others arrive while it is in flight
+        assert store.transactions - before <= 3
+        assert all(t.journal.version == t.version for t in tables)
+        await store.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_table_whose_journal_is_broken_does_not_keep_the_others_down(tmp_path: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'broken.sqlite3'}"
+
+    async def scenario() -> None:
+        store = Store(url)
+        await store.start()
+        rng = random.Random(2)
+        tables = [bot_table(store) for _ in range(2)]
+        for table in tables:
+            await table._publish()
+            act_at_random(table, rng)
+            await table._publish()
+        await store.close()
+        broken = Store(url)
+        with broken.engine.begin() as conn:  # actions for a hand that was never dealt
+            conn.execute(
+                journal_table.insert().values(
+                    match_id=tables[0].id,
+                    version=tables[0].version + 1,
+                    entry=json.dumps({"events": [], "hands": [[7, None, [[0, "mazo"]]]]}),
+                )
+            )
+        lobby = Lobby(config_for(url), broken)
+        await lobby.start()
+        assert list(lobby.tables) == [tables[1].id]
+        await lobby.stop()
+
+    asyncio.run(scenario())

@@ -11,9 +11,9 @@ import tempfile
 import websockets
 from websockets.exceptions import ConnectionClosed
 
+from server_testing import LiveServer
 from truco.server import ServerConfig
 from truco.server.protocol import public_hand_json, view_json
-from truco.server.testing import LiveServer
 from truco.view import seat_view
 from util import new_game, play
 

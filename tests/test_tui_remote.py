@@ -14,7 +14,7 @@ from truco.rules import Rules
 from truco.tui.app import TrucoApp
 from truco.tui.remote import RemoteError, RemoteSession, split_url
 
-server_testing = pytest.importorskip("truco.server.testing")
+server_testing = pytest.importorskip("server_testing")
 ServerConfig = pytest.importorskip("truco.server.config").ServerConfig
 
 

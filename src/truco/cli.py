@@ -1,4 +1,8 @@
-"""The ``truco`` command."""
+"""The ``truco`` command.
+
+The base install (the engine, ``replay``, ``bench``, ``arena``) needs only the standard
+library; a command that needs an extra says in one line which one to install.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,39 @@ import sys
 from collections.abc import Sequence
 
 from .record import RecordError, load_record, replay
+
+#: The extra that brings each third-party package a command may need.
+EXTRA_OF_PACKAGE: dict[str, str] = {
+    "fastapi": "server",
+    "starlette": "server",
+    "uvicorn": "server",
+    "pydantic": "server",
+    "sqlalchemy": "server",
+    "psycopg": "postgres",
+    "textual": "tui",
+    "rich": "tui",
+    "httpx": "tui",
+    "websockets": "tui",
+    "numpy": "rl",
+    "gymnasium": "rl",
+    "pettingzoo": "rl",
+    "pyspiel": "openspiel",
+}
+
+
+def missing_extra(exc: ImportError) -> str | None:
+    """The one-line advice for an import that failed because an extra is not installed
+    (``None`` if the missing module belongs to no extra).
+
+    >>> print(missing_extra(ModuleNotFoundError("No module named 'textual'", name="textual")))
+    this command needs the 'tui' extra: pip install 'truco-argento[tui]'
+    """
+    package = (exc.name or "").split(".")[0]
+    extra = EXTRA_OF_PACKAGE.get(package)
+    if extra is None:
+        return None
+    return f"this command needs the {extra!r} extra: pip install 'truco-argento[{extra}]'"
+
 
 #: Modules with a ``register(subparsers)`` function that adds their commands.
 _COMMAND_MODULES: list[str] = ["truco.tui.cli", "truco.server.cli", "truco.arena"]
@@ -81,6 +118,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args.func(args)
     except KeyboardInterrupt:
         return 130
+    except ImportError as exc:
+        advice = missing_extra(exc)
+        if advice is None:
+            raise
+        print(f"truco {args.command}: {advice}", file=sys.stderr)
+        return 2
     return code
 
 

@@ -949,7 +949,7 @@ class Game:
         caller = 1 - (seat & 1)
         if kind == P_TRUCO:
             self.pending.pop()
-            self._end_round(caller, level)
+            self._end_round(caller, scoring.truco_refused(level))
         elif kind == P_ENVIDO:
             self.why_envido.append((caller, "envido", scoring.envido_refused(self.envido_calls)))
             self.envido_stage = DONE
@@ -989,7 +989,7 @@ class Game:
             if called != team:
                 continue  # a call of the leaving team lapses
             if kind == P_TRUCO:
-                truco_points = level
+                truco_points = scoring.truco_refused(level)
             elif kind == P_ENVIDO:
                 self.why_envido.append((rival, "envido", scoring.envido_refused(self.envido_calls)))
                 self.envido_stage = DONE

@@ -119,5 +119,11 @@ def flor_refused(kind: CallKind, con_flor_quiero: bool) -> int:
 
 
 def truco_value(level: int) -> int:
-    """Points of a hand won at an accepted truco level (0 = no truco: 1 point)."""
+    """Points of a round won at an accepted truco level (0 = no truco: 1 point)."""
     return level + 1
+
+
+def truco_refused(level: int) -> int:
+    """Points for the team whose truco call of ``level`` is refused: the level below,
+    accepted (a refused truco 1, retruco 2, vale cuatro 3)."""
+    return truco_value(level - 1)

@@ -16,13 +16,21 @@ and the terminal game get this object, so they cannot peek by mistake.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from .actions import action_token, is_say
-from .cards import card_name
+from .actions import action_token, is_say, parse_action
+from .cards import card_name, parse_card
 from .game import Declaration, Game, HandResult, MatchPosition
 from .rules import Rules
-from .vocabulary import CallKind
+from .vocabulary import CallKind, Card, Seat
+
+JSON = dict[str, Any]
+
+
+class ViewError(ValueError):
+    """JSON that is not a seat view (:meth:`SeatView.from_json`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +60,37 @@ class PublicHand:
     showdowns: tuple[tuple[Declaration, ...], ...] = ()
     #: how the hand was settled, step by step (see :attr:`SeatView.notes`)
     notes: tuple[tuple[int, str, tuple[int, ...]], ...] = ()
+
+    def to_json(self) -> JSON:
+        """The hand as JSON (cards by name); :meth:`from_json` reads it back."""
+        return {
+            "index": self.index,
+            "mano": self.mano,
+            "why": [list(w) for w in self.why],
+            "points": list(self.points),
+            "score": list(self.score),
+            "chicos": list(self.chicos),
+            "played": _plays_json(self.played),
+            "revealed": [[seat, _cards_json(cards)] for seat, cards in self.revealed],
+            "showdowns": _showdowns_json(self.showdowns),
+            "notes": _notes_json(self.notes),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> PublicHand:
+        """The inverse of :meth:`to_json`."""
+        return cls(
+            index=data["index"],
+            mano=data["mano"],
+            why=tuple((team, source, points) for team, source, points in data["why"]),
+            points=_pair(data["points"]),
+            score=_pair(data["score"]),
+            chicos=_pair(data["chicos"]),
+            played=_plays(data["played"]),
+            revealed=tuple((seat, _cards(cards)) for seat, cards in data["revealed"]),
+            showdowns=_showdowns(data.get("showdowns", ())),
+            notes=_notes(data.get("notes", ())),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,9 +139,6 @@ class SeatView:
     def team(self) -> int | None:
         return None if self.seat is None else self.seat & 1
 
-    def log_tokens(self) -> list[tuple[int, str]]:
-        return [(seat, action_token(a)) for seat, a in self.log]
-
     def describe(self) -> str:
         """A short text of the view, for logs and debugging."""
         cards = " ".join(card_name(c) for c in self.hand) or "-"
@@ -110,6 +146,157 @@ class SeatView:
             f"hand {self.hand_index} mano {self.mano} score {self.score[0]}-{self.score[1]} "
             f"seat {self.seat} cards {cards} turn {self.turn}"
         )
+
+    def to_json(self) -> JSON:
+        """The view as JSON: cards by name, actions as record tokens (the online
+        table's wire format, see docs/protocol.md). :meth:`from_json` is its exact
+        inverse: ``SeatView.from_json(view.to_json()) == view``."""
+        pending, position = self.pending, self.position
+        return {
+            "seat": self.seat,
+            "team": self.team,
+            "rules": self.rules.to_dict(),
+            "position": {
+                "first_mano": position.first_mano,
+                "hand_index": position.hand_index,
+                "score": list(position.score),
+                "chicos": list(position.chicos),
+                "pica_started": position.pica_started,
+                "pica_now": position.pica_now,
+            },
+            "hand_index": self.hand_index,
+            "mano": self.mano,
+            "dealer": self.dealer,
+            "score": list(self.score),
+            "chicos": list(self.chicos),
+            "winner": self.winner,
+            "hand": _cards_json(self.hand),
+            "dealt": _cards_json(self.dealt),
+            "played": _plays_json(self.played),
+            "bazas": [_plays_json(baza) for baza in self.bazas],
+            "baza_results": list(self.baza_results),
+            "turn": self.turn,
+            "actors": list(self.actors),
+            "legal": [action_token(a) for a in self.legal],
+            "pending": None
+            if pending is None
+            else {
+                "kind": pending.kind,
+                "team": pending.team,
+                "level": pending.level,
+                "chain": list(pending.chain),
+            },
+            "truco_level": self.truco_level,
+            "truco_owner": self.truco_owner,
+            "envido_open": self.envido_open,
+            "showdowns": _showdowns_json(self.showdowns),
+            "flor_sung": list(self.flor_sung),
+            "in_hand": list(self.in_hand),
+            "pica_pica": self.pica_pica,
+            "round_seats": list(self.round_seats),
+            "log": [[seat, action_token(a)] for seat, a in self.log],
+            "last_hand": None if self.last_hand is None else self.last_hand.to_json(),
+            "notes": _notes_json(self.notes),
+            "scored": [list(w) for w in self.scored],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SeatView:
+        """The view that :meth:`to_json` wrote; raise :class:`ViewError` naming what
+        is missing or wrong in anything else."""
+        try:
+            return cls._from_json(data)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ViewError(f"not a seat view: {type(exc).__name__}: {exc}") from None
+
+    @classmethod
+    def _from_json(cls, data: Mapping[str, Any]) -> SeatView:
+        rules = Rules.from_dict(data["rules"])
+        where = data["position"]
+        pending = data["pending"]
+        last_hand = data["last_hand"]
+        return cls(
+            seat=data["seat"],
+            rules=rules,
+            position=MatchPosition(
+                rules,
+                where["first_mano"],
+                where["hand_index"],
+                _pair(where["score"]),
+                _pair(where["chicos"]),
+                where["pica_started"],
+                where["pica_now"],
+            ),
+            hand_index=data["hand_index"],
+            mano=data["mano"],
+            dealer=data["dealer"],
+            score=_pair(data["score"]),
+            chicos=_pair(data["chicos"]),
+            winner=data["winner"],
+            hand=_cards(data["hand"]),
+            dealt=_cards(data["dealt"]),
+            played=_plays(data["played"]),
+            bazas=tuple(_plays(baza) for baza in data["bazas"]),
+            baza_results=tuple(data["baza_results"]),
+            turn=data["turn"],
+            actors=tuple(data["actors"]),
+            legal=tuple(parse_action(token) for token in data["legal"]),
+            pending=None
+            if pending is None
+            else PendingCall(
+                pending["kind"], pending["team"], pending["level"], tuple(pending["chain"])
+            ),
+            truco_level=data["truco_level"],
+            truco_owner=data["truco_owner"],
+            envido_open=data["envido_open"],
+            showdowns=_showdowns(data["showdowns"]),
+            flor_sung=tuple(data["flor_sung"]),
+            in_hand=tuple(data["in_hand"]),
+            pica_pica=data["pica_pica"],
+            round_seats=tuple(data["round_seats"]),
+            log=tuple((seat, parse_action(token)) for seat, token in data["log"]),
+            last_hand=None if last_hand is None else PublicHand.from_json(last_hand),
+            notes=_notes(data.get("notes", ())),
+            scored=tuple((team, source, points) for team, source, points in data.get("scored", ())),
+        )
+
+
+# ------------------------------------------------------------------ JSON pieces
+def _notes_json(notes: tuple[tuple[int, str, tuple[int, ...]], ...]) -> list[list[Any]]:
+    return [[after, kind, list(data)] for after, kind, data in notes]
+
+
+def _notes(data: Sequence[Sequence[Any]]) -> tuple[tuple[int, str, tuple[int, ...]], ...]:
+    return tuple((after, kind, tuple(values)) for after, kind, values in data)
+
+
+def _pair(values: Sequence[int]) -> tuple[int, int]:
+    first, second = values
+    return (first, second)
+
+
+def _cards_json(cards: Iterable[Card]) -> list[str]:
+    return [card_name(c) for c in cards]
+
+
+def _cards(names: Iterable[str]) -> tuple[Card, ...]:
+    return tuple(parse_card(name) for name in names)
+
+
+def _plays_json(plays: Iterable[tuple[Seat, Card]]) -> list[list[Any]]:
+    return [[seat, card_name(card)] for seat, card in plays]
+
+
+def _plays(plays: Iterable[Sequence[Any]]) -> tuple[tuple[Seat, Card], ...]:
+    return tuple((seat, parse_card(card)) for seat, card in plays)
+
+
+def _showdowns_json(showdowns: Iterable[tuple[Declaration, ...]]) -> list[list[JSON]]:
+    return [[{"seat": d.seat, "tanto": d.tanto} for d in words] for words in showdowns]
+
+
+def _showdowns(data: Iterable[Iterable[Mapping[str, Any]]]) -> tuple[tuple[Declaration, ...], ...]:
+    return tuple(tuple(Declaration(d["seat"], d["tanto"]) for d in words) for words in data)
 
 
 def _visible_log(

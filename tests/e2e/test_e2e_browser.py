@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from browser_kit import ARGS, ARTIFACTS, CHROMIUM, DESKTOP, PHONE, config, sync_api
 
-from truco.server.testing import (
+from server_testing import (
     LiveServer,
     TableClient,
     create_table,

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from browser_kit import ARGS, CHROMIUM, config, sync_api
 
+from server_testing import LiveServer
 from truco.actions import action_token
 from truco.game import Game, MatchPosition
 from truco.rules import Rules
 from truco.server.protocol import public_hand_json
-from truco.server.testing import LiveServer
 from truco.view import public_hand
 from util import deal, new_game, play
 

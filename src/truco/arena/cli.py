@@ -99,27 +99,37 @@ def run_arena(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run(tasks: list[Any], jobs: int, max_seconds: float | None) -> list[MatchResult]:
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
+class _NoBar:
+    """Stands in for rich's progress bar on the base install (rich comes with the extras)."""
 
-    deadline = None if max_seconds is None else time.monotonic() + max_seconds
-    results: list[MatchResult] = []
+    def __enter__(self) -> _NoBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def add_task(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def advance(self, bar: Any) -> None:
+        return None
+
+
+def _progress_bar() -> tuple[Any, bool]:
+    """A progress bar on stderr and whether stderr is a terminal."""
+    try:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+    except ImportError:
+        return _NoBar(), False
     console = Console(stderr=True)
-    log_every = 0 if console.is_terminal else max(1, len(tasks) // 20)
-
-    def advance(progress: Progress, bar: Any) -> None:
-        progress.advance(bar)
-        if log_every and len(results) % log_every == 0:  # no terminal: a line now and then
-            print(f"arena: {len(results)}/{len(tasks)} matches", file=sys.stderr, flush=True)
-
-    with Progress(
+    bar = Progress(
         TextColumn("arena"),
         BarColumn(),
         MofNCompleteColumn(),
@@ -127,7 +137,22 @@ def _run(tasks: list[Any], jobs: int, max_seconds: float | None) -> list[MatchRe
         console=console,
         transient=True,
         disable=not console.is_terminal,
-    ) as progress:
+    )
+    return bar, console.is_terminal
+
+
+def _run(tasks: list[Any], jobs: int, max_seconds: float | None) -> list[MatchResult]:
+    deadline = None if max_seconds is None else time.monotonic() + max_seconds
+    results: list[MatchResult] = []
+    bar_or_not, on_terminal = _progress_bar()
+    log_every = 0 if on_terminal else max(1, len(tasks) // 20)
+
+    def advance(progress: Any, bar: Any) -> None:
+        progress.advance(bar)
+        if log_every and len(results) % log_every == 0:  # no terminal: a line now and then
+            print(f"arena: {len(results)}/{len(tasks)} matches", file=sys.stderr, flush=True)
+
+    with bar_or_not as progress:
         bar = progress.add_task("matches", total=len(tasks))
         if jobs == 1:
             for task in tasks:

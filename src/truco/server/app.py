@@ -163,6 +163,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         table = lobby.create(
             player, rules, body.name.strip(), body.turn_seconds, body.bots, body.seat
         )
+        try:  # write-ahead: the table is in the database before anyone hears of it
+            await asyncio.wait_for(table.until_durable(), 30)
+        except TimeoutError:
+            raise HTTPException(503, "the database does not answer: try again later") from None
         return table.summary()
 
     @app.get("/api/tables/{table_id}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 from typing import Any
 
@@ -12,6 +13,8 @@ from .config import ServerConfig
 from .players import Player
 from .store import Store
 from .table import Seat, Table, TableError
+
+log = logging.getLogger("truco.server")
 
 _CODE_LETTERS = "abcdefghjkmnpqrstuvwxyz23456789"
 
@@ -57,7 +60,11 @@ class Lobby:
             self.store.load, unfinished=True, limit=self.config.max_tables
         )
         for row in rows:
-            table = Table.restore(row, self.config, self.store)
+            try:
+                table = Table.restore(row, self.config, self.store)
+            except ValueError:  # one broken table must not keep the others down
+                log.exception("table %s cannot be restored: left in the database as it is", row.id)
+                continue
             table.after_restore()
             self._open(table)
 
@@ -112,9 +119,7 @@ class Lobby:
         if all(s.kind != "empty" for s in table.seats) and seat is None:
             raise TableError("no_seat", "leave at least one seat for people, or sit in one")
         table.start_if_full()
-        if self.store is not None:
-            self.store.save_soon(table.snapshot())
-        self._open(table)
+        self._open(table)  # its actor commits it first (await table.until_durable())
         return table
 
     def _open(self, table: Table) -> None:

@@ -12,8 +12,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from ..actions import action_token
-from ..cards import card_name
 from ..view import PublicHand, SeatView
 
 
@@ -116,74 +114,11 @@ def error_message(code: str, reason: str) -> dict[str, Any]:
     return {"type": "error", "code": code, "reason": reason}
 
 
-def _cards(cards: tuple[int, ...] | list[int]) -> list[str]:
-    return [card_name(c) for c in cards]
-
-
-def _plays(plays: tuple[tuple[int, int], ...]) -> list[list[Any]]:
-    return [[seat, card_name(card)] for seat, card in plays]
-
-
-def _notes(notes: tuple[tuple[int, str, tuple[int, ...]], ...]) -> list[list[Any]]:
-    return [[after, kind, list(data)] for after, kind, data in notes]
-
-
 def public_hand_json(hand: PublicHand) -> dict[str, Any]:
     """A closed hand as everyone may see it (the cards revealed at its close)."""
-    return {
-        "index": hand.index,
-        "mano": hand.mano,
-        "why": [list(w) for w in hand.why],
-        "points": list(hand.points),
-        "score": list(hand.score),
-        "chicos": list(hand.chicos),
-        "played": _plays(hand.played),
-        "revealed": [[seat, _cards(cards)] for seat, cards in hand.revealed],
-        "showdowns": [
-            [{"seat": d.seat, "tanto": d.tanto} for d in showdown] for showdown in hand.showdowns
-        ],
-        "notes": _notes(hand.notes),
-    }
+    return hand.to_json()
 
 
 def view_json(view: SeatView) -> dict[str, Any]:
     """A :class:`~truco.view.SeatView` as JSON: exactly what the seat may see."""
-    pending = view.pending
-    return {
-        "seat": view.seat,
-        "team": view.team,
-        "hand_index": view.hand_index,
-        "mano": view.mano,
-        "dealer": view.dealer,
-        "score": list(view.score),
-        "chicos": list(view.chicos),
-        "winner": view.winner,
-        "hand": _cards(view.hand),
-        "dealt": _cards(view.dealt),
-        "played": _plays(view.played),
-        "bazas": [_plays(baza) for baza in view.bazas],
-        "baza_results": list(view.baza_results),
-        "turn": view.turn,
-        "actors": list(view.actors),
-        "legal": [action_token(a) for a in view.legal],
-        "pending": None
-        if pending is None
-        else {
-            "kind": pending.kind,
-            "team": pending.team,
-            "level": pending.level,
-            "chain": list(pending.chain),
-        },
-        "truco_level": view.truco_level,
-        "truco_owner": view.truco_owner,
-        "envido_open": view.envido_open,
-        "showdowns": [[{"seat": d.seat, "tanto": d.tanto} for d in s] for s in view.showdowns],
-        "flor_sung": list(view.flor_sung),
-        "in_hand": list(view.in_hand),
-        "pica_pica": view.pica_pica,
-        "round_seats": list(view.round_seats),
-        "log": [[seat, action_token(a)] for seat, a in view.log],
-        "last_hand": None if view.last_hand is None else public_hand_json(view.last_hand),
-        "notes": _notes(view.notes),
-        "scored": [list(w) for w in view.scored],
-    }
+    return view.to_json()

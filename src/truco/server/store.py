@@ -1,17 +1,22 @@
-"""Persistence with SQLAlchemy: every table and its match record, saved as it is
-played (SQLite file by default, PostgreSQL by URL).
+"""Persistence with SQLAlchemy: every table and its match record (SQLite file by default,
+in WAL mode; PostgreSQL by URL).
 
-The table actors never wait for the database: they hand a snapshot to
-:class:`Store.save_soon` and a writer task stores the latest snapshot of each table
-in a worker thread. :meth:`Store.flush` (called at shutdown) writes what is left.
+A table's changes are written ahead: the table hands a :class:`~truco.server.journal.TableWrite`
+to :meth:`Store.commit` and tells its clients only once it is committed. One writer task
+commits everything the tables hand over while the previous commit is in flight in one
+transaction (group commit), in a thread of its own, so that the event loop never waits for
+the database and the bots' threads never delay a commit. :meth:`Store.load` gives each live
+table as of its last commit (checkpoint and journal folded, see :mod:`truco.server.journal`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import secrets
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,10 +29,16 @@ from sqlalchemy import (
     Table,
     Text,
     create_engine,
+    delete,
+    event,
     select,
 )
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import StaticPool
+
+from .journal import LIVE, JournalError, TableWrite, fold
+
+log = logging.getLogger("truco.server")
 
 metadata = MetaData()
 
@@ -52,6 +63,14 @@ matches_table = Table(
     Column("record_json", Text, nullable=True),  # truco-record/1, None before the start
 )
 
+journal_table = Table(
+    "truco_journal",
+    metadata,
+    Column("match_id", String(32), primary_key=True),
+    Column("version", Integer, primary_key=True, autoincrement=False),
+    Column("entry", Text, nullable=False),  # {"events": [...], "hands": [...]}
+)
+
 
 @dataclass(slots=True)
 class MatchRow:
@@ -66,6 +85,8 @@ class MatchRow:
     winner: int | None
     table: dict[str, Any]
     record: dict[str, Any] | None = None
+    #: a live table's latest events (``[kind, who, body]``), from the journal
+    events: list[list[Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -74,19 +95,26 @@ class Store:
 
     url: str
     engine: Engine = field(init=False)
-    _pending: dict[str, MatchRow] = field(init=False, default_factory=dict)
+    _queue: list[tuple[TableWrite, asyncio.Future[None]]] = field(init=False, default_factory=list)
     _wake: asyncio.Event | None = field(init=False, default=None)
     _writer: asyncio.Task[None] | None = field(init=False, default=None)
+    _thread: ThreadPoolExecutor = field(init=False)
     _closing: bool = field(init=False, default=False)
+    #: transactions committed by :meth:`write_batch` (group commit: fewer than writes)
+    transactions: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
-        kwargs: dict[str, Any] = {"future": True}
-        if self.url.startswith("sqlite"):
+        kwargs: dict[str, Any] = {}
+        sqlite = self.url.startswith("sqlite")
+        if sqlite:
             kwargs["connect_args"] = {"check_same_thread": False}
             if self.url in ("sqlite://", "sqlite:///:memory:"):
                 kwargs["poolclass"] = StaticPool  # one shared in-memory database
         self.engine = create_engine(self.url, **kwargs)
+        if sqlite:
+            event.listen(self.engine, "connect", _sqlite_durable)
         metadata.create_all(self.engine)
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="truco-store")
 
     # ---------------------------------------------------------------- sync API
     def secret_key(self) -> bytes:
@@ -102,23 +130,39 @@ class Store:
             return key
 
     def write(self, rows: list[MatchRow]) -> None:
+        """Store whole rows (checkpoints), in one transaction."""
         with self.engine.begin() as conn:
             for row in rows:
-                values = {
-                    "name": row.name,
-                    "status": row.status,
-                    "created_at": row.created_at,
-                    "updated_at": row.updated_at,
-                    "version": row.version,
-                    "winner": row.winner,
-                    "table_json": json.dumps(row.table),
-                    "record_json": None if row.record is None else json.dumps(row.record),
-                }
-                done = conn.execute(
-                    matches_table.update().where(matches_table.c.id == row.id).values(**values)
-                )
-                if done.rowcount == 0:
-                    conn.execute(matches_table.insert().values(id=row.id, **values))
+                _put_row(conn, row)
+
+    def write_batch(self, writes: list[TableWrite]) -> None:
+        """Commit the writes of several tables in one transaction."""
+        with self.engine.begin() as conn:
+            entries = []
+            for w in writes:
+                if w.checkpoint is not None:
+                    _put_row(conn, w.checkpoint)
+                elif w.table is not None:
+                    conn.execute(
+                        matches_table.update()
+                        .where(matches_table.c.id == w.match_id)
+                        .values(table_json=json.dumps(w.table), updated_at=time.time())
+                    )
+                if w.entry is not None:
+                    entries.append(
+                        {"match_id": w.match_id, "version": w.version, "entry": json.dumps(w.entry)}
+                    )
+            if entries:
+                conn.execute(journal_table.insert(), entries)
+            for w in writes:
+                if w.drop_before is not None:
+                    conn.execute(
+                        delete(journal_table).where(
+                            journal_table.c.match_id == w.match_id,
+                            journal_table.c.version < w.drop_before,
+                        )
+                    )
+        self.transactions += 1
 
     def load(
         self,
@@ -127,15 +171,16 @@ class Store:
         match_id: str | None = None,
         limit: int = 200,
     ) -> list[MatchRow]:
+        """Stored tables, the most recently saved first; a live one as of its last commit."""
         query = select(matches_table).order_by(matches_table.c.updated_at.desc()).limit(limit)
         if match_id is not None:
             query = query.where(matches_table.c.id == match_id)
         if unfinished is True:
-            query = query.where(matches_table.c.status.in_(["waiting", "playing"]))
+            query = query.where(matches_table.c.status.in_(LIVE))
         elif unfinished is False:
             query = query.where(matches_table.c.status == "finished")
         with self.engine.connect() as conn:
-            return [
+            rows = [
                 MatchRow(
                     id=r.id,
                     name=r.name,
@@ -149,44 +194,108 @@ class Store:
                 )
                 for r in conn.execute(query)
             ]
+            live = {row.id: row for row in rows if row.status in LIVE}
+            if live:
+                entries: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+                journal = (
+                    select(journal_table)
+                    .where(journal_table.c.match_id.in_(list(live)))
+                    .order_by(journal_table.c.match_id, journal_table.c.version)
+                )
+                for e in conn.execute(journal):
+                    entries.setdefault(e.match_id, []).append((e.version, json.loads(e.entry)))
+                for key, row in live.items():
+                    try:
+                        fold(row, entries.get(key, ()))
+                    except JournalError:
+                        log.exception("table %s: its journal does not fit its checkpoint", key)
+                        rows.remove(row)  # left in the database as it is, not served
+        return rows
 
-    # ---------------------------------------------------------------- async writer
-    def save_soon(self, row: MatchRow) -> None:
-        """Queue the latest state of a table; never blocks the caller."""
-        row.updated_at = time.time()
-        self._pending[row.id] = row
-        if self._wake is not None:
-            self._wake.set()
+    # ---------------------------------------------------------------- group commit
+    async def commit(self, write: TableWrite) -> None:
+        """Return once ``write`` is committed; raise if it could not be.
+
+        Writes handed over while a commit is in flight go together in the next one."""
+        loop = asyncio.get_running_loop()
+        if self._wake is None:  # no writer task (a store used without start())
+            await loop.run_in_executor(self._thread, self.write_batch, [write])
+            return
+        done: asyncio.Future[None] = loop.create_future()
+        self._queue.append((write, done))
+        self._wake.set()
+        await done
 
     async def start(self) -> None:
         self._wake = asyncio.Event()
-        self._writer = asyncio.create_task(self._write_loop())
+        self._writer = asyncio.create_task(self._write_loop(), name="truco-store-writer")
 
     async def _write_loop(self) -> None:
         assert self._wake is not None
+        loop = asyncio.get_running_loop()
         while True:
             await self._wake.wait()
             self._wake.clear()
-            await self._write_pending()
-            if self._closing:
+            batch, self._queue = self._queue, []
+            if batch:
+                try:
+                    await loop.run_in_executor(
+                        self._thread, self.write_batch, [w for w, _ in batch]
+                    )
+                except Exception:
+                    await self._write_one_by_one(batch)
+                else:
+                    for _, done in batch:
+                        if not done.done():
+                            done.set_result(None)
+            if self._closing and not self._queue:
                 return
 
-    async def _write_pending(self) -> None:
-        if self._pending:
-            rows, self._pending = list(self._pending.values()), {}
-            await asyncio.to_thread(self.write, rows)
-
-    async def flush(self) -> None:
-        """Write everything queued (the writer keeps running)."""
-        await self._write_pending()
+    async def _write_one_by_one(self, batch: list[tuple[TableWrite, asyncio.Future[None]]]) -> None:
+        """After a failed group commit: each write alone, so that one bad write fails alone."""
+        loop = asyncio.get_running_loop()
+        for write, done in batch:
+            try:
+                await loop.run_in_executor(self._thread, self.write_batch, [write])
+            except Exception as exc:
+                if not done.done():
+                    done.set_exception(exc)
+            else:
+                if not done.done():
+                    done.set_result(None)
 
     async def close(self) -> None:
-        """Write what is left, stop the writer, release the connections."""
+        """Commit what was handed over, stop the writer, release the connections."""
         self._closing = True
         if self._writer is not None and self._wake is not None:
             self._wake.set()
             await self._writer
             self._writer = None
-        self.write(list(self._pending.values()))
-        self._pending = {}
+        self._thread.shutdown()
         self.engine.dispose()
+
+
+def _put_row(conn: Connection, row: MatchRow) -> None:
+    values = {
+        "name": row.name,
+        "status": row.status,
+        "created_at": row.created_at,
+        "updated_at": row.updated_at,
+        "version": row.version,
+        "winner": row.winner,
+        "table_json": json.dumps(row.table),
+        "record_json": None if row.record is None else json.dumps(row.record),
+    }
+    done = conn.execute(matches_table.update().where(matches_table.c.id == row.id).values(**values))
+    if done.rowcount == 0:
+        conn.execute(matches_table.insert().values(id=row.id, **values))
+
+
+def _sqlite_durable(dbapi_connection: Any, connection_record: Any) -> None:
+    """WAL (readers never block the writer) and a sync of the log at every commit, so that a
+    commit survives the process and the machine crashing."""
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=FULL")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.close()

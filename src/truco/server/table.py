@@ -4,8 +4,11 @@ Everything that changes a table goes through its inbox and is handled one messag
 a time by :meth:`Table.run`, so no locks are needed (the lichess model). Every change
 is an event with a version number; each connection gets the events it may see and
 its own seat's view, and a reconnecting client asks for the events after the last
-version it saw. Persistence is off the hot path: the actor hands snapshots to the
-:class:`~truco.server.store.Store` and never waits for the database.
+version it saw.
+
+Write-ahead, then broadcast: after each message (and those that arrived while the last
+commit was in flight) the actor commits what changed (:mod:`truco.server.journal`) and only
+then sends anything to its clients, so no client ever holds a version a restart forgets.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from ..record import game_to_record, record_from_json, replay
 from ..rules import Rules
 from ..view import public_hand, seat_view
 from .config import ServerConfig
+from .journal import Journal, TableWrite, event_json
 from .players import Player
 from .protocol import (
     Act,
@@ -148,6 +152,10 @@ class Stop:
     pass
 
 
+#: messages handled together, at most, before their changes are committed
+GROUP_LIMIT = 256
+
+
 @dataclass(slots=True)
 class TableEvent:
     version: int
@@ -195,15 +203,24 @@ class Table:
     thinking: int | None = None  # the move counter a bot is thinking about
     task: asyncio.Task[None] | None = None
     on_finished: Callable[[Table], None] | None = None
-    _dirty: bool = False
     _summary_cache: dict[str, Any] = field(default_factory=dict)
     _rules_json: dict[str, Any] = field(init=False, default_factory=dict)
+    # write-ahead: what is durable, what waits for the commit to be sent
+    journal: Journal = field(init=False)
+    _persisting: bool = False
+    _stopping: bool = False
+    _resyncs: list[tuple[Client, int | None]] = field(default_factory=list)
+    _replies: list[tuple[Client, dict[str, Any] | Callable[[], dict[str, Any]]]] = field(
+        default_factory=list
+    )
+    _durable: asyncio.Condition | None = None
 
     def __post_init__(self) -> None:
         self._rules_json = self.rules.to_dict()
         if not self.seats:
             self.seats = [Seat() for _ in range(self.rules.players)]
         self.events = deque(maxlen=self.config.event_buffer)
+        self.journal = Journal(event_buffer=self.config.event_buffer)
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
@@ -211,6 +228,7 @@ class Table:
 
     async def stop(self) -> None:
         if self.task is not None:
+            self._stopping = True
             await self.inbox.put(Stop())
             await self.task
             self.task = None
@@ -221,8 +239,10 @@ class Table:
         if self.status == "waiting":
             self.idle_since = loop.time()
         self._settle()
+        await self._publish()
         while True:
             deadline = self._next_deadline()
+            stopping = False
             try:
                 if deadline is None:
                     message = await self.inbox.get()
@@ -232,21 +252,35 @@ class Table:
                     )
             except TimeoutError:
                 self._on_timers(loop.time())
+                self._settle()
             else:
-                if isinstance(message, Stop):
-                    for client in list(self.clients):
-                        client.close("the server is stopping")
-                    return
-                try:
-                    self._handle(message)
-                except Exception:  # a bug must not take the table down
-                    log.exception("table %s: error handling %r", self.id, message)
-            self._settle()
+                stopping = self._take(message)
+                # group commit: what arrived while the last commit was in flight goes with it
+                for _ in range(GROUP_LIMIT):
+                    if stopping or self.inbox.empty():
+                        break
+                    stopping = self._take(self.inbox.get_nowait())
+            await self._publish()
+            if stopping:
+                for client in list(self.clients):
+                    client.close("the server is stopping")
+                return
             if self.status in ("finished", "abandoned") and not self.clients and self.inbox.empty():
                 # saved already; the table leaves memory (a finished one stays in the history)
                 if self.on_finished is not None:
                     self.on_finished(self)
                 return
+
+    def _take(self, message: Join | Leave | Command | BotMove | Stop) -> bool:
+        """Handle one message of the inbox; True for :class:`Stop`."""
+        if isinstance(message, Stop):
+            return True
+        try:
+            self._handle(message)
+        except Exception:  # a bug must not take the table down
+            log.exception("table %s: error handling %r", self.id, message)
+        self._settle()
+        return False
 
     # ------------------------------------------------------------------ handling
     def _handle(self, message: Join | Leave | Command | BotMove) -> None:
@@ -261,13 +295,13 @@ class Table:
             try:
                 self._command(client, msg)
             except TableError as exc:
-                client.send(error_message(exc.code, exc.reason))
+                self._reply(client, error_message(exc.code, exc.reason))
 
     def _command(self, client: Client, msg: ClientMessage) -> None:
         if isinstance(msg, Ping):
-            client.send({"type": "pong", "v": self.version})
+            self._reply(client, lambda: {"type": "pong", "v": self.version})
         elif isinstance(msg, Sync):
-            self._send_since(client, msg.since)
+            self._resyncs.append((client, msg.since))
         elif isinstance(msg, Act):
             self._act(client, msg.action)
         elif isinstance(msg, Back):
@@ -294,10 +328,7 @@ class Table:
             if self.seats[seat].away:
                 self._set_away(seat, False, "reconnected")
             self._emit({"kind": "presence", "seat": seat, "connected": True})
-        if since is not None:
-            self._send_since(client, since)
-        else:
-            self._send_full(client)
+        self._resyncs.append((client, since))  # answered once what it shows is durable
 
     def _leave(self, client: Client) -> None:
         self.clients.discard(client)
@@ -445,7 +476,6 @@ class Table:
         hands = len(game.history)
         hand = game.hand_index
         game.apply(seat, action)
-        self._dirty = True
         audience: Audience = ("team", seat & 1) if is_say(action) else EVERYONE
         self._emit(
             {
@@ -502,7 +532,6 @@ class Table:
         if self.seats[seat].away == away:
             return
         self.seats[seat].away = away
-        self._dirty = True
         self._emit({"kind": "away", "seat": seat, "away": away, "why": why})
         if not away:
             self.clock_deadline = None  # the returning player gets a fresh clock
@@ -535,17 +564,12 @@ class Table:
                     self._set_away(seat, True, "clock")
 
     def _settle(self) -> None:
-        """After each message: committed cards, the clock, bots, saving, broadcast."""
+        """After each message: committed cards, the clock, bots."""
         game = self.game
         if game is not None and self.status == "playing":
             self._play_committed()
             self._run_clock()
             self._wake_bot()
-        if self._dirty:
-            self._dirty = False
-            if self.store is not None:
-                self.store.save_soon(self.snapshot())
-        self._broadcast()
 
     def _play_committed(self) -> None:
         game = self.game
@@ -611,7 +635,6 @@ class Table:
         self.version += 1
         body["v"] = self.version
         self.events.append(TableEvent(self.version, audience, body))
-        self._dirty = True
 
     def _sees(self, client: Client, event: TableEvent) -> bool:
         kind, who = event.audience
@@ -623,7 +646,10 @@ class Table:
         return seat & 1 == who if kind == "team" else seat == who
 
     def summary(self) -> dict[str, Any]:
-        """The table as the lobby and every client see it (no cards)."""
+        """The table as the lobby and every client see it (no cards); while a commit is
+        in flight, as it was at the last one."""
+        if self._persisting and self._summary_cache:
+            return self._summary_cache
         seats = []
         for i, seat in enumerate(self.seats):
             seats.append(
@@ -725,7 +751,104 @@ class Table:
             client.sent_version = self.version
 
     # ------------------------------------------------------------------ persistence
+    def _reply(
+        self, client: Client, message: dict[str, Any] | Callable[[], dict[str, Any]]
+    ) -> None:
+        """Answer ``client`` once this round's changes are durable (in order with its states)."""
+        self._replies.append((client, message))
+
+    async def _publish(self) -> None:
+        """Commit what changed, then tell the clients: resyncs, new events, replies."""
+        if self.store is not None and not await self._make_durable(self.store):
+            return  # not durable: nobody hears of it (the next round writes it with its own)
+        if self._durable is not None:
+            async with self._durable:
+                self._durable.notify_all()
+        for client, since in self._resyncs:
+            if client not in self.clients:
+                continue
+            if since is None:
+                self._send_full(client)
+            else:
+                self._send_since(client, since)
+        self._resyncs.clear()
+        self._broadcast()
+        if not self.clients:
+            self._summary_cache = self.summary()
+        for client, message in self._replies:
+            client.send(message if isinstance(message, dict) else message())
+        self._replies.clear()
+
+    async def _make_durable(self, store: Store) -> bool:
+        """Make the table durable at its version; retry while the database refuses, unless
+        the server is stopping (then False)."""
+        write = self._pending_write()
+        if write is None:
+            return True
+        delay = 0.05
+        self._persisting = True
+        try:
+            while True:
+                try:
+                    await store.commit(write)
+                    break
+                except Exception:
+                    log.exception("table %s: cannot commit version %d", self.id, write.version)
+                    if self._stopping:
+                        return False
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, 5.0)
+        finally:
+            self._persisting = False
+        self.journal.committed(write, self._table_json(), self.status)
+        return True
+
+    def _pending_write(self) -> TableWrite | None:
+        journaled = self.journal.version
+        events = []
+        for event in reversed(self.events):
+            if event.version <= journaled:
+                break
+            events.append(event_json(event.audience, event.body))
+        events.reverse()
+        write = self.journal.pending(
+            self.id,
+            self.version,
+            events,
+            self.game,
+            self._table_json(),
+            self.status,
+            self.snapshot,
+        )
+        if write is not None:
+            self.version = max(self.version, write.version)
+        return write
+
+    async def until_durable(self) -> None:
+        """Return once everything the table holds now is committed."""
+        if self.store is None:
+            return
+        if self._durable is None:
+            self._durable = asyncio.Condition()
+        target = self.version
+        async with self._durable:
+            await self._durable.wait_for(
+                lambda: self.journal.version >= target and self.journal.status is not None
+            )
+
+    def _table_json(self) -> dict[str, Any]:
+        """What is stored beside the record: options, seats, cards released early."""
+        return {
+            "rules": self._rules_json,
+            "creator": self.creator,
+            "turn_seconds": self.turn_seconds,
+            "seats": [seat.to_json() for seat in self.seats],
+            # cards released early (not in the record: they are not played yet)
+            "committed": {str(seat): card_name(card) for seat, card in self.committed.items()},
+        }
+
     def snapshot(self) -> MatchRow:
+        """The whole table as one row (a checkpoint of the journal)."""
         names = [seat.name or f"seat {i}" for i, seat in enumerate(self.seats)]
         record = None
         if self.game is not None:
@@ -743,14 +866,7 @@ class Table:
             updated_at=time.time(),
             version=self.version,
             winner=self.game.winner if self.game is not None and self.game.is_over else None,
-            table={
-                "rules": self.rules.to_dict(),
-                "creator": self.creator,
-                "turn_seconds": self.turn_seconds,
-                "seats": [seat.to_json() for seat in self.seats],
-                # cards released early (not in the record: they are not played yet)
-                "committed": {str(seat): card_name(card) for seat, card in self.committed.items()},
-            },
+            table=self._table_json(),
             record=record,
         )
 
@@ -772,6 +888,9 @@ class Table:
             version=row.version,
             created_at=row.created_at,
         )
+        table.events.extend(
+            TableEvent(body["v"], (kind, who), body) for kind, who, body in row.events
+        )
         for i, seat in enumerate(table.seats):
             if seat.kind == "bot":
                 table.bots[i] = make_bot(seat.bot or config.cover_bot)
@@ -783,12 +902,19 @@ class Table:
                 )
             game = result.game
             assert game is not None
-            game.deal_from(SecureDealer())
             table.game = game
             for seat, name in data.get("committed", {}).items():
                 card = parse_card(name)
                 if game.holds(int(seat), card):
                     table.committed[int(seat)] = card
+        table.journal = Journal.restored(row, table.game, config.event_buffer)
+        if table.game is not None:
+            dealing = table.game.needs_deal and not table.game.is_over
+            table.game.deal_from(SecureDealer())
+            if dealing:  # the record ends with a closed hand: the next one, journaled first
+                table._emit(
+                    {"kind": "deal", "hand": table.game.hand_index, "mano": table.game.mano}
+                )
         return table
 
     def after_restore(self) -> None:

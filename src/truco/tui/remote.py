@@ -15,11 +15,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from ..actions import action_token, parse_action
+from ..actions import action_token
 from ..cards import card_name, parse_card
-from ..game import Declaration, Game, MatchPosition
+from ..game import Game
 from ..rules import Rules, RulesError
-from ..view import PendingCall, PublicHand, SeatView, seat_view
+from ..view import SeatView, seat_view
 from .session import default_bot
 
 #: Seconds the client waits for the server's HTTP answers and the WebSocket handshake.
@@ -46,75 +46,9 @@ def split_url(url: str) -> tuple[str, str | None]:
     return urlunsplit((scheme, parts.netloc, "", "", "")), table
 
 
-def _cards(names: Sequence[str]) -> tuple[int, ...]:
-    return tuple(parse_card(c) for c in names)
-
-
-def _plays(plays: Sequence[Sequence[Any]]) -> tuple[tuple[int, int], ...]:
-    return tuple((int(seat), parse_card(card)) for seat, card in plays)
-
-
-def _showdowns(data: Sequence[Sequence[Mapping[str, Any]]]) -> tuple[tuple[Declaration, ...], ...]:
-    return tuple(tuple(Declaration(d["seat"], d["tanto"]) for d in s) for s in data)
-
-
-def _public_hand(data: Mapping[str, Any] | None) -> PublicHand | None:
-    if data is None:
-        return None
-    return PublicHand(
-        index=data["index"],
-        mano=data["mano"],
-        why=tuple((w[0], w[1], w[2]) for w in data["why"]),
-        points=(data["points"][0], data["points"][1]),
-        score=(data["score"][0], data["score"][1]),
-        chicos=(data["chicos"][0], data["chicos"][1]),
-        played=_plays(data["played"]),
-        revealed=tuple((seat, _cards(cards)) for seat, cards in data["revealed"]),
-        showdowns=_showdowns(data.get("showdowns", [])),
-    )
-
-
-def view_from_json(data: Mapping[str, Any], rules: Rules) -> SeatView:
-    """The :class:`~truco.view.SeatView` a server sent as JSON (``view_json``)."""
-    n = rules.players
-    pending = data["pending"]
-    hand_index, mano = data["hand_index"], data["mano"]
-    score = (data["score"][0], data["score"][1])
-    chicos = (data["chicos"][0], data["chicos"][1])
-    return SeatView(
-        seat=data["seat"],
-        rules=rules,
-        position=MatchPosition(rules, (mano - hand_index) % n, hand_index, score, chicos),
-        hand_index=hand_index,
-        mano=mano,
-        dealer=data["dealer"],
-        score=score,
-        chicos=chicos,
-        winner=data["winner"],
-        hand=_cards(data["hand"]),
-        dealt=_cards(data["dealt"]),
-        played=_plays(data["played"]),
-        bazas=tuple(_plays(b) for b in data["bazas"]),
-        baza_results=tuple(data["baza_results"]),
-        turn=data["turn"],
-        actors=tuple(data["actors"]),
-        legal=tuple(parse_action(t) for t in data["legal"]),
-        pending=None
-        if pending is None
-        else PendingCall(
-            pending["kind"], pending["team"], pending["level"], tuple(pending["chain"])
-        ),
-        truco_level=data["truco_level"],
-        truco_owner=data["truco_owner"],
-        envido_open=data["envido_open"],
-        showdowns=_showdowns(data["showdowns"]),
-        flor_sung=tuple(data["flor_sung"]),
-        in_hand=tuple(data["in_hand"]),
-        pica_pica=data["pica_pica"],
-        round_seats=tuple(data["round_seats"]),
-        log=tuple((seat, parse_action(token)) for seat, token in data["log"]),
-        last_hand=_public_hand(data["last_hand"]),
-    )
+def view_from_json(data: Mapping[str, Any], rules: Rules | None = None) -> SeatView:
+    """The :class:`~truco.view.SeatView` a server sent as JSON (``SeatView.to_json``)."""
+    return SeatView.from_json(data)
 
 
 class RemoteSession:

@@ -1,6 +1,6 @@
-"""A live server on 127.0.0.1 in a background thread, for tests and benchmarks.
+"""A live server on 127.0.0.1 in a background thread, for the tests.
 
->>> # with LiveServer(ServerConfig(db_url="sqlite://")) as server: server.url
+``with LiveServer(ServerConfig(db_url="sqlite://")) as server:`` serves on ``server.url``.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any, Self
 
 import uvicorn
 
-from .app import create_app
-from .config import ServerConfig
+from truco.server.app import create_app
+from truco.server.config import ServerConfig
 
 
 def free_port() -> int:
