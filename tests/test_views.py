@@ -452,6 +452,18 @@ def test_the_envido_winner_and_points_are_in_the_view_at_the_showdown() -> None:
     assert seat_view(game, 0).notes == () and seat_view(game, 0).scored == ()  # a new hand
 
 
+def test_the_notes_do_not_count_the_other_teams_megaphone_words() -> None:
+    # team 1 talks before a baza is settled: no seat learns how many words from the notes
+    game = new_game("1e 4o 5o", "4c 5c 6c", "1b 4e 5e", "4b 5b 6b")
+    play(game, "1 say voy; 3 say no-tengo-nada; 0 play 4o; 1 play 4c; 2 play 4e; 3 play 4b")
+    notes = {seat: seat_view(game, seat).notes for seat in (0, 1, None)}
+    assert notes[0] == notes[1] == notes[None] == ((4, "baza", (0, -1, 0)),)
+    play(game, "0 play 5o; 1 play 5c; 2 play 5e; 3 play 5b")
+    play(game, "0 play 1e; 1 play 6c; 2 play 1b; 3 play 6b")
+    last = seat_view(game, 0).last_hand
+    assert last is not None and last.notes[0] == (4, "baza", (0, -1, 0))
+
+
 def test_a_refused_envido_is_scored_in_the_view_before_the_close() -> None:
     game = new_game("7o 6o 4c", "1e 2e 12b")
     play(game, "0 real-envido; 1 no-quiero")

@@ -129,7 +129,8 @@ class SeatView:
     last_hand: PublicHand | None
     #: the hand's settlements so far, all public: ``(after, kind, data)`` with kind
     #: ``baza`` (number, result, winning seat), ``envido`` (winning seat, points),
-    #: ``flor`` (team, points) or ``round`` (team, points); ``after`` counts actions
+    #: ``flor`` (team, points) or ``round`` (team, points); ``after`` counts the hand's
+    #: public actions (calls, answers, cards: not the megaphone words)
     notes: tuple[tuple[int, str, tuple[int, ...]], ...] = ()
     #: points won in this hand so far, ``(team, source, points)``: they reach the
     #: score when the hand closes
@@ -308,6 +309,17 @@ def _visible_log(
     return tuple(a for a in actions if not is_say(a[1]) or a[0] & 1 == team)
 
 
+def _public_notes(
+    actions: Sequence[tuple[int, int]], notes: Iterable[tuple[int, str, tuple[int, ...]]]
+) -> tuple[tuple[int, str, tuple[int, ...]], ...]:
+    """The notes with ``after`` counting only public actions: counting megaphone words
+    would tell a seat how many signals the other team exchanged."""
+    public = [0]
+    for _, action in actions:
+        public.append(public[-1] + (not is_say(action)))
+    return tuple((public[after], kind, data) for after, kind, data in notes)
+
+
 def public_hand(result: HandResult) -> PublicHand:
     """The public face of a closed hand (no unplayed card except those revealed)."""
     played = tuple((s, a) for s, a in result.actions if a < 40)
@@ -321,7 +333,7 @@ def public_hand(result: HandResult) -> PublicHand:
         played=played,
         revealed=result.revealed,
         showdowns=result.showdowns,
-        notes=result.notes,
+        notes=_public_notes(result.actions, result.notes),
     )
 
 
@@ -364,6 +376,6 @@ def seat_view(game: Game, seat: int | None) -> SeatView:
         round_seats=() if waiting else game.round_seats,
         log=_visible_log(actions, seat),
         last_hand=public_hand(game.history[-1]) if game.history else None,
-        notes=() if waiting else tuple(game.notes),
+        notes=() if waiting else _public_notes(game.actions, game.notes),
         scored=() if waiting else tuple(game.why_flor + game.why_envido + game.why_truco),
     )

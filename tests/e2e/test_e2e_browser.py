@@ -205,6 +205,12 @@ def test_two_people_call_envido_see_the_showdown_and_the_hand_explained(
         assert last_log_line_visible(page)
         assert page.locator("#talk, .talk").count() == 0
     assert points(ana) == points(beto) >= 3  # envido (2) and the hand (1)
+    # on the board itself, until one plays again: how the hand ended, and a link to why
+    for page in (ana, beto):
+        assert re.match(
+            r"Mano 1: \d+ puntos? para (nosotros|ellos)", page.text_content("#just-closed")
+        )
+        assert page.get_attribute("#just-closed a", "href") == "#last-hand"
     # the winning tanto's cards are shown to both, at a readable size
     assert ana.locator("#last-hand img.card").count() == beto.locator("#last-hand img.card").count()
     width = ana.eval_on_selector("#last-hand img.card", "img => img.getBoundingClientRect().width")

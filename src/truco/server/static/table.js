@@ -190,7 +190,8 @@ export class TableScreen {
 
   summarize(hand, before) {
     const actions = this.handActions.get(hand.index) || null;
-    this.summary = { index: hand.index, hand, lines: this.story.summary(hand, before, actions) };
+    const scored = before ? [0, 1].map((i) => hand.score[i] - before[i]) : hand.points;
+    this.summary = { index: hand.index, hand, scored, lines: this.story.summary(hand, before, actions) };
     this.freshSummary = true;
     this.handActions.delete(hand.index);
   }
@@ -436,6 +437,13 @@ export class TableScreen {
         el("span", { class: "final-score" }, t("table.final_score", { blue: view.score[0], red: view.score[1] })),
         el("a", { href: "/", class: "button" }, t("back_home"))));
       return box;
+    }
+    const last = this.summary;
+    const fresh = this.mySeat === null ? !view.played.length : !view.played.some(([s]) => s === this.mySeat);
+    if (last && last.index === view.hand_index - 1 && fresh) {  // the hand just closed: say how it ended
+      box.append(el("div", { class: "just-closed", id: "just-closed" },
+        t("table.last_hand", { n: last.index + 1, blue: story.points(last.scored[0]), red: story.points(last.scored[1]), blueTeam: story.team(0), redTeam: story.team(1) }),
+        " ", el("a", { href: "#last-hand" }, t("table.why_link"))));
     }
     if (view.pending) {
       const p = view.pending;
