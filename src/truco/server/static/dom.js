@@ -22,8 +22,8 @@ export function el(tag, attrs = {}, ...children) {
 export const cardName = (c) => t("card", { rank: c.slice(0, -1), suit: t(`suit.${c.slice(-1)}`) });
 export const cardImg = (c, cls = "card") =>
   el("img", { class: cls, src: `/cards/${c}.svg`, alt: cardName(c), "data-card": c, draggable: "false" });
-export const backImg = (cls = "card back") =>
-  el("img", { class: cls, src: "/cards/back.svg", alt: t("card.back") });
+export const backImg = (cls = "card back", decorative = false) =>
+  el("img", { class: cls, src: "/cards/back.svg", alt: decorative ? "" : t("card.back") });
 
 export function select(name, pairs) {
   return el("select", { name }, pairs.map(([v, label]) => el("option", { value: v }, label)));

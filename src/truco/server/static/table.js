@@ -363,8 +363,8 @@ export class TableScreen {
     }
     if (seat !== you.seat && view.winner === null && view.in_hand[seat]) {
       const left = 3 - view.played.filter(([s]) => s === seat).length;
-      if (left > 0) box.append(el("div", { class: "backs", "aria-label": t("seat.cards_left", { n: left }) },
-        Array.from({ length: left }, () => backImg("card tiny back"))));
+      if (left > 0) box.append(el("div", { class: "backs", role: "img", "aria-label": t("seat.cards_left", { n: left }) },
+        Array.from({ length: left }, () => backImg("card tiny back", true))));
     }
     box.append(this.bazaRow(seat));
     return box;
@@ -405,7 +405,7 @@ export class TableScreen {
         const img = cardImg(hit[1], `card small${fresh.has(hit[1]) ? " just-played" : ""}`);
         slot.append(img);
         if (result && result.parda) slot.classList.add("parda");
-        else if (result && result.seat === seat) { slot.classList.add("won"); slot.append(el("span", { class: "star", "aria-label": t("table.baza_won", { name: this.story.seatName(seat) }) }, "★")); }
+        else if (result && result.seat === seat) { slot.classList.add("won"); slot.append(el("span", { class: "star", role: "img", "aria-label": t("table.baza_won", { name: this.story.seatName(seat) }) }, "★")); }
         else if (result) slot.classList.add("lost");
       }
       row.append(slot);
