@@ -61,7 +61,8 @@ async def seat_player(
     stop: asyncio.Event,
 ) -> None:
     """One seat: sit, then act at random from the legal actions until the match ends."""
-    async with websockets.connect(f"{url}/ws/{table}?token={token}", max_size=None) as ws:
+    async with websockets.connect(f"{url}/ws/{table}", max_size=None) as ws:
+        await ws.send(json.dumps({"type": "hello", "token": token}))
         await ws.send(json.dumps({"type": "sit", "seat": seat}))
         last_acted_version = -1
         while not done.is_set():
@@ -188,7 +189,10 @@ def main() -> int:
     db = args.db or f"sqlite:///{tmp}/bench.sqlite3"
     server = subprocess.Popen(
         [sys.executable, *(["-m", "cProfile", "-o", args.profile] if args.profile else []), "-m", "truco.cli", "serve", "--port", str(port), "--db", db, "--turn-seconds", "0",
-         "--bot-delay", "0", "--max-tables", str(args.tables * 4)],
+         "--bot-delay", "0", "--max-tables", str(args.tables * 4),
+         # one address plays every seat here: lift the per-address limits
+         "--http-rate", "1000000/minute", "--http-write-rate", "1000000/minute",
+         "--max-tables-per-address", str(args.tables * 4)],
         stdout=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"

@@ -104,7 +104,8 @@ def train(
     baseline, matches, decisions = 0.0, 0, 0
     curve = [(0, 0, *win_rate(policy, opponent, eval_matches, seed=10_000))]
     print(
-        f"matches {0:6d}  decisions {0:8d}  win rate vs {opponent}: {curve[0][2]:.3f} ±{curve[0][3]:.3f}",
+        f"matches {0:6d}  decisions {0:8d}  "
+        f"win rate vs {opponent}: {curve[0][2]:.3f} ±{curve[0][3]:.3f}",
         flush=True,
     )
     start = time.monotonic()
@@ -139,7 +140,8 @@ def train(
             rate, half = win_rate(policy, opponent, eval_matches, seed=10_000 + matches)
             curve.append((matches, decisions, rate, half))
             print(
-                f"matches {matches:6d}  decisions {decisions:8d}  win rate vs {opponent}: {rate:.3f} ±{half:.3f}"
+                f"matches {matches:6d}  decisions {decisions:8d}  "
+                f"win rate vs {opponent}: {rate:.3f} ±{half:.3f}"
                 f"  ({elapsed:.0f} s)",
                 flush=True,
             )
@@ -221,7 +223,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         trained = win_rate(policy, other, args.final_matches, seed=2)
         print(
-            f"vs {other}: uniform {untrained[0]:.3f} ±{untrained[1]:.3f}, trained (greedy) {trained[0]:.3f} ±{trained[1]:.3f}",
+            f"vs {other}: uniform {untrained[0]:.3f} ±{untrained[1]:.3f}, "
+            f"trained (greedy) {trained[0]:.3f} ±{trained[1]:.3f}",
             flush=True,
         )
     return 0

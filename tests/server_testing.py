@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -93,13 +94,9 @@ class TableClient:
         self._json = json
         self.token = token
         self.table_id = table_id
-        query = []
-        if token:
-            query.append(f"token={token}")
-        if since is not None:
-            query.append(f"since={since}")
-        url = f"{ws_url}/ws/{table_id}" + ("?" + "&".join(query) if query else "")
-        self.ws = connect(url, open_timeout=10, max_size=None, legacy=True)
+        self.ws = connect(f"{ws_url}/ws/{table_id}", open_timeout=10, max_size=None, legacy=True)
+        # who we are goes in the first message, never in the URL
+        self.send({"type": "hello", "token": token, "since": since})
         self.frames: list[str] = []
         self.state: dict[str, Any] = {}
         self.events: list[dict[str, Any]] = []
@@ -158,7 +155,7 @@ class TableClient:
     def until(
         self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 60.0
     ) -> dict[str, Any]:
-        """The current state if ``predicate`` holds for it, else the next state for which it does."""
+        """The current state if ``predicate`` holds for it, else the next one for which it does."""
         if self.state and predicate(self.state):
             return self.state
         return self.wait_state(predicate, timeout)
@@ -228,10 +225,8 @@ def play_out(
                     acted = True
                     break
         if not acted:
-            try:
+            with contextlib.suppress(TimeoutError):
                 clients[0].recv(timeout=0.05)
-            except TimeoutError:
-                pass
         if time.monotonic() > deadline:
             raise TimeoutError("the match did not end in time")
     raise RuntimeError("the match did not end within max_steps")

@@ -1,4 +1,4 @@
-"""Shared pieces for the property tests: every table of RULES.md, a random policy that
+"""Shared pieces for the property tests: every table of docs/rules.md, a random policy that
 plays whole matches (sometimes going to the mazo, sometimes using the megaphone), and
 hypothesis strategies that draw a table and a seed.
 

@@ -130,7 +130,7 @@ def test_arena_end_to_end(players: int, tmp_path: Path, capsys: pytest.CaptureFi
         name for b in out["bots"] for name in [b["name"]] * b["match_wins"]
     )
     # the same seed gives the same report (times aside)
-    assert main(args[:-1] + ["--jobs", "1", "--json"]) == 0
+    assert main([*args[:-1], "--jobs", "1", "--json"]) == 0
     again = json.loads(capsys.readouterr().out)
     assert [b["match_wins"] for b in again["bots"]] == [b["match_wins"] for b in out["bots"]]
     assert again["hands"] == out["hands"]
@@ -140,8 +140,48 @@ def test_arena_table_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["arena", "simple", "random", "--matches", "2", "--jobs", "1"]) == 0
     text = capsys.readouterr().out
     assert "simple" in text and "Elo" in text and "95% CI" in text
+    assert "(1 duplicate pair," in text
 
 
 def test_arena_rejects_unknown_bots(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["arena", "simple", "nobody", "--matches", "2"]) == 2
     assert "unknown bot" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["simple", "random", "--matches", "3"], "--matches must be an even number"),
+        (["simple", "random", "--matches", "0"], "--matches must be an even number"),
+        (["simple", "random", "--jobs", "0"], "--jobs must be at least 1"),
+        (["simple", "random", "--max-seconds", "0"], "--max-seconds must be positive"),
+        (["simple"], "expected two bots"),
+        (["simple", "random", "--gauntlet", "simple"], "not both"),
+        (["--gauntlet", "nobody"], "unknown bot"),
+    ],
+)
+def test_arena_bad_command_lines_get_one_line(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["arena", *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_gauntlet_reports_every_style_the_minimum_and_the_mean(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from truco.bots import GAUNTLET
+
+    args = ["arena", "--gauntlet", "simple", "--matches", "2", "--target", "15", "--jobs", "2"]
+    assert main([*args, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    rows = out["opponents"]
+    assert [r["opponent"] for r in rows] == list(GAUNTLET)
+    rates = [r["bots"][0]["match_win_rate"] for r in rows]
+    assert all(r["matches"] == 2 and r["bots"][0]["name"] == "simple" for r in rows)
+    assert out["min_win_rate"] == min(rates)
+    assert out["mean_win_rate"] == pytest.approx(sum(rates) / len(rates))
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "minimum win rate" in text and all(name in text for name in GAUNTLET)

@@ -31,7 +31,7 @@ def random_position(rules: Rules, seed: int) -> tuple[Game, int]:
 @given(
     table=st.sampled_from(TABLES),
     seed=st.integers(0, 10**9),
-    spec=st.sampled_from(["random", "simple"]),
+    spec=st.sampled_from(["random", "simple", "tight", "loose", "station", "scared", "falta"]),
 )
 def test_rule_bots_return_legal_actions(table: Rules, seed: int, spec: str) -> None:
     game, seat = random_position(table, seed)
@@ -148,3 +148,114 @@ def test_search_worlds_agree_with_the_public_information(table: Rules, seed: int
         assert dataclasses.replace(seen, last_hand=None) == dataclasses.replace(
             view, last_hand=None
         )
+
+
+# -- the gauntlet, the cautious search and the fitted rival model
+
+
+def _pending_view(rules: Rules, deal: tuple[tuple[int, ...], ...], actions: list[str]) -> SeatView:
+    game = Game(rules, manual_deal=True)
+    game.deal(deal)
+    for token in actions:
+        game.play(game.actors()[0], token)
+    return seat_view(game, game.actors()[0])
+
+
+def _cards(*names: str) -> tuple[int, ...]:
+    from truco.cards import parse_card
+
+    return tuple(parse_card(n) for n in names)
+
+
+WEAK, STRONG = _cards("4c", "5o", "6b"), _cards("1e", "1b", "7e")
+
+
+def test_the_gauntlet_is_registered() -> None:
+    from truco.bots import GAUNTLET
+
+    assert {"tight", "loose", "station", "scared", "falta", "mirror:tight", "mirror:loose"} == set(
+        GAUNTLET
+    )
+    for spec in GAUNTLET:
+        assert repr(make_bot(spec, 1)) == spec
+
+
+def test_styles_answer_as_their_names_say() -> None:
+    from truco.actions import NO_QUIERO, QUIERO
+
+    rules = Rules()
+    # seat 1 (weak cards, tanto 5) answers a truco and an envido of seat 0
+    truco = _pending_view(rules, (STRONG, WEAK), ["truco"])
+    envido = _pending_view(rules, (STRONG, WEAK), ["envido"])
+    for view in (truco, envido):
+        acts = [a for a in view.legal if not is_say(a)]
+        assert make_bot("station", 1).choose(view, acts, rules) == QUIERO
+        assert make_bot("scared", 1).choose(view, acts, rules) == NO_QUIERO
+        assert make_bot("tight", 1).choose(view, acts, rules) == NO_QUIERO
+
+
+def test_falta_happy_calls_falta_and_tight_never_does() -> None:
+    from truco.actions import FALTA_ENVIDO
+
+    rules = Rules()
+    hand = _cards("7o", "6o", "1c")  # tanto 33
+    view = _pending_view(rules, (hand, WEAK), [])
+    acts = [a for a in view.legal if not is_say(a)]
+    assert make_bot("falta", 1).choose(view, acts, rules) == FALTA_ENVIDO
+    assert make_bot("tight", 1).choose(view, acts, rules) != FALTA_ENVIDO
+
+
+def test_mirror_bots_model_their_rivals_differently() -> None:
+    tight, loose = make_bot("mirror:tight", 1), make_bot("mirror:loose", 1)
+    assert isinstance(tight, SearchBot) and isinstance(loose, SearchBot)
+    assert tight.rivals.accepts < 0 < loose.rivals.accepts
+
+
+def test_cautious_search_does_not_call_falta_with_a_tanto_of_4() -> None:
+    from truco.actions import FALTA_ENVIDO
+
+    rules = Rules()
+    view = _pending_view(rules, (_cards("4o", "12c", "6e"), _cards("7c", "6c", "3b")), [])
+    acts = [a for a in view.legal if not is_say(a)]
+    for seed in range(3):
+        assert make_bot("search:hard", seed).choose(view, acts, rules) != FALTA_ENVIDO
+
+
+def test_the_expert_decides_from_the_view_alone() -> None:
+    # two games that differ only in the rival's hidden cards: same view, same choice
+    rules = Rules()
+    mine = _cards("3e", "2c", "7o")
+    a = _pending_view(rules, (mine, WEAK), [])
+    b = _pending_view(rules, (mine, _cards("1e", "1b", "7e")), [])
+    assert a == b
+    acts = [x for x in a.legal if not is_say(x)]
+    assert make_bot("search:expert", 4).choose(a, acts, rules) == make_bot(
+        "search:expert", 4
+    ).choose(b, acts, rules)
+
+
+def _fitted(rival: str) -> object:
+    from truco.bots.opponent import RivalTracker
+
+    rules = Rules(target=15)
+    tracker = RivalTracker(0)
+    for m in range(3):
+        game = Game(rules, seed=f"fit{m}")
+        bots = [make_bot("loose", m), make_bot(rival, m)]
+        while not game.is_over:
+            seat = game.actors()[0]
+            view = seat_view(game, seat)
+            action = bots[seat].choose(view, [x for x in view.legal if not is_say(x)], rules)
+            if seat == 0:
+                tracker.observe(view)
+                tracker.own_action(view, action)
+            game.apply(seat, action)
+    return tracker.model()
+
+
+def test_the_rival_model_is_fitted_to_the_answers_seen() -> None:
+    from truco.bots.rollout import PlayerModel
+
+    station, scared = _fitted("station"), _fitted("scared")
+    assert isinstance(station, PlayerModel) and isinstance(scared, PlayerModel)
+    assert station.accepts > 0 > scared.accepts

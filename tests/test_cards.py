@@ -1,5 +1,5 @@
 """The deck, the truco ranking, tanto and flor: every example of the three rule books
-(RULES.md "Deck", "Truco ranking", "Tanto (envido points) and flor")."""
+(docs/rules.md "Deck", "Truco ranking", "Tanto (envido points) and flor")."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def cards(text: str) -> list[int]:
 def test_the_deck_has_forty_distinct_cards_with_names_that_parse_back() -> None:
     names = [card_name(c) for c in DECK]
     assert len(DECK) == 40 and len(set(names)) == 40
-    assert all(parse_card(name) == c for c, name in zip(DECK, names))
+    assert all(parse_card(name) == c for c, name in zip(DECK, names, strict=True))
     ranks = {name[:-1] for name in names}
     suits = {name[-1] for name in names}
     assert ranks == {"1", "2", "3", "4", "5", "6", "7", "10", "11", "12"}
@@ -65,7 +65,7 @@ def test_a_card_that_is_not_text_raises_card_error(value: object) -> None:
 
 # -- truco ranking ----------------------------------------------------------------------
 
-#: RULES.md and seed 003's table, high to low; cards in one group are equal (parda).
+#: docs/rules.md and the third rule book's table, high to low; cards in one group are equal (parda).
 RANKING = [
     "1e",
     "1b",

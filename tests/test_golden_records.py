@@ -44,7 +44,7 @@ def test_record_replays_to_expected(path: Path) -> None:
         return
     assert result.error is None, result.error
     assert len(result.hands) == len(expect["hands"])
-    for got, want in zip(result.hands, expect["hands"]):
+    for got, want in zip(result.hands, expect["hands"], strict=True):
         for key, value in want.items():
             assert got[key] == value, key
     if "winner" in expect:

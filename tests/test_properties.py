@@ -16,7 +16,7 @@ plays thousands of whole matches and checks, step by step:
 - ``why`` adds up to ``points``, in the order flor, envido, truco;
 - who may act and with what (turn, calls, answers, the pies, the flor obligation), and
   each closed hand's truco, envido, flor and mazo entries, against oracles written from
-  RULES.md and the public state alone;
+  docs/rules.md and the public state alone;
 - a seed deals the same match twice, and hand ``h`` depends only on ``(seed, h)``.
 """
 
@@ -104,7 +104,7 @@ def check_cards(game: Game) -> None:
 
 def check_actors(game: Game) -> None:
     """Exactly one of "someone may act" and "finished"; the actors are exactly the
-    seats with a legal non-megaphone action; megaphone words where RULES.md allows."""
+    seats with a legal non-megaphone action; megaphone words where docs/rules.md allows."""
     actors = game.actors()
     assert bool(actors) != game.is_over
     assert len(set(actors)) == len(actors)
@@ -128,7 +128,7 @@ def check_actors(game: Game) -> None:
 
 
 def _flor_obliged(game: Game, seat: int) -> bool:
-    """RULES.md: a flor holder who has not sung it (and has not played) must sing it."""
+    """docs/rules.md: a flor holder who has not sung it (and has not played) must sing it."""
     return (
         game.rules.flor
         and has_flor(game.dealt[seat])
@@ -138,7 +138,7 @@ def _flor_obliged(game: Game, seat: int) -> bool:
 
 
 def _envido_raises(chain: tuple[str, ...]) -> set[int]:
-    """RULES.md: envido repeats once, straight after a single envido; real envido comes
+    """docs/rules.md: envido repeats once, straight after a single envido; real envido comes
     once; falta envido ends the chain."""
     if chain == ("envido",):
         return {ENVIDO, REAL_ENVIDO, FALTA_ENVIDO}
@@ -150,7 +150,7 @@ def _envido_raises(chain: tuple[str, ...]) -> set[int]:
 
 
 def check_turn_rules(game: Game) -> None:
-    """Who may do what, from RULES.md and the public state (not pica-pica hands, whose
+    """Who may do what, from docs/rules.md and the public state (not pica-pica hands, whose
     three rounds share one action list): cards only on one's turn with no call waiting;
     the truco chain; opening the envido (first baza, dealer not played, truco not
     accepted, once a hand, caller not played, pies in teams); answers to each call."""
@@ -228,7 +228,7 @@ def check_turn_rules(game: Game) -> None:
 
 
 class PicaWatch:
-    """RULES.md, pica-pica: the three 1v1 rounds go one after another, starting with the
+    """docs/rules.md, pica-pica: the three 1v1 rounds go one after another, starting with the
     pair that holds the hand's mano and going on in seat order; in each pair the seat
     that comes first counting from the hand's mano is the round's mano, and plays first."""
 
@@ -342,7 +342,7 @@ class ScoreWatch:
         return chico_winner
 
     def check_pica(self, hand: HandResult) -> None:
-        """RULES.md: the hand right after a team first reaches 5 is a pica-pica hand,
+        """docs/rules.md: the hand right after a team first reaches 5 is a pica-pica hand,
         then a normal one, alternating while both teams are under 25."""
         expected = (
             self.rules.pica_pica
@@ -358,7 +358,7 @@ class ScoreWatch:
 
 
 def oracle_truco(hand: HandResult, n: int) -> tuple[int, int] | None:
-    """The truco entry of a hand nobody left (not pica-pica), worked out from RULES.md
+    """The truco entry of a hand nobody left (not pica-pica), worked out from docs/rules.md
     alone: bazas in playing order, pardas, who leads, the accepted or refused level."""
     if hand.pica_pica:
         return None
@@ -430,22 +430,22 @@ def oracle_envido(hand: HandResult, rules: Rules, start: tuple[int, int]) -> tup
 
 
 def falta_worth(rules: Rules, start: tuple[int, int], winner: int) -> int:
-    """An accepted falta envido, by the table's variant (RULES.md)."""
+    """An accepted falta envido, by the table's variant (docs/rules.md)."""
     mine, theirs = start[winner], start[1 - winner]
     target = rules.target
     both_malas = target == 30 and max(start) < 15
     if rules.falta_envido == "leader":  # the default: what the leader needs, or the chico
         return target - mine if both_malas else target - max(start)
-    if rules.falta_envido == "loser":  # seed 000: what the loser of the falta needs
+    if rules.falta_envido == "loser":  # the classic rule book: what the loser of the falta needs
         return target - theirs
-    # seed 003: the chico if the winner leads or the rival is in las malas
+    # the third rule book: the chico if the winner leads or the rival is in las malas
     if mine > theirs or (target == 30 and theirs < 15):
         return target - mine
     return target - theirs
 
 
 class LeaveWatch:
-    """Remembers, before each action, what a whole team leaving would owe (RULES.md,
+    """Remembers, before each action, what a whole team leaving would owe (docs/rules.md,
     irse al mazo): the call waiting against the leaving team counts as refused, and the
     rival scores the truco value in force."""
 
@@ -487,9 +487,35 @@ class LeaveWatch:
             assert got == entries, (source, got, entries, hand.actions)
 
 
+def _flor_answer_entry(
+    kind: str, action: int, caller: int, best: int, resto: int, cfq: bool
+) -> tuple[int, int] | None:
+    """The flor entry an answer to a flor call of ``kind`` scores (docs/rules.md "Flor"):
+    achico 3; con flor quiero 4; contraflor accepted 6, refused 3 (4 con flor quiero);
+    al resto accepted what the leader needs, refused 6."""
+    if kind == "flor":
+        if action == CON_FLOR_ME_ACHICO:
+            return (caller, 3)
+        if action == QUIERO:
+            assert cfq
+            return (best, 4)
+        return None
+    if kind == "contraflor":
+        if action == QUIERO:
+            return (best, 6)
+        if action == NO_QUIERO:
+            return (caller, 4 if cfq else 3)
+        return None
+    if action == QUIERO:
+        return (best, resto)
+    if action == NO_QUIERO:
+        return (caller, 6)
+    return None
+
+
 class FlorWatch:
     """Works out, action by action, the flor entries of a hand (not pica-pica) from
-    RULES.md: an uncontested flor 3; achico 3; contraflor accepted 6, refused 3; al resto
+    docs/rules.md: an uncontested flor 3; achico 3; contraflor accepted 6, refused 3; al resto
     accepted what the leader needs (15 in las malas), refused 6; con flor quiero 4 and a
     refused contraflor 4; flores compared by team totals, ties to the mano's team."""
 
@@ -536,22 +562,11 @@ class FlorWatch:
             if game.rules.target == 30 and max(score) < 15
             else game.rules.target - max(score)
         )
-        cfq = game.rules.con_flor_quiero
-        if pending.kind == "flor":
-            if action == CON_FLOR_ME_ACHICO:
-                self.entries.append((caller, 3))
-            elif action == QUIERO:
-                assert cfq
-                self.entries.append((best, 4))
-        elif pending.kind == "contraflor":
-            if action == QUIERO:
-                self.entries.append((best, 6))
-            elif action == NO_QUIERO:
-                self.entries.append((caller, 4 if cfq else 3))
-        elif action == QUIERO:
-            self.entries.append((best, resto))
-        elif action == NO_QUIERO:
-            self.entries.append((caller, 6))
+        entry = _flor_answer_entry(
+            pending.kind, action, caller, best, resto, game.rules.con_flor_quiero
+        )
+        if entry is not None:
+            self.entries.append(entry)
 
     def check(self, hand: HandResult, left: bool) -> None:
         if not self.valid:
@@ -699,7 +714,7 @@ def test_negative_action_number_names_no_card() -> None:
 
 
 def expected_summaries(game: Game) -> list[dict[str, Any]]:
-    """What RECORD.md says ``truco replay`` prints for the hands of ``game``."""
+    """What docs/record-format.md says ``truco replay`` prints for the hands of ``game``."""
     hands: list[dict[str, Any]] = [
         {
             "points": list(h.points),

@@ -1,4 +1,4 @@
-"""``truco replay`` through the real command (a subprocess), as RECORD.md specifies it:
+"""``truco replay`` through the real command (a subprocess), as docs/record-format.md specifies it:
 exit 0 with the hands JSON, exit 1 with the error object for an illegal action, exit 2
 with one clear line on stderr for anything malformed, and never a traceback."""
 

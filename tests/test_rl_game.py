@@ -15,7 +15,7 @@ from truco.record import load_record, replay
 from truco.rl import CHANCE_PLAYER_ID, TERMINAL_PLAYER_ID, TrucoGame
 from truco.rl.game import action_to_string
 
-RECORD_MD = Path("/work/shared/RECORD.md")
+RECORD_MD = Path(__file__).resolve().parents[1] / "docs" / "record-format.md"
 ALL_TABLES = [{"players": p, "flor": f} for p in (2, 4, 6) for f in (False, True)] + [
     {"players": 6, "pica_pica": True}
 ]
@@ -56,7 +56,7 @@ def test_action_enumeration_round_trips_with_the_record_notation() -> None:
             assert f"`{word}" in text or f"`{token}`" in text, token
     assert tokens[0] == "play 1e" and tokens[39] == "play 12c"
     assert tokens[52] == "mazo" and tokens[60] == "say no-tengo-nada"
-    if text:  # every token of RECORD.md's table of actions is in the enumeration
+    if text:  # every token of docs/record-format.md's table of actions is in the enumeration
         table = text.split("## Actions")[1].split("## Record")[0]
         rows = [r for r in table.splitlines() if r.startswith("| `")]
         for row in rows:
@@ -102,7 +102,7 @@ def test_a_hand_opens_with_one_chance_node_per_card() -> None:
     assert state.game.dealt[0] == (39, 38, 37)  # seat 0's three cards are dealt first
 
 
-def test_the_first_answerer_in_playing_order_is_the_current_player() -> None:
+def test_chance_picks_which_partner_answers_as_the_arena_does() -> None:
     game = TrucoGame(players=4, max_hands=1)
     state = game.new_initial_state()
     for card in range(12):  # 1e 2e 3e | 4e 5e 6e | 7e 10e 11e | 12e 1b 2b
@@ -110,8 +110,29 @@ def test_the_first_answerer_in_playing_order_is_the_current_player() -> None:
     assert state.current_player() == 0
     state.apply_action(47)  # seat 0 calls truco: seats 1 and 3 may answer
     assert state.game.actors() == (1, 3)
-    assert state.current_player() == 1
-    assert state.legal_actions(3) == []  # only the current player acts here
+    assert state.is_chance_node() and state.chance_kind() == "answer"
+    assert state.chance_outcomes() == [(1, 0.5), (3, 0.5)]
+    assert state.action_to_string(CHANCE_PLAYER_ID, 3) == "answers 3"
+    with pytest.raises(ValueError, match="may not answer"):
+        state.apply_action(2)
+    state.apply_action(3)
+    assert state.current_player() == 3
+    assert state.legal_actions(1) == []  # only the picked partner answers
+    state.apply_action(50)  # quiero: seat 0 still has to play its card
+    assert state.current_player() == 0 and not state.is_chance_node()
+
+
+def test_a_drawn_first_mano_is_a_chance_node() -> None:
+    game = TrucoGame(players=4, first_mano=-1, max_hands=1)
+    state = game.new_initial_state()
+    assert state.chance_kind() == "mano"
+    assert [s for s, _ in state.chance_outcomes()] == [0, 1, 2, 3]
+    state.apply_action(2)
+    assert state.game.mano == 2 and state.chance_kind() == "deal"
+    for card in range(12):
+        state.apply_action(card)
+    assert state.current_player() == 2
+    assert game.new_initial_state(first_mano=3).chance_kind() == "deal"
 
 
 def test_illegal_actions_raise_and_change_nothing() -> None:

@@ -135,7 +135,7 @@ def test_information_state_differs_exactly_when_something_seen_differs(
     by_string: dict[str, tuple[object, ...]] = {}
     by_tensor: dict[bytes, tuple[object, ...]] = {}
     seen_to_string: dict[tuple[object, ...], str] = {}
-    for i, state in enumerate(positions(table, 400, seed=2)):
+    for state in positions(table, 400, seed=2):
         for player in range(state.game.n):
             seen = _seen(state, player)
             string = state.information_state_string(player)

@@ -1,4 +1,4 @@
-"""Table options (RULES.md, issue 2 "Rules"): one frozen, validated value; every valid
+"""Table options (docs/rules.md, issue 2 "Rules"): one frozen, validated value; every valid
 combination constructs, every invalid one is refused with a RulesError naming it."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ FALTA = ("leader", "loser", "chico")
 
 
 def _valid(players: int, flor: bool, target: int, con_flor_quiero: bool, pica_pica: bool) -> bool:
-    """The constraints of RULES.md: con flor quiero is a flor variant; pica-pica is a 3v3
+    """The constraints of docs/rules.md: con flor quiero is a flor variant; pica-pica is a 3v3
     option of tables to 30."""
     if con_flor_quiero and not flor:
         return False
@@ -69,6 +69,7 @@ def test_every_valid_combination_constructs_and_starts_a_game() -> None:
                     "pica_pica",
                 ),
                 combo,
+                strict=True,
             )
         )
         assert Rules.from_dict(rules.to_dict()) == rules
@@ -98,18 +99,18 @@ def test_every_invalid_combination_is_refused_naming_the_option(combo: tuple) ->
 
 
 def test_pica_pica_on_a_table_to_15_names_the_target() -> None:
-    with pytest.raises(RulesError, match="pica_pica.*15|15.*pica_pica"):
+    with pytest.raises(RulesError, match=r"pica_pica.*15|15.*pica_pica"):
         Rules(players=6, target=15, pica_pica=True)
 
 
 def test_pica_pica_outside_3v3_names_players() -> None:
     for players in (2, 4):
-        with pytest.raises(RulesError, match="pica_pica.*players"):
+        with pytest.raises(RulesError, match=r"pica_pica.*players"):
             Rules(players=players, pica_pica=True)
 
 
 def test_con_flor_quiero_without_flor_names_flor() -> None:
-    with pytest.raises(RulesError, match="con_flor_quiero.*flor"):
+    with pytest.raises(RulesError, match=r"con_flor_quiero.*flor"):
         Rules(con_flor_quiero=True)
 
 

@@ -1,5 +1,5 @@
-"""Envido (RULES.md "Envido"): the chain and its values (the seed 000 table), the legal
-raises, ties to the mano, the showdown with "son buenas", and when it may be called."""
+"""Envido (docs/rules.md "Envido"): the chain and its values (the classic rule book's table),
+the legal raises, ties to the mano, the showdown with "son buenas", and when it may be called."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ PLAYS = {"play 7e", "play 6e", "play 4b"}
 CALLS = {"envido", "real-envido", "falta-envido"}
 STRONG, WEAK = "7e 6e 4b", "1o 2c 4c"  # tanto 33 for seat 0, 26 for seat 1
 
-# chain, accepted value (None: falta envido), refused value -- seed 000's table and RULES.md
+# chain, accepted value (None: falta envido), refused value: the classic rule book's table
+# and docs/rules.md
 CHAINS = [
     ("envido", 2, 1),
     ("envido envido", 4, 2),

@@ -1,5 +1,5 @@
 """Falta envido in las malas and las buenas, on tables to 15 and 30, for the three
-variants (RULES.md "Envido": falta envido), and the points past the target dropped."""
+variants (docs/rules.md "Envido": falta envido), and the points past the target dropped."""
 
 from __future__ import annotations
 
@@ -32,7 +32,8 @@ def falta_hand(variant: str, target: int, score: tuple[int, int], winner: int) -
 
 # variant, target, score before, envido winner, falta value, score after (why: envido then truco)
 CASES = [
-    # leader (seed 001, the default): what the leader needs; both in malas on 30 -> the chico
+    # leader (the app's rule page, the default): what the leader needs;
+    # both in malas on 30 -> the chico
     ("leader", 30, (10, 12), 0, 20, (30, 12)),
     ("leader", 30, (10, 12), 1, 18, (10, 30)),
     ("leader", 30, (14, 3), 1, 27, (14, 30)),  # 14 is still las malas
@@ -43,13 +44,13 @@ CASES = [
     ("leader", 15, (6, 9), 0, 6, (12, 10)),
     ("leader", 15, (13, 2), 1, 2, (13, 5)),
     ("leader", 15, (0, 0), 1, 15, (0, 15)),
-    # loser (seed 000): what the loser of the falta needs to finish the chico
+    # loser (the classic rule book): what the loser of the falta needs to finish the chico
     ("loser", 30, (10, 12), 0, 18, (28, 13)),
     ("loser", 30, (20, 12), 0, 18, (30, 12)),
     ("loser", 30, (20, 12), 1, 10, (20, 23)),
     ("loser", 15, (6, 9), 0, 6, (12, 10)),
     ("loser", 15, (10, 2), 1, 5, (10, 8)),
-    # chico (seed 003): the chico if the winner leads or the rival is in malas,
+    # chico (the third rule book): the chico if the winner leads or the rival is in malas,
     # otherwise what the rival needs to reach the target
     ("chico", 30, (20, 12), 0, 10, (30, 12)),
     ("chico", 30, (12, 20), 0, 10, (22, 21)),
@@ -115,7 +116,7 @@ def test_a_falta_called_by_the_dealer_and_won_by_the_mano() -> None:
 
 
 def test_flor_points_are_added_before_envido_points_at_the_chico_boundary_2v2() -> None:
-    """The project's order (RULES.md: envido and flor before the truco; the why lists
+    """The project's order (docs/rules.md: envido and flor before the truco; the why lists
     flor, then envido, then truco): at 28-28 an envido settled first (team 0) and a later
     flor (team 1) both reach 30; the flor is added first and wins the chico."""
     game = at_score((28, 28), "4c 5o 6b", "1o 2e 3e", "7o 6o 1e", "10c 11c 12c", flor=True)

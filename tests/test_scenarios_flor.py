@@ -1,4 +1,4 @@
-"""Flor (RULES.md "Flor" and "Fine points"): obligatory, annuls an unsettled envido,
+"""Flor (docs/rules.md "Flor" and "Fine points"): obligatory, annuls an unsettled envido,
 uncontested, achico, contraflor, al resto, answering a truco, partners summed, the
 tie to the mano, and the "con flor quiero" variant."""
 
@@ -238,7 +238,7 @@ def test_an_envido_settled_before_a_flor_keeps_its_points_2v2() -> None:
     assert why(game) == [(1, "flor", 3), (0, "envido", 2), (0, "truco", 1)]
 
 
-# -- con flor quiero (seed 003) ----------------------------------------------------------
+# -- con flor quiero (the third rule book) -----------------------------------------------
 
 
 def test_con_flor_quiero_accepts_the_comparison_for_4() -> None:

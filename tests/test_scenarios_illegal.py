@@ -1,4 +1,4 @@
-"""Illegal actions (issue 2, "Tests"; DESIGN.md "Errors"): in each place of the rules an
+"""Illegal actions (issue 2, "Tests"; docs/architecture.md "Errors"): in each place of the rules an
 illegal action raises IllegalAction whose reason names the cause, and leaves the state
 exactly as it was (every seat's view, the record, the legal actions, the score)."""
 
@@ -22,7 +22,7 @@ FLOR_1V1 = ("7e 6e 5e", "7c 4c 10c")
 
 
 def snapshot(game: Game) -> tuple:
-    seats = list(range(game.players)) + [None]
+    seats = [*range(game.players), None]
     return (
         json.dumps(game_to_record(game), sort_keys=True),
         [seat_view(game, s) for s in seats],
@@ -233,7 +233,7 @@ def test_an_illegal_action_is_refused_with_its_reason_and_changes_nothing(
     refused(game, seat, token, cause)
 
 
-# raises that break the envido chain (RULES.md "Fine points": the envido repeats only once,
+# raises that break the envido chain (docs/rules.md "Fine points": the envido repeats only once,
 # straight after a single envido; real envido comes once; falta envido ends the chain)
 CHAIN_CASES = [
     ("a third envido", "0 envido; 1 envido", 0, "envido", "only once"),

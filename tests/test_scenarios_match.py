@@ -1,4 +1,4 @@
-"""Chicos and the match (RULES.md "Scoring and the match"): tables to 15 and 30, one chico
+"""Chicos and the match (docs/rules.md "Scoring and the match"): tables to 15 and 30, one chico
 or the best of three, scores restart each chico, the mano rotates across chicos, and the
 match ends exactly when it is decided."""
 

@@ -1,4 +1,4 @@
-"""Irse al mazo (RULES.md "Irse al mazo" and "Fine points")."""
+"""Irse al mazo (docs/rules.md "Irse al mazo" and "Fine points")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The team megaphone (RULES.md "Team talk" and "Fine points"): legal only on 4- and
+"""The team megaphone (docs/rules.md "Team talk" and "Fine points"): legal only on 4- and
 6-player tables, for any seat still in the hand, at any time; it scores nothing and only
 the speaker's team sees it."""
 

@@ -1,4 +1,4 @@
-"""Pardas and who wins the hand (RULES.md "Bazas and who wins the hand")."""
+"""Pardas and who wins the hand (docs/rules.md "Bazas and who wins the hand")."""
 
 from __future__ import annotations
 

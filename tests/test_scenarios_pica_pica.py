@@ -1,5 +1,5 @@
-"""Pica-pica (RULES.md "Pica-pica", seed 003): when it is played, the order of its 1v1
-rounds and their manos, no team talk, and the points added when the whole hand closes."""
+"""Pica-pica (docs/rules.md "Pica-pica", the third rule book): when it is played, the order of
+its 1v1 rounds and their manos, no team talk, and the points added when the whole hand closes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Teams (RULES.md "Envido" in 2v2/3v3): only the pies open the envido; "el envido
+"""Teams (docs/rules.md "Envido" in 2v2/3v3): only the pies open the envido; "el envido
 está primero" against a first truco; any teammate answers."""
 
 from __future__ import annotations

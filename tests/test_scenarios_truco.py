@@ -1,4 +1,4 @@
-"""Truco (RULES.md "Truco" and "Fine points"): each level accepted and refused, who may
+"""Truco (docs/rules.md "Truco" and "Fine points"): each level accepted and refused, who may
 raise and when, any teammate answers, nobody plays while a call waits."""
 
 from __future__ import annotations

@@ -38,6 +38,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
         disconnect_grace=3600,
         rate_per_second=1000,
         rate_burst=1000,
+        http_rate="100000/minute",
+        http_write_rate="100000/minute",
+        min_turn_seconds=0.1,
+        max_tables_per_guest=100,
     )
     with LiveServer(config) as live:
         yield live
@@ -46,7 +50,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
 @pytest.fixture(scope="module")
 def strict_server() -> Any:
     """The default limits, and bots cover a disconnected player at once."""
-    config = ServerConfig(db_url="sqlite://", bot_delay=0, turn_seconds=0, disconnect_grace=0)
+    config = ServerConfig(
+        db_url="sqlite://",
+        bot_delay=0,
+        turn_seconds=0,
+        disconnect_grace=0,
+        http_write_rate="1000/minute",
+    )
     with LiveServer(config) as live:
         yield live
 
@@ -68,7 +78,7 @@ def seated_table(
         **extra,
     )
     clients = []
-    for token, seat in zip(tokens, humans):
+    for token, seat in zip(tokens, humans, strict=True):
         client = TableClient(server.ws_url, table["id"], token)
         client.wait_state()
         client.send({"type": "sit", "seat": seat})
@@ -168,28 +178,34 @@ def check_no_leak(client: TableClient, seat: int | None, record: dict[str, Any])
                 seat is not None and committed in record["hands"][view["hand_index"]]["deal"][seat]
             )
         for event in message["events"]:
-            kind = event["kind"]
-            if kind == "action":
-                if event["action"].startswith("say "):
-                    assert team is not None and event["seat"] % 2 == team, (
-                        "megaphone words reached the rival team"
-                    )
-                elif event["action"].startswith("play "):
-                    card = event["action"].split()[1]
-                    assert card in record["hands"][event["hand"]]["deal"][event["seat"]]
-            elif kind == "hand_closed":
-                secret = hand_secrets(
-                    record,
-                    event["index"],
-                    seat,
-                    closed_hand_shown(record, event["index"], event),
-                )
-                assert card_strings(event) & secret == set()
-            elif kind == "committed":
-                assert event["seat"] == seat, "a committed card reached another seat"
-            else:
-                assert card_strings(event) == set(), event
+            check_event(event, seat, record)
     return len(client.frames)
+
+
+def check_event(event: dict[str, Any], seat: int | None, record: dict[str, Any]) -> None:
+    """One event a seat (``None``: a spectator) got shows nothing hidden from it."""
+    team = None if seat is None else seat % 2
+    kind = event["kind"]
+    if kind == "action":
+        if event["action"].startswith("say "):
+            assert team is not None and event["seat"] % 2 == team, (
+                "megaphone words reached the rival team"
+            )
+        elif event["action"].startswith("play "):
+            card = event["action"].split()[1]
+            assert card in record["hands"][event["hand"]]["deal"][event["seat"]]
+    elif kind == "hand_closed":
+        secret = hand_secrets(
+            record,
+            event["index"],
+            seat,
+            closed_hand_shown(record, event["index"], event),
+        )
+        assert card_strings(event) & secret == set()
+    elif kind == "committed":
+        assert event["seat"] == seat, "a committed card reached another seat"
+    else:
+        assert card_strings(event) == set(), event
 
 
 def finished_record(server: LiveServer, table_id: str) -> dict[str, Any]:
@@ -246,7 +262,7 @@ def test_2v2_people_and_bots_play_to_the_end(server: LiveServer) -> None:
     )
     play_out(clients, random_chooser(random.Random(2)))
     record = finished_record(server, table_id)
-    for client, seat in zip(clients, (0, 1)):
+    for client, seat in zip(clients, (0, 1), strict=True):
         check_no_leak(client, seat, record)
     seats = {s for hand in record["hands"] for s, _ in hand["actions"]}
     assert seats == {0, 1, 2, 3}
@@ -274,14 +290,14 @@ def test_no_message_ever_shows_another_seats_hidden_card(
     for _ in range(2 if n < 6 else 1):
         table_id, clients = seated_table(server, rules, list(range(n)))
         spectator = TableClient(server.ws_url, table_id)
-        play_out(clients + [spectator], random_chooser(rng))
+        play_out([*clients, spectator], random_chooser(rng))
         spectator.until(lambda m: m["view"] is not None and m["view"]["winner"] is not None)
         record = finished_record(server, table_id)
         checked = sum(check_no_leak(c, seat, record) for seat, c in enumerate(clients))
         checked += check_no_leak(spectator, None, record)
         assert checked > 20
         assert spectator.view is not None and spectator.view["winner"] is not None
-        for client in clients + [spectator]:
+        for client in [*clients, spectator]:
             client.close()
 
 
@@ -423,7 +439,7 @@ def test_bad_input_gets_an_error_and_changes_nothing(server: LiveServer) -> None
     assert actor.wait(lambda m: m["type"] == "pong")["v"] == version
     actor.act("mazo")
     other.wait_state(lambda m: any(e.get("action") == "mazo" for e in m["events"]))
-    for client in clients + [watcher]:
+    for client in [*clients, watcher]:
         client.close()
 
 
@@ -479,7 +495,7 @@ def test_lobby_api(server: LiveServer) -> None:
     bad = http.post("/api/tables", json={"rules": {"players": 2, "pica_pica": True}}, headers=auth)
     assert bad.status_code == 400 and "pica_pica" in bad.json()["detail"]
     assert http.post("/api/tables", json={}).status_code == 401
-    assert http.post("/api/tables", json={"bots": {"1": "nobot"}}, headers=auth).status_code == 409
+    assert http.post("/api/tables", json={"bots": {"1": "nobot"}}, headers=auth).status_code == 422
     made = http.post(
         "/api/tables",
         json={

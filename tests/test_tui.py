@@ -6,7 +6,7 @@ import asyncio
 import functools
 import json
 import re
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ from truco.cards import RANK, SUIT, SUIT_NAMES, parse_card
 from truco.cli import main as truco_main
 from truco.deal import Deal, SeededDealer
 from truco.game import Game
+from truco.locale import DEFAULT_LANGUAGE, set_language
 from truco.record import load_record
 from truco.rules import Rules
 from truco.tui.app import TrucoApp
@@ -30,6 +31,15 @@ from truco.view import SeatView
 from util import deal
 
 RECORDS = Path(__file__).parent / "records"
+
+
+@pytest.fixture(autouse=True)
+def english() -> Iterator[None]:
+    """These tests read the screen in English (tests/test_tui_spanish.py reads it in
+    Spanish, the default)."""
+    set_language("en")
+    yield
+    set_language(DEFAULT_LANGUAGE)
 
 
 def headless(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
@@ -116,8 +126,8 @@ async def test_a_hand_of_1v1_call_answer_play_and_score() -> None:
         await settle(pilot, app)
         assert [a for _, a in session.game.actions][-1] == QUIERO
         text = app.screen_text()
-        assert "Vos: envido" in text and "quiero" in text
-        assert "Envido: Vos 4 · Bot 1 6" in text  # the showdown
+        assert "You: envido" in text and "quiero" in text
+        assert "Envido: You 4 · Bot 1 6" in text  # the showdown
         await pilot.press("1")  # 1 de espadas; the bot plays 2 de oros
         await settle(pilot, app)
         assert "Baza 1: Vos: 1 de espadas   Bot 1: 2 de oros  → Nosotros" in app.screen_text()

@@ -52,6 +52,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "index": PUBLIC, "mano": PUBLIC, "why": PUBLIC, "points": PUBLIC, "score": PUBLIC,
         "chicos": PUBLIC, "played": PAIRS, "revealed": REVEALED, "showdowns": NESTED,
         "notes": PUBLIC,
+        "actions": LOG,
     },
     "PendingCall": {"kind": PUBLIC, "team": PUBLIC, "level": PUBLIC, "chain": PUBLIC},
     "Declaration": {"seat": PUBLIC, "tanto": PUBLIC},
@@ -163,7 +164,17 @@ def check_view(game: Game, seat: int | None) -> SeatView:
         else:
             raise AssertionError(f"{kind} outside last_hand")
 
-    # the exact content of the fields that carry cards
+    check_card_fields(game, seat, view, plays)
+    return view
+
+
+def check_card_fields(
+    game: Game, seat: int | None, view: SeatView, plays: list[tuple[int, int]]
+) -> None:
+    """The exact content of the fields that carry cards."""
+    over = game.is_over
+    team = None if seat is None else seat & 1
+    last = game.history[-1] if game.history else None
     if seat is not None and not over:
         assert view.hand == tuple(game.cards[seat]) and view.dealt == game.dealt[seat]
     else:
@@ -180,7 +191,6 @@ def check_view(game: Game, seat: int | None) -> SeatView:
         assert view.last_hand is not None
         assert view.last_hand.played == tuple((s, a) for s, a in last.actions if a < 40)
         assert view.last_hand.revealed == last.revealed
-    return view
 
 
 CARD_WORD = re.compile(r"\b(?:1[0-2]|[1-7])[eboc]\b")
@@ -212,6 +222,9 @@ def check_last_hand_field(game: Game, kind: str, value: Any) -> None:
         for s, c in value:
             assert (s, c) in last.actions and c in last.deal[s]
         return
+    if kind == LOG:  # the closed hand's public actions: no megaphone word at all
+        assert value == tuple((s, a) for s, a in last.actions if not is_say(a))
+        return
     assert kind == REVEALED, kind
     check_revealed(game.rules, last.deal, last.showdowns, last.why, value)
 
@@ -235,7 +248,7 @@ def check_revealed(rules: Rules, dealt: Any, showdowns: Any, why: Any, revealed:
         else:
             envido_shown.append((seat, cards))
     assert len(envido_shown) == len(winners)
-    for (seat, cards), winner in zip(envido_shown, winners):
+    for (seat, cards), winner in zip(envido_shown, winners, strict=True):
         assert seat == winner.seat and 1 <= len(cards) <= 2
         assert tanto(cards) == winner.tanto
 

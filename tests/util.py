@@ -1,4 +1,4 @@
-"""Small helpers for writing scenarios in the notation of RECORD.md."""
+"""Small helpers for writing scenarios in the notation of docs/record-format.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Actions as small integers, and their notation (RECORD.md).
+"""Actions as small integers, and their notation (docs/record-format.md).
 
 ``0..39`` play that card; then the calls, answers, ``mazo`` and the megaphone words.
 The integers are for the hot path; the tokens are for people and records.
@@ -67,7 +67,7 @@ def action_token(action: int) -> str:
 
 
 def parse_action(text: str) -> int:
-    """Parse a token of RECORD.md; case and surrounding blanks are forgiven."""
+    """Parse a token of docs/record-format.md; case and surrounding blanks are forgiven."""
     if not isinstance(text, str):
         raise ActionError(f"an action must be a string, not {text!r}")
     words = text.strip().lower().split()

@@ -11,6 +11,7 @@ import argparse
 import json
 import random
 import statistics
+import sys
 import time
 from dataclasses import asdict, dataclass
 
@@ -76,27 +77,62 @@ def median_result(results: list[BenchResult]) -> BenchResult:
     )
 
 
+def positive_seconds(text: str) -> float:
+    """``--seconds``: a number of seconds greater than 0 (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text}")
+    return value
+
+
+def positive_runs(text: str) -> int:
+    """``--runs``: a whole number of runs, at least 1 (argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of runs: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"needs at least 1 run, got {text}")
+    return value
+
+
+def bench_tables(players: list[int] | None, flor_only: bool | None) -> list[Rules]:
+    """The tables a bench plays: every size asked (default all three), sin and con flor
+    (only con flor with ``--flor``)."""
+    flors = [True] if flor_only else [False, True]
+    return [Rules(players=n, flor=flor) for n in players or [2, 4, 6] for flor in flors]
+
+
 def run_bench(args: argparse.Namespace) -> int:
-    players = args.players or [2, 4, 6]
-    flors = [True] if args.flor else [False, True]
+    """``truco bench``: a header with the total duration, one line per table as it
+    finishes (progress on standard error with ``--json``), then the JSON list if asked."""
+    tables = bench_tables(args.players, args.flor)
+    total = len(tables) * args.runs * args.seconds
+    print(
+        f"truco bench: {len(tables)} table(s) x {args.runs} run(s) x {args.seconds:g} s "
+        f"= about {total:g} s; median of the runs per table",
+        file=sys.stderr,
+        flush=True,
+    )
     results = []
-    for n in players:
-        for flor in flors:
-            rules = Rules(players=n, flor=flor)
-            runs = [
-                play_random_matches(
-                    rules, args.seconds, None if args.seed is None else args.seed + i
-                )
-                for i in range(max(1, args.runs))
-            ]
-            result = median_result(runs)
-            results.append(result)
-            if not args.json:
-                print(
-                    f"{rules.describe():<22} {result.hands_per_s:>10,.0f} hands/s "
-                    f"{result.matches_per_s:>8,.1f} matches/s {result.us_per_action:>6.2f} µs/action",
-                    flush=True,
-                )
+    for number, rules in enumerate(tables, start=1):
+        runs = [
+            play_random_matches(rules, args.seconds, None if args.seed is None else args.seed + i)
+            for i in range(args.runs)
+        ]
+        result = median_result(runs)
+        results.append(result)
+        line = (
+            f"{rules.describe():<22} {result.hands_per_s:>10,.0f} hands/s "
+            f"{result.matches_per_s:>8,.1f} matches/s {result.us_per_action:>6.2f} µs/action"
+        )
+        if args.json:
+            print(f"[{number}/{len(tables)}] {line}", file=sys.stderr, flush=True)
+        else:
+            print(line, flush=True)
     if args.json:
         print(json.dumps([asdict(r) for r in results]))
     return 0

@@ -11,7 +11,9 @@ import importlib
 import json
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
+from .bench import positive_runs, positive_seconds
 from .record import RecordError, load_record, replay
 
 #: The extra that brings each third-party package a command may need.
@@ -48,7 +50,7 @@ def missing_extra(exc: ImportError) -> str | None:
 
 
 #: Modules with a ``register(subparsers)`` function that adds their commands.
-_COMMAND_MODULES: list[str] = ["truco.tui.cli", "truco.server.cli", "truco.arena"]
+_COMMAND_MODULES: list[str] = ["truco.tui.cli", "truco.server.cli", "truco.arena", "truco.analysis"]
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -85,22 +87,74 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 _CORE_COMMANDS = {"replay", "bench"}
 
 
+class CommandParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line: what is wrong, and where help is."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def package_version() -> str:
+    """The installed version of ``truco-argento`` (``unknown`` when run from a bare tree)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("truco-argento")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser(with_plugins: bool = True) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="truco", description="Argentine truco.")
+    parser = CommandParser(
+        prog="truco",
+        description="Argentine truco: replay records, measure the engine, play in the terminal, "
+        "serve the online table, compare bots.",
+    )
+    parser.add_argument("--version", action="version", version=f"truco-argento {package_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("replay", help="replay a game record and print what each hand scored")
+    p = sub.add_parser(
+        "replay",
+        help="replay a game record and print what each hand scored",
+        description="Replay a truco-record/1 file through the engine and print each hand's "
+        "points as JSON. Exit 1 (with the error object) on an illegal action, "
+        "2 on a malformed record.",
+    )
     p.add_argument("file", metavar="FILE", help="a truco-record/1 file, or - for standard input")
     p.add_argument("--show", action="store_true", help="step through the record in the terminal")
     p.set_defaults(func=_cmd_replay)
 
-    p = sub.add_parser("bench", help="play random matches and report the engine's speed")
-    p.add_argument("--players", type=int, choices=(2, 4, 6), action="append")
+    p = sub.add_parser(
+        "bench",
+        help="play random matches and report the engine's speed",
+        description="Play complete random matches on one core, table by table, and report the "
+        "median over the runs of hands/s, matches/s and µs per action. The whole bench takes "
+        "tables x runs x seconds (6 tables by default).",
+    )
+    p.add_argument(
+        "--players",
+        type=int,
+        choices=(2, 4, 6),
+        action="append",
+        help="a table size to measure (repeat for several; default 2, 4 and 6)",
+    )
     p.add_argument("--flor", action="store_true", default=None, help="only tables con flor")
-    p.add_argument("--seconds", type=float, default=2.0, help="time per table (default 2)")
-    p.add_argument("--runs", type=int, default=3, help="runs per table; the median is reported")
-    p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--json", action="store_true", help="print a JSON list")
+    p.add_argument(
+        "--seconds",
+        type=positive_seconds,
+        default=2.0,
+        help="seconds of each run of each table (default 2)",
+    )
+    p.add_argument(
+        "--runs",
+        type=positive_runs,
+        default=3,
+        help="runs per table, at least 1; the median is reported (default 3)",
+    )
+    p.add_argument(
+        "--seed", type=int, default=None, help="seed of the deals and the random players"
+    )
+    p.add_argument("--json", action="store_true", help="print a JSON list (progress on stderr)")
     p.set_defaults(func=_cmd_bench)
 
     # Each part of the package adds its own commands (arena, serve, play, ...).

@@ -120,7 +120,7 @@ def _why_not_after(envido_calls: list[Action], call: Action) -> str:
 class IllegalAction(ValueError):
     """An action that the rules do not allow now; the state is unchanged."""
 
-    def __init__(self, seat: int, action: int | str, reason: str) -> None:
+    def __init__(self, seat: Seat, action: Action | str, reason: str) -> None:
         if isinstance(action, str):
             token = action
         elif isinstance(action, int) and not isinstance(action, bool) and 0 <= action < NUM_ACTIONS:
@@ -137,7 +137,7 @@ class IllegalAction(ValueError):
 class Declaration:
     """One seat's word in the envido showdown: its tanto, or ``None`` for "son buenas"."""
 
-    seat: int
+    seat: Seat
     tanto: int | None
 
 
@@ -145,15 +145,15 @@ class HandResult(NamedTuple):
     """A closed hand: what each team scored and why, and the match after it."""
 
     index: int  # type: ignore[assignment]  # the hand number; shadows tuple.index on purpose
-    mano: int
+    mano: Seat
     deal: Deal
-    actions: tuple[tuple[int, int], ...]
-    why: tuple[tuple[int, str, int], ...]
+    actions: tuple[tuple[Seat, Action], ...]
+    why: tuple[tuple[Team, str, int], ...]
     points: tuple[int, int]
     score: tuple[int, int]
     chicos: tuple[int, int]
     pica_pica: bool
-    revealed: tuple[tuple[int, tuple[int, ...]], ...]
+    revealed: tuple[tuple[Seat, tuple[Card, ...]], ...]
     showdowns: tuple[tuple[Declaration, ...], ...] = ()
     notes: tuple[tuple[int, str, tuple[int, ...]], ...] = ()
 
@@ -164,7 +164,7 @@ class MatchPosition:
     on besides the cards. Public: every seat knows it."""
 
     rules: Rules
-    first_mano: int
+    first_mano: Seat
     hand_index: int
     score: tuple[int, int]
     chicos: tuple[int, int]
@@ -172,7 +172,7 @@ class MatchPosition:
     pica_now: bool = False
 
     @property
-    def mano(self) -> int:
+    def mano(self) -> Seat:
         return (self.first_mano + self.hand_index) % self.rules.players
 
 
@@ -180,7 +180,7 @@ class MatchPosition:
 class Outcome:
     """The end of a match: the winning team and the chicos."""
 
-    winner: int
+    winner: Team
     chicos: tuple[int, int]
 
 
@@ -225,6 +225,10 @@ class Game:
     """The current hand is a pica-pica hand (three 1v1 rounds)."""
     needs_deal: bool
     """The hand is over (or not dealt yet) and the next one waits for its cards."""
+    _score: list[int]
+    """The chico's score of each team (read it as :attr:`score`)."""
+    _chicos: list[int]
+    """The chicos won by each team (read them as :attr:`chicos`)."""
     # -- the hand
     dealt: Deal
     """Each seat's three cards as dealt."""
@@ -307,7 +311,7 @@ class Game:
         self,
         rules: Rules | None = None,
         *,
-        first_mano: int = 0,
+        first_mano: Seat = 0,
         seed: int | str | None = None,
         dealer: Dealer | None = None,
         manual_deal: bool = False,
@@ -692,7 +696,7 @@ class Game:
         if self.pica_now:
             mano = self.mano
             first = mano % 3
-            pairs: list[tuple[int, ...]] = []
+            pairs: list[tuple[Seat, ...]] = []
             for k in range(3):
                 a = (first + k) % 3
                 b = a + 3
@@ -703,7 +707,7 @@ class Game:
             self.rounds_to_play = []
             self._reset_round_state(_FROM[n][self.mano])
 
-    def _reset_round_state(self, seats: tuple[int, ...]) -> None:
+    def _reset_round_state(self, seats: tuple[Seat, ...]) -> None:
         n = self.players
         self.round_seats = seats
         self.in_hand = [False] * n
@@ -900,7 +904,7 @@ class Game:
             if in_hand[s] and holder[s] and (sung[s] or not sung_only):
                 self.revealed.append((s, self.dealt[s]))
 
-    def _showdown(self) -> int:
+    def _showdown(self) -> Seat:
         """Declare tantos in order from the mano; return the winning seat."""
         in_hand, cards = self.in_hand, self.dealt
         best = [-1, -1]  # best declared tanto of each team

@@ -1,4 +1,4 @@
-"""Game records (``truco-record/1``, RECORD.md): read, check, replay and write.
+"""Game records (``truco-record/1``, docs/record-format.md): read, check, replay and write.
 
 >>> import json
 >>> from truco.game import Game

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-#: Falta envido variants (RULES.md): what an accepted falta envido is worth.
+#: Falta envido variants (docs/rules.md): what an accepted falta envido is worth.
 FALTA_ENVIDO_VARIANTS = {
     "leader": "what the leading team still needs to reach the target; on a table to 30 with "
     "both teams in las malas its winner takes the chico (Truco Argento, the default)",
@@ -81,7 +81,7 @@ class Rules:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Rules:
         """Options from a record's ``rules``: absent ones take the defaults, unknown keys
-        are ignored (RECORD.md), bad values raise :class:`RulesError`."""
+        are ignored (docs/record-format.md), bad values raise :class:`RulesError`."""
         if not isinstance(data, dict):
             raise RulesError("rules must be a JSON object")
         known = {f.name for f in fields(cls)}

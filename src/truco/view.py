@@ -47,7 +47,8 @@ class PendingCall:
 
 @dataclass(frozen=True, slots=True)
 class PublicHand:
-    """A closed hand as everyone may see it: the points and the cards shown."""
+    """A closed hand as everyone may see it: the points and the cards shown, and its
+    public actions (every call, answer and card; no megaphone word) in order."""
 
     index: int
     mano: int
@@ -60,6 +61,7 @@ class PublicHand:
     showdowns: tuple[tuple[Declaration, ...], ...] = ()
     #: how the hand was settled, step by step (see :attr:`SeatView.notes`)
     notes: tuple[tuple[int, str, tuple[int, ...]], ...] = ()
+    actions: tuple[tuple[int, int], ...] = ()
 
     def to_json(self) -> JSON:
         """The hand as JSON (cards by name); :meth:`from_json` reads it back."""
@@ -74,6 +76,7 @@ class PublicHand:
             "revealed": [[seat, _cards_json(cards)] for seat, cards in self.revealed],
             "showdowns": _showdowns_json(self.showdowns),
             "notes": _notes_json(self.notes),
+            "actions": [[seat, action_token(a)] for seat, a in self.actions],
         }
 
     @classmethod
@@ -90,6 +93,7 @@ class PublicHand:
             revealed=tuple((seat, _cards(cards)) for seat, cards in data["revealed"]),
             showdowns=_showdowns(data.get("showdowns", ())),
             notes=_notes(data.get("notes", ())),
+            actions=tuple((seat, parse_action(token)) for seat, token in data.get("actions", ())),
         )
 
 
@@ -334,6 +338,7 @@ def public_hand(result: HandResult) -> PublicHand:
         revealed=result.revealed,
         showdowns=result.showdowns,
         notes=_public_notes(result.actions, result.notes),
+        actions=_visible_log(result.actions, None),
     )
 
 

@@ -29,7 +29,14 @@ sync_api = pytest.importorskip("playwright.sync_api")
 
 
 def config(db: Path) -> ServerConfig:
-    """Quick bots, a long turn clock, no bot covering a disconnected player."""
+    """Quick bots, a long turn clock, no bot covering a disconnected player, and room
+    for the many guests and tables the tests make from one address."""
     return ServerConfig(
-        db_url=f"sqlite:///{db}", bot_delay=0.05, turn_seconds=120, disconnect_grace=3600
+        db_url=f"sqlite:///{db}",
+        bot_delay=0.05,
+        turn_seconds=120,
+        disconnect_grace=3600,
+        http_rate="6000/minute",
+        http_write_rate="600/minute",
+        max_tables_per_address=200,
     )

@@ -11,29 +11,42 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..bots import make_bot
+from ..bots import GAUNTLET, make_bot
 from ..rules import Rules, RulesError
 from .match import MatchResult, play_match
-from .report import summarize
+from .report import ArenaReport, GauntletReport, summarize
 
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "arena",
         help="play two bots against each other in duplicate matches and compare them",
-        description="Duplicate matches: each deal sequence is played twice with the seats swapped.",
+        description="Duplicate matches: each deal sequence is played twice with the seats swapped. "
+        "With --gauntlet BOT, BOT plays every opponent style of the gauntlet in turn.",
     )
-    p.add_argument("bots", nargs=2, metavar="BOT", help="a bot as name or name:level (search:hard)")
+    p.add_argument(
+        "bots", nargs="*", metavar="BOT", help="two bots as name or name:level (search:hard)"
+    )
+    p.add_argument(
+        "--gauntlet",
+        metavar="BOT",
+        help=f"play BOT against every gauntlet style ({', '.join(GAUNTLET)}) and report "
+        "each, the minimum and the mean",
+    )
     p.add_argument("--players", type=int, choices=(2, 4, 6), default=2)
     p.add_argument("--flor", action="store_true", help="a table con flor")
     p.add_argument("--target", type=int, choices=(15, 30), default=30)
     p.add_argument(
-        "--matches", type=int, default=100, help="matches to play, in duplicate pairs (default 100)"
+        "--matches",
+        type=int,
+        default=100,
+        help="matches to play (per opponent with --gauntlet), an even number: duplicate pairs "
+        "(default 100)",
     )
     p.add_argument(
         "--seed", type=int, default=0, help="the seed of the deals and the bots (default 0)"
     )
-    p.add_argument("--jobs", type=int, default=0, help="worker processes (default: every core)")
+    p.add_argument("--jobs", type=int, default=None, help="worker processes (default: every core)")
     p.add_argument(
         "--records", metavar="DIR", help="save every match as a truco-record/1 file in DIR"
     )
@@ -41,7 +54,8 @@ def register(subparsers: Any) -> None:
         "--max-seconds",
         type=float,
         default=None,
-        help="stop starting pairs after this long and report the finished ones",
+        help="stop starting pairs after this long (in all, with --gauntlet) and report the "
+        "finished ones",
     )
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     p.set_defaults(func=run_arena)
@@ -52,43 +66,77 @@ def _task(args: tuple[tuple[str, str], Rules, int, int, bool, bool]) -> MatchRes
     return play_match(specs, rules, seed, pair, swapped, keep)
 
 
-def run_arena(args: argparse.Namespace) -> int:
-    specs = (args.bots[0], args.bots[1])
+class UsageError(ValueError):
+    """A bad command line: reported in one line, nothing played."""
+
+
+def _check(args: argparse.Namespace) -> tuple[list[tuple[str, str]], Rules]:
+    """The match-ups to play and the table, or :class:`UsageError`."""
+    if args.gauntlet is not None:
+        if args.bots:
+            raise UsageError("give either two bots or --gauntlet BOT, not both")
+        matchups = [(args.gauntlet, rival) for rival in GAUNTLET]
+    elif len(args.bots) != 2:
+        raise UsageError(f"expected two bots (or --gauntlet BOT), got {len(args.bots)}")
+    else:
+        matchups = [(args.bots[0], args.bots[1])]
+    if args.matches < 2 or args.matches % 2:
+        raise UsageError(
+            f"--matches must be an even number of at least 2 (duplicate pairs), got {args.matches}"
+        )
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"--jobs must be at least 1, got {args.jobs}")
+    if args.max_seconds is not None and not args.max_seconds > 0:
+        raise UsageError(f"--max-seconds must be positive, got {args.max_seconds}")
     try:
         rules = Rules(players=args.players, flor=args.flor, target=args.target)
-        for spec in specs:
+        for spec in {s for m in matchups for s in m}:
             make_bot(spec, 0)
     except (RulesError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    return matchups, rules
+
+
+def run_arena(args: argparse.Namespace) -> int:
+    try:
+        matchups, rules = _check(args)
+    except UsageError as exc:
         print(f"truco arena: {exc}", file=sys.stderr)
         return 2
-    if args.matches < 1:
-        print("truco arena: --matches must be at least 1", file=sys.stderr)
-        return 2
-    pairs = (args.matches + 1) // 2
     records = Path(args.records) if args.records else None
     if records is not None:
-        records.mkdir(parents=True, exist_ok=True)
-    tasks = [
-        (specs, rules, args.seed, p, swapped, records is not None)
-        for p in range(pairs)
-        for swapped in (False, True)
-    ]
-    jobs = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
-    results = _run(tasks, jobs, args.max_seconds)
-    by_pair: dict[int, int] = {}
-    for r in results:
-        by_pair[r.pair] = by_pair.get(r.pair, 0) + 1
-    results = sorted(
-        (r for r in results if by_pair[r.pair] == 2), key=lambda r: (r.pair, r.swapped)
-    )
-    if not results:
-        print("truco arena: no duplicate pair finished", file=sys.stderr)
-        return 1
-    if records is not None:
-        for r in results:
-            path = records / f"pair{r.pair:05d}-{'b' if r.swapped else 'a'}.json"
-            path.write_text(json.dumps(r.record, ensure_ascii=False) + "\n", encoding="utf-8")
-    report = summarize(specs, results)
+        try:
+            records.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            print(f"truco arena: cannot make {records}: {exc.strerror}", file=sys.stderr)
+            return 2
+    jobs = args.jobs or os.cpu_count() or 1
+    budget = None if args.max_seconds is None else args.max_seconds / len(matchups)
+    reports: list[tuple[tuple[str, str], ArenaReport]] = []
+    for specs in matchups:
+        folder = None
+        if records is not None:
+            folder = records if len(matchups) == 1 else records / specs[1].replace(":", "-")
+            folder.mkdir(exist_ok=True)
+        report = _play(specs, rules, args.seed, args.matches // 2, jobs, budget, folder)
+        if report is None:
+            print(
+                f"truco arena: no duplicate pair of {specs[0]} vs {specs[1]} finished",
+                file=sys.stderr,
+            )
+            return 1
+        reports.append((specs, report))
+    if args.gauntlet is not None:
+        gauntlet = GauntletReport(args.gauntlet, [(s[1], r) for s, r in reports])
+        if args.json:
+            out = gauntlet.to_json()
+            out.update({"rules": rules.to_dict(), "seed": args.seed, "jobs": jobs})
+            print(json.dumps(out))
+        else:
+            print(f"{args.gauntlet} against the gauntlet, {rules.describe()}, seed {args.seed}")
+            print(gauntlet.table())
+        return 0
+    specs, report = reports[0]
     if args.json:
         out = report.to_json()
         out.update({"rules": rules.to_dict(), "seed": args.seed, "jobs": jobs})
@@ -97,6 +145,37 @@ def run_arena(args: argparse.Namespace) -> int:
         print(f"{specs[0]} vs {specs[1]}, {rules.describe()}, seed {args.seed}")
         print(report.table())
     return 0
+
+
+def _play(
+    specs: tuple[str, str],
+    rules: Rules,
+    seed: int,
+    pairs: int,
+    jobs: int,
+    max_seconds: float | None,
+    records: Path | None,
+) -> ArenaReport | None:
+    """Play ``pairs`` duplicate pairs of ``specs`` and summarize the finished ones."""
+    tasks = [
+        (specs, rules, seed, p, swapped, records is not None)
+        for p in range(pairs)
+        for swapped in (False, True)
+    ]
+    results = _run(tasks, jobs, max_seconds)
+    by_pair: dict[int, int] = {}
+    for r in results:
+        by_pair[r.pair] = by_pair.get(r.pair, 0) + 1
+    results = sorted(
+        (r for r in results if by_pair[r.pair] == 2), key=lambda r: (r.pair, r.swapped)
+    )
+    if not results:
+        return None
+    if records is not None:
+        for r in results:
+            path = records / f"pair{r.pair:05d}-{'b' if r.swapped else 'a'}.json"
+            path.write_text(json.dumps(r.record, ensure_ascii=False) + "\n", encoding="utf-8")
+    return summarize(specs, results)
 
 
 class _NoBar:

@@ -74,9 +74,65 @@ class ArenaReport:
                 f"{b.name:<16} {b.match_wins:>6} {b.match_win_rate:>9.3f} {ci:>15} {b.points_per_hand:>9.3f} "
                 f"{margin:>26} {b.decision_ms_mean:>8.2f} {b.decision_ms_p95:>8.2f} {b.decision_cpu_ms_p95:>8.2f}"
             )
+        pairs = "pair" if self.pairs == 1 else "pairs"
         lines.append(
-            f"{self.matches} matches ({self.pairs} duplicate pairs, {self.hands} hands); "
+            f"{self.matches} matches ({self.pairs} duplicate {pairs}, {self.hands} hands); "
             f"Elo difference {self.bots[0].name} - {self.bots[1].name}: {self.elo_diff:+.0f}"
+        )
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class GauntletReport:
+    """One bot against each opponent of the gauntlet: its line against each, and its
+    worst and mean match win rate over them."""
+
+    bot: str
+    reports: list[tuple[str, ArenaReport]]
+
+    @property
+    def win_rates(self) -> list[float]:
+        return [r.bots[0].match_win_rate for _, r in self.reports]
+
+    @property
+    def minimum(self) -> tuple[str, float]:
+        rival, report = min(self.reports, key=lambda item: item[1].bots[0].match_win_rate)
+        return rival, report.bots[0].match_win_rate
+
+    @property
+    def mean(self) -> float:
+        rates = self.win_rates
+        return sum(rates) / len(rates) if rates else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        rival, worst = self.minimum
+        return {
+            "bot": self.bot,
+            "opponents": [{"opponent": name, **r.to_json()} for name, r in self.reports],
+            "min_win_rate": worst,
+            "min_opponent": rival,
+            "mean_win_rate": self.mean,
+        }
+
+    def table(self) -> str:
+        """One line per opponent: the bot's wins, win rate, interval and margin."""
+        head = (
+            f"{'opponent':<14} {'matches':>7} {'wins':>5} {'win rate':>9} {'95% CI':>13} "
+            f"{'margin/hand (95% CI)':>26} {'ms p95':>7}"
+        )
+        lines = [head, "-" * len(head)]
+        for name, r in self.reports:
+            b = r.bots[0]
+            ci = f"{b.ci95[0]:.3f}-{b.ci95[1]:.3f}"
+            lo, hi = b.points_margin_ci95
+            margin = f"{b.points_margin:+.3f} ({lo:+.3f},{hi:+.3f})"
+            lines.append(
+                f"{name:<14} {r.matches:>7} {b.match_wins:>5} {b.match_win_rate:>9.3f} {ci:>13} "
+                f"{margin:>26} {b.decision_ms_p95:>7.1f}"
+            )
+        rival, worst = self.minimum
+        lines.append(
+            f"{self.bot}: minimum win rate {worst:.3f} (against {rival}), mean {self.mean:.3f}"
         )
         return "\n".join(lines)
 

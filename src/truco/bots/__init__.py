@@ -11,21 +11,34 @@ from collections.abc import Callable
 
 from .base import Bot
 from .random_bot import RandomBot
-from .search import SearchBot
+from .search import MirrorBot, SearchBot
 from .simple import SimpleBot
+from .styles import STYLES, StyleBot
 
 #: name -> factory(level, seed)
 BOTS: dict[str, Callable[[str, int | None], Bot]] = {
     "random": lambda level, seed: RandomBot(level, seed),
     "simple": lambda level, seed: SimpleBot(level, seed),
     "search": lambda level, seed: SearchBot(level, seed),
+    "mirror": lambda level, seed: MirrorBot("tight" if level == "default" else level, seed),
 }
+
+
+def _style_factory(style: str) -> Callable[[str, int | None], Bot]:
+    return lambda level, seed: StyleBot(style, seed)
+
+
+#: The gauntlet's styles, each a bot of its own name (``tight``, ``loose``...).
+BOTS.update({style: _style_factory(style) for style in STYLES})
+
+#: The opponents of ``truco arena --gauntlet``: one of each style, and the mirrors.
+GAUNTLET = (*STYLES, "mirror:tight", "mirror:loose")
 
 
 #: Bots that live in optional parts of the package, loaded on first use; they take a
 #: level that is not a strength (``linear:PATH`` is a trained policy's file), so the
 #: lobby does not list them.
-PLUGIN_BOTS = {"linear": "truco.rl.policy_bot"}
+PLUGIN_BOTS = {"linear": "truco.rl.policy_bot", "ppo": "truco.rl.policy_bot"}
 
 
 def make_bot(spec: str, seed: int | None = None) -> Bot:
@@ -42,4 +55,14 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
     return factory(level or "default", seed)
 
 
-__all__ = ["BOTS", "Bot", "RandomBot", "SearchBot", "SimpleBot", "make_bot"]
+__all__ = [
+    "BOTS",
+    "GAUNTLET",
+    "Bot",
+    "MirrorBot",
+    "RandomBot",
+    "SearchBot",
+    "SimpleBot",
+    "StyleBot",
+    "make_bot",
+]

@@ -9,6 +9,7 @@ of building a :class:`~truco.view.SeatView` per action: a rollout must cost micr
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 from ..actions import (
     CON_FLOR_ME_ACHICO,
@@ -26,67 +27,90 @@ from ..cards import flor_value
 from ..game import P_CONTRAFLOR, P_ENVIDO, P_FLOR, P_TRUCO, Game
 from .judgement import follow, hand_power, hand_tanto
 
+
+@dataclass(frozen=True, slots=True)
+class PlayerModel:
+    """How a team is assumed to play inside the rollouts: shifts of the policy's
+    thresholds (``+0.1``: calls or accepts as if its hand were 0.1 stronger, one tanto
+    point per 0.01)."""
+
+    calls: float = 0.0
+    accepts: float = 0.0
+
+
+#: The policy as it is.
+NEUTRAL = PlayerModel()
+#: Both teams neutral.
+NEUTRAL_MODELS = (NEUTRAL, NEUTRAL)
+
 #: Chance that a rollout seat picks any legal action but mazo (keeps the worlds varied).
 NOISE = 0.04
 
 
 #: Threshold shifts at which :func:`action_likelihood` asks the policy.
 _JITTERS = (-0.08, -0.04, 0.0, 0.04, 0.08)
+#: Calls of one family tell the same thing (a falta envido shows at least the tanto the
+#: policy calls envido with), so a policy that would call any of them explains the call.
+_FAMILY = {
+    ENVIDO: 1,
+    REAL_ENVIDO: 1,
+    FALTA_ENVIDO: 1,
+    TRUCO: 2,
+    TRUCO + 1: 2,
+    TRUCO + 2: 2,
+}
 #: Floor of an action's likelihood: players are not as predictable as the model.
 LIKELIHOOD_FLOOR = 0.08
 
 
-def rollout_action(game: Game, seat: int, legal: list[int], rng: random.Random) -> int:
+def rollout_action(
+    game: Game,
+    seat: int,
+    legal: list[int],
+    rng: random.Random,
+    model: PlayerModel = NEUTRAL,
+    noise: float = NOISE,
+) -> int:
     """The rollout policy's action for ``seat`` (``legal`` has more than one action):
     mostly :func:`policy_action` with a random threshold shift, sometimes anything."""
     if legal[0] == FLOR:
         return FLOR
     r = rng.random()
-    if r < NOISE:
+    if r < noise:
         choices = [a for a in legal if a != MAZO]
-        return choices[int(r / NOISE * len(choices))]
-    return policy_action(game, seat, legal, (r - 0.5) * 0.2)
+        return choices[int(r / noise * len(choices))]
+    return policy_action(game, seat, legal, (r - 0.5) * 0.2, model)
 
 
-def action_likelihood(game: Game, seat: int, action: int) -> float:
+def action_likelihood(
+    game: Game, seat: int, action: int, model: PlayerModel = NEUTRAL, families: bool = True
+) -> float:
     """How likely the policy (a model of a sensible player) is to take ``action`` here;
-    used to weigh sampled worlds by what the rivals did in them."""
+    used to weigh sampled worlds by what the rivals did in them. With ``families``, a
+    call is explained by the policy making any call of its family."""
     legal = game.legal_actions(seat, False)
     if len(legal) == 1:
         return 1.0
-    hits = sum(1 for j in _JITTERS if policy_action(game, seat, legal, j) == action)
+    family = _FAMILY.get(action) if families else None
+    hits = 0
+    for j in _JITTERS:
+        chosen = policy_action(game, seat, legal, j, model)
+        hits += chosen == action or (family is not None and _FAMILY.get(chosen) == family)
     return LIKELIHOOD_FLOOR + hits / len(_JITTERS)
 
 
-def policy_action(game: Game, seat: int, legal: list[int], jitter: float) -> int:
-    """The rule-based player behind the rollouts; ``jitter`` shifts its thresholds."""
+def policy_action(
+    game: Game, seat: int, legal: list[int], jitter: float, model: PlayerModel = NEUTRAL
+) -> int:
+    """The rule-based player behind the rollouts; ``jitter`` shifts its thresholds,
+    ``model`` shifts its calls and its answers apart."""
     if legal[0] == FLOR:
         return FLOR
     team = seat & 1
     if game.pending:
-        kind, _, level = game.pending[-1]
-        if kind == P_TRUCO:
-            if ENVIDO in legal and hand_tanto(game.dealt[seat]) >= 28 - 10 * jitter:
-                return ENVIDO
-            power = hand_power(game.cards[seat], game.baza_results, team) + jitter
-            if level < 3 and power >= 0.85 and TRUCO + level in legal:
-                return TRUCO + level
-            return QUIERO if power >= 0.3 + 0.1 * level - 0.1 * _partners(game, seat) else NO_QUIERO
-        if kind == P_ENVIDO:
-            points = hand_tanto(game.dealt[seat]) + 10 * jitter
-            falta = FALTA_ENVIDO in game.envido_calls
-            if points >= 31 and REAL_ENVIDO in legal and not falta:
-                return REAL_ENVIDO
-            need = 29 if falta else 27 + min(len(game.envido_calls) - 1, 2) - _partners(game, seat)
-            return QUIERO if points >= need else NO_QUIERO
-        if kind == P_FLOR:
-            if flor_value(game.dealt[seat]) >= 34 and CONTRAFLOR in legal:
-                return CONTRAFLOR
-            return CON_FLOR_ME_ACHICO if CON_FLOR_ME_ACHICO in legal else legal[0]
-        if kind == P_CONTRAFLOR or QUIERO in legal:
-            return QUIERO if flor_value(game.dealt[seat]) >= 33 else NO_QUIERO
-        return legal[0]
+        return _answer(game, seat, legal, jitter + model.accepts, jitter + model.calls)
     cards = [a for a in legal if a < 40]
+    jitter += model.calls
     if ENVIDO in legal:
         points = hand_tanto(game.dealt[seat]) + 10 * jitter
         if points >= 31 and REAL_ENVIDO in legal:
@@ -103,13 +127,47 @@ def policy_action(game: Game, seat: int, legal: list[int], jitter: float) -> int
     return legal[0]
 
 
+def _answer(game: Game, seat: int, legal: list[int], jitter: float, call: float) -> int:
+    """The policy's answer to the pending call (``jitter`` shifts the acceptance
+    thresholds, ``call`` the raises)."""
+    team = seat & 1
+    kind, _, level = game.pending[-1]
+    if kind == P_TRUCO:
+        if ENVIDO in legal and hand_tanto(game.dealt[seat]) >= 28 - 10 * call:
+            return ENVIDO
+        power = hand_power(game.cards[seat], game.baza_results, team) + jitter
+        if level < 3 and power + call - jitter >= 0.85 and TRUCO + level in legal:
+            return TRUCO + level
+        return QUIERO if power >= 0.3 + 0.1 * level - 0.1 * _partners(game, seat) else NO_QUIERO
+    if kind == P_ENVIDO:
+        points = hand_tanto(game.dealt[seat]) + 10 * jitter
+        falta = FALTA_ENVIDO in game.envido_calls
+        if points + 10 * (call - jitter) >= 31 and REAL_ENVIDO in legal and not falta:
+            return REAL_ENVIDO
+        need = 29 if falta else 27 + min(len(game.envido_calls) - 1, 2) - _partners(game, seat)
+        return QUIERO if points >= need else NO_QUIERO
+    if kind == P_FLOR:
+        if flor_value(game.dealt[seat]) >= 34 and CONTRAFLOR in legal:
+            return CONTRAFLOR
+        return CON_FLOR_ME_ACHICO if CON_FLOR_ME_ACHICO in legal else legal[0]
+    if kind == P_CONTRAFLOR or QUIERO in legal:
+        return QUIERO if flor_value(game.dealt[seat]) >= 33 else NO_QUIERO
+    return legal[0]
+
+
 def _partners(game: Game, seat: int) -> int:
     in_hand = game.in_hand
     return sum(1 for s in range(seat & 1, game.n, 2) if s != seat and in_hand[s])
 
 
-def play_out_hand(game: Game, rng: random.Random) -> None:
-    """Play the current hand to its end with :func:`rollout_action` for every seat."""
+def play_out_hand(
+    game: Game,
+    rng: random.Random,
+    models: tuple[PlayerModel, PlayerModel] = NEUTRAL_MODELS,
+    noise: float = NOISE,
+) -> None:
+    """Play the current hand to its end with :func:`rollout_action` for every seat,
+    team ``t`` under ``models[t]``."""
     closed = len(game.history)
     actors, legal_actions, push = game.actors, game.legal_actions, game.push
     randbelow = rng._randbelow  # type: ignore[attr-defined]
@@ -117,4 +175,7 @@ def play_out_hand(game: Game, rng: random.Random) -> None:
         seats = actors()
         seat = seats[0] if len(seats) == 1 else seats[randbelow(len(seats))]
         legal = legal_actions(seat, False)
-        push(seat, legal[0] if len(legal) == 1 else rollout_action(game, seat, legal, rng))
+        if len(legal) == 1:
+            push(seat, legal[0])
+        else:
+            push(seat, rollout_action(game, seat, legal, rng, models[seat & 1], noise))

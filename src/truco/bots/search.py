@@ -6,6 +6,16 @@ policy (:mod:`.rollout`); each action is worth the mean change of the bot team's
 match value (the hand's points, what they mean so near the target). The same worlds and
 the same rollout randomness serve every candidate (common random numbers), so the
 comparison is sharp. Levels are budgets of worlds, never peeks at hidden cards.
+
+The rivals' calls weigh the worlds by family: a falta envido shows (at least) the
+tanto the policy would call envido with, though the policy itself never calls falta.
+
+A *cautious* method (every level but the custom ``WORLDSxOVERSAMPLE`` budgets) guards
+against the winner's curse of the risky calls: a call of envido, real envido, falta
+envido or truco is made only when its advantage over the best quiet action (a card, an
+answer) is larger than ``cautious`` standard errors of that paired difference. A falta
+that wins one point when refused and loses the match in the few worlds where the rival
+holds 29 or more looks free in a small sample; it no longer gets called on luck.
 """
 
 from __future__ import annotations
@@ -13,19 +23,68 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
-from ..actions import is_say
+from ..actions import ENVIDO_CALLS, TRUCO_CALLS, is_say
 from ..determinize import Determinizer
 from ..game import Game
 from ..rules import Rules
 from ..view import SeatView
 from .base import Bot
-from .rollout import action_likelihood, play_out_hand
+from .opponent import RivalTracker
+from .rollout import NEUTRAL, PlayerModel, action_likelihood, play_out_hand
 
-#: Per level: worlds played out per decision, and worlds drawn per world kept (above
-#: one, the kept worlds are chosen by how well they explain the rivals' calls and plays).
-LEVELS = {"easy": (8, 3), "medium": (40, 3), "hard": (120, 4)}
+#: Calls whose value hinges on rare worlds (the rival's few strong hands).
+RISKY = frozenset(ENVIDO_CALLS + TRUCO_CALLS)
+
+
+@dataclass(frozen=True)
+class Method:
+    """A level: ``worlds`` played out per decision, ``oversample`` worlds drawn per
+    world kept (above one, the kept worlds are chosen by how well they explain the
+    rivals' calls and plays), and ``cautious`` (see the module doc; 0: off)."""
+
+    worlds: int
+    oversample: int
+    cautious: float = 0.0
+    adaptive: bool = False  # fit the rivals' model to their play (:mod:`.opponent`)
+    families: bool = True  # a rival's falta shows what its envido would (rollout.action_likelihood)
+
+
+LEVELS = {
+    "easy": Method(8, 3, cautious=1.0),
+    "medium": Method(40, 3, cautious=1.0),
+    "hard": Method(120, 4, cautious=1.0),
+    "expert": Method(240, 4, cautious=1.0, adaptive=True),
+}
 ALIASES = {"default": "medium", "normal": "medium"}
+
+#: The mirror bots' models of their rivals (``mirror:tight`` ...): our search, at the
+#: medium budget, sure that its rivals play tighter or looser than its own policy.
+MIRROR_MODELS = {
+    "tight": PlayerModel(calls=-0.1, accepts=-0.15),
+    "loose": PlayerModel(calls=0.1, accepts=0.15),
+}
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The search's verdict on one decision: per candidate action, its mean value (in
+    points of the hand, see :func:`hand_utility`) and the standard error of its
+    difference to the best one (paired over the same worlds)."""
+
+    actions: tuple[int, ...]
+    values: tuple[float, ...]
+    errors: tuple[float, ...]
+    worlds: int
+    #: per action, its value in each world
+    samples: tuple[tuple[float, ...], ...] = field(default=(), repr=False)
+
+    def best(self) -> int:
+        return self.actions[max(range(len(self.actions)), key=self.values.__getitem__)]
+
+    def value_of(self, action: int) -> float:
+        return self.values[self.actions.index(action)]
 
 
 def match_value(need_mine: int, need_theirs: int) -> float:
@@ -50,11 +109,12 @@ def hand_utility(points: Sequence[int], score: Sequence[int], team: int, target:
     return min(mine, need_m) - min(theirs, need_t) + 12.0 * (after - before)
 
 
-def _custom_budget(level: str) -> tuple[int, int] | None:
-    """A level written as ``WORLDSxOVERSAMPLE`` (``"40x3"``), for experiments."""
+def _custom_budget(level: str) -> Method | None:
+    """A level written as ``WORLDSxOVERSAMPLE`` (``"40x3"``; the plain search, not
+    cautious: ``120x4`` is the ``hard`` level as it was before the cautious calls)."""
     worlds, x, oversample = level.partition("x")
     if x and worlds.isdigit() and oversample.isdigit() and int(worlds) > 0 and int(oversample) > 0:
-        return int(worlds), int(oversample)
+        return Method(int(worlds), int(oversample), families=False)
     return None
 
 
@@ -63,25 +123,58 @@ class SearchBot(Bot):
 
     name = "search"
 
-    def __init__(self, level: str = "default", seed: int | None = None) -> None:
+    def __init__(
+        self, level: str = "default", seed: int | None = None, rivals: PlayerModel = NEUTRAL
+    ) -> None:
         level = ALIASES.get(level, level)
-        budget = LEVELS.get(level) or _custom_budget(level)
-        if budget is None:
+        method = LEVELS.get(level) or _custom_budget(level)
+        if method is None:
             raise ValueError(
-                f"unknown level {level!r} for search (one of {', '.join(LEVELS)}, or WORLDSxOVERSAMPLE)"
+                f"unknown level {level!r} for search "
+                f"(one of {', '.join(LEVELS)}, or WORLDSxOVERSAMPLE)"
             )
         super().__init__(level, seed)
-        self.worlds, self.oversample = budget
+        self.method = method
+        self.worlds, self.oversample = method.worlds, method.oversample
+        #: how the rivals are assumed to play, in the rollouts and the world weights
+        self.rivals = rivals
+        self.tracker: RivalTracker | None = None
+
+    def _track(self, view: SeatView) -> None:
+        """Fit the rivals' model to the match so far (adaptive levels)."""
+        assert view.seat is not None
+        tracker = self.tracker
+        if tracker is None or tracker.team != view.seat & 1 or tracker.newer_than(view):
+            self.tracker = tracker = RivalTracker(view.seat)  # a new match, or a new seat
+        tracker.observe(view)
+        self.rivals = tracker.model()
 
     def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
+        if self.method.adaptive and view.seat is not None:
+            self._track(view)
+        action = self._choose(view, legal, rules)
+        if self.tracker is not None:
+            self.tracker.own_action(view, action)
+        return action
+
+    def _choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
         candidates = [a for a in legal if not is_say(a)]
         if len(candidates) == 1:
             return candidates[0]
+        evaluation = self.evaluate(view, candidates, rules)
+        if not self.method.cautious:
+            return evaluation.best()
+        return self._cautious_choice(evaluation)
+
+    def evaluate(self, view: SeatView, candidates: Sequence[int], rules: Rules) -> Evaluation:
+        """Every action of ``candidates`` (at least one) played out in the same sampled
+        worlds; only ``view`` is read (no hidden card)."""
         assert view.seat is not None
         seat, team = view.seat, view.seat & 1
         rng = self.rng
-        totals = [0.0] * len(candidates)
+        samples: list[list[float]] = [[] for _ in candidates]
         score, target = view.score, rules.target
+        models = (NEUTRAL, self.rivals) if team == 0 else (self.rivals, NEUTRAL)
         for world in self._worlds(Determinizer(view), team):
             world.dealer = None  # only this hand is played out
             closed = len(world.history)
@@ -89,20 +182,43 @@ class SearchBot(Bot):
             for i, action in enumerate(candidates):
                 game = world.clone()
                 game.push(seat, action)
-                play_out_hand(game, random.Random(rollout_seed))
-                totals[i] += hand_utility(game.history[closed].points, score, team, target)
-        best = max(range(len(candidates)), key=totals.__getitem__)
-        return candidates[best]
+                play_out_hand(game, random.Random(rollout_seed), models)
+                samples[i].append(hand_utility(game.history[closed].points, score, team, target))
+        n = len(samples[0])
+        values = [sum(v) / n for v in samples]
+        top = max(range(len(candidates)), key=values.__getitem__)
+        errors = [paired_error(samples[i], samples[top]) for i in range(len(candidates))]
+        return Evaluation(
+            tuple(candidates), tuple(values), tuple(errors), n, tuple(map(tuple, samples))
+        )
+
+    def _cautious_choice(self, evaluation: Evaluation) -> int:
+        """The best quiet action, unless a risky call beats it by ``cautious`` errors."""
+        actions, values, samples = evaluation.actions, evaluation.values, evaluation.samples
+        quiet = [i for i, a in enumerate(actions) if a not in RISKY]
+        if not quiet:
+            return evaluation.best()
+        base = max(quiet, key=values.__getitem__)
+        choice, margin = base, 0.0
+        for i, action in enumerate(actions):
+            if action in RISKY:
+                gain = values[i] - values[base]
+                error = paired_error(samples[i], samples[base])
+                if gain > margin and gain > self.method.cautious * error:
+                    choice, margin = i, gain
+        return actions[choice]
 
     def _worlds(self, determinizer: Determinizer, team: int) -> list[Game]:
         """The worlds to play out: uniform among the consistent deals, or (oversampling)
         resampled by the likelihood of the rivals' logged actions under the rollout policy."""
-        rng = self.rng
+        rng, model, families = self.rng, self.rivals, self.method.families
         if self.oversample <= 1:
             return [determinizer.sample(rng) for _ in range(self.worlds)]
 
         def rivals(game: Game, seat: int, action: int) -> float:
-            return action_likelihood(game, seat, action) if seat & 1 != team else 1.0
+            if seat & 1 == team:
+                return 1.0
+            return action_likelihood(game, seat, action, model, families)
 
         drawn = [
             determinizer.sample_weighted(rng, rivals) for _ in range(self.worlds * self.oversample)
@@ -110,3 +226,30 @@ class SearchBot(Bot):
         worlds = [w for w, _ in drawn]
         weights = [weight for _, weight in drawn]
         return rng.choices(worlds, weights=weights, k=self.worlds)
+
+
+class MirrorBot(SearchBot):
+    """The search bot (medium budget) with another model of its rivals
+    (:data:`MIRROR_MODELS`): a gauntlet opponent that plays like us but reads the table
+    differently."""
+
+    name = "mirror"
+
+    def __init__(self, level: str = "default", seed: int | None = None) -> None:
+        model = MIRROR_MODELS.get(level)
+        if model is None:
+            raise ValueError(
+                f"unknown level {level!r} for mirror (one of {', '.join(MIRROR_MODELS)})"
+            )
+        super().__init__("medium", seed, rivals=model)
+        self.level = level
+
+
+def paired_error(a: Sequence[float], b: Sequence[float]) -> float:
+    """The standard error of ``mean(a) - mean(b)`` over paired samples."""
+    n = len(a)
+    if n < 2:
+        return 0.0
+    diffs = [x - y for x, y in zip(a, b, strict=True)]
+    mean = sum(diffs) / n
+    return math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1) / n)

@@ -103,10 +103,13 @@ class Encoder:
             ("envido_open", 1), ("outcome", 3), ("dealing", 1),
         ]  # fmt: skip
         self._slot = n + NUM_ACTIONS
-        info = self._head + [("log", self.max_log * self._slot)] + self._tail
-        obs = self._head + [
-            ("played", 3 * n * 40), ("calls", 2 * len(_CALLS) * 2), ("heard", n * len(MEGAPHONE_WORDS)),
-        ] + self._tail  # fmt: skip
+        info = [*self._head, ("log", self.max_log * self._slot), *self._tail]
+        words = len(MEGAPHONE_WORDS)
+        obs = [
+            *self._head,
+            ("played", 3 * n * 40), ("calls", 2 * len(_CALLS) * 2), ("heard", n * words),
+            *self._tail,
+        ]  # fmt: skip
         self.information_state_offsets = _offsets(info)
         self.observation_offsets = _offsets(obs)
         self.information_state_shape = (sum(size for _, size in info),)
@@ -178,7 +181,8 @@ class Encoder:
             f"pending {pending}",
             f"truco {v.truco_level} owner {owner}",
             f"turn {turn} actors {_seats(v.actors)} in {''.join(str(int(b)) for b in v.in_hand)}",
-            f"flor {_seats(v.flor_sung)} bazas {bazas} envido {'open' if v.envido_open else 'closed'}",
+            f"flor {_seats(v.flor_sung)} bazas {bazas} envido "
+            + ("open" if v.envido_open else "closed"),
         ]
 
     # ------------------------------------------------------------------ tensors

@@ -10,7 +10,9 @@ reproducible). ``rewards="match"``: +1 / -1 per team when the match ends;
 
 :class:`BotOpponentEnv`: a Gymnasium environment where the agent plays some seats and
 bots of the project (``"random"``, ``"simple"``, ``"search:easy"``, ... or any
-:class:`truco.bots.Bot`) play the others.
+:class:`truco.bots.Bot`) play the others; :class:`MaskedBotEnv` puts it under the masked
+convention (``action_masks()``; an illegal action forfeits), which Gymnasium's
+``check_env`` and maskable learners (sb3-contrib's ``MaskablePPO``) expect.
 
 >>> e = env(players=4, flor=True)
 >>> e.reset(seed=1)
@@ -41,6 +43,17 @@ from .game import TrucoGame, TrucoState
 
 #: ``observation=``: which tensor an agent observes.
 OBSERVATIONS = ("observation", "information_state")
+
+
+#: How many episodes in a row the bots may finish before the learner acts.
+_MAX_SKIPPED = 10_000
+
+
+def _first_mano(options: dict[str, Any] | None) -> int | None:
+    mano = (options or {}).get("first_mano")
+    if mano is not None and not isinstance(mano, int | np.integer):
+        raise ValueError(f"first_mano must be a seat or -1 (got {mano!r})")
+    return None if mano is None else int(mano)
 
 
 def _game(rewards: str, options: dict[str, Any]) -> TrucoGame:
@@ -107,9 +120,14 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's naming
         rewards: str = "match",
         observation: str = "observation",
         render_mode: str | None = None,
+        max_cycles: int | None = None,
         **options: Any,
     ) -> None:
         super().__init__()
+        if max_cycles is not None and (not isinstance(max_cycles, int) or max_cycles < 1):
+            raise ValueError(f"max_cycles must be a positive integer or None (got {max_cycles!r})")
+        self.max_cycles = max_cycles
+        self._moves = 0
         if observation not in OBSERVATIONS:
             raise ValueError(f"observation must be one of {OBSERVATIONS} (got {observation!r})")
         self.game = _game(rewards, options)
@@ -131,9 +149,11 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's naming
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """``options={"first_mano": seat}`` (``-1``: drawn) overrides the game's."""
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
-        self.state = self.game.new_initial_state()
+        self.state = self.game.new_initial_state(_first_mano(options))
+        self._moves = 0
         _sample_chance(self.state, self.np_random)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -159,10 +179,13 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's naming
         _sample_chance(state, self.np_random)
         for a in self.agents:
             self.rewards[a] = rewards[self._seat[a]]
+        self._moves += 1
         if state.is_terminal():
             self.terminations = dict.fromkeys(self.agents, True)
         else:
             self.agent_selection = self.possible_agents[state.current_player()]
+            if self.max_cycles is not None and self._moves >= self.max_cycles:
+                self.truncations = dict.fromkeys(self.agents, True)
         self._accumulate_rewards()
         if self.render_mode == "human":
             print(self.render())
@@ -231,13 +254,25 @@ class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], Any]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """A new episode where the learner has a decision to make.
+
+        An episode that the bots finish before the learner acts (the bot is mano and
+        goes to the mazo in a one-hand game) teaches nothing: it is played out and
+        another is dealt; ``info["skipped"]`` counts them. Rewards the learner's team
+        receives before its first decision (a hand of a longer episode closed by the
+        bots) are paid with the first :meth:`step`. ``options={"first_mano": seat}``
+        (``-1``: drawn at random) overrides the game's first mano."""
         super().reset(seed=seed)
         if seed is not None or not self.bots:
             self._make_bots(seed)
-        self.state = self.game.new_initial_state()
-        self._reward = 0.0
-        self._advance()
-        return self._obs(), {"seat": self.seat}
+        first_mano = _first_mano(options)
+        for skipped in range(_MAX_SKIPPED):
+            self.state = self.game.new_initial_state(first_mano)
+            self._reward = 0.0
+            self._advance()
+            if not self.state.is_terminal():
+                return self._obs(), {"seat": self.seat, "skipped": skipped}
+        raise RuntimeError(f"the bots ended {_MAX_SKIPPED} episodes before the learner acted")
 
     def _advance(self) -> None:
         """Deal and let the bots act until a learner seat must act or the episode ends."""
@@ -259,7 +294,8 @@ class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], Any]):
         return _observe(self.state, self.seat, self.observation_kind)
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
-        self._reward = 0.0
+        """Play the learner's ``action`` (an illegal one raises ``ValueError`` and changes
+        nothing; see :class:`MaskedBotEnv` for a forfeit instead), then the bots."""
         self.state.apply_action(int(action))
         self._reward += self.state.rewards()[self.learner[0]]
         self._advance()
@@ -271,3 +307,53 @@ class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], Any]):
 
     def render(self) -> str:
         return str(self.state)
+
+
+class MaskedBotEnv(BotOpponentEnv):
+    """:class:`BotOpponentEnv` under the masked convention, for maskable learners.
+
+    Truco's legal actions change at every step: a learner must act among
+    ``observation["action_mask"]`` (also given by :meth:`action_masks`, a boolean array,
+    as sb3-contrib's ``MaskablePPO`` asks). An action outside the mask **forfeits**: the
+    episode ends at once with ``illegal_reward`` (default: the game's ``min_utility()``,
+    the worst return there is) and ``info["illegal_action"]``, as PettingZoo's classic
+    games do. Any action of the space is thus accepted, and Gymnasium's ``check_env``
+    (which samples without the mask) passes. Arguments: those of
+    :class:`BotOpponentEnv`, plus ``illegal_reward``.
+
+    >>> e = MaskedBotEnv(players=2, max_hands=1, rewards="hand")
+    >>> obs, info = e.reset(seed=1)
+    >>> e.action_masks().dtype, bool(e.action_masks().any())
+    (dtype('bool'), True)
+    """
+
+    def __init__(self, *args: Any, illegal_reward: float | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.illegal_reward = (
+            self.game.min_utility() if illegal_reward is None else float(illegal_reward)
+        )
+        self._forfeited = False
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        self._forfeited = False
+        return super().reset(seed=seed, options=options)
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions of the learner now, as booleans (none once it is over)."""
+        mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        if not self._forfeited and not self.state.is_terminal():
+            mask[self.state.legal_actions(self.seat)] = True
+        return mask
+
+    def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        if self._forfeited or self.state.is_terminal():
+            raise ValueError("the episode is over: call reset()")
+        a = int(action)
+        if 0 <= a < NUM_ACTIONS and self.action_masks()[a]:
+            return super().step(a)
+        self._forfeited = True
+        obs = self._obs()
+        obs["action_mask"][:] = 0
+        return obs, self.illegal_reward, True, False, {"seat": self.seat, "illegal_action": a}

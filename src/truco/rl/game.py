@@ -8,16 +8,19 @@ every rule: this module only translates.
 ``0..39`` play that card (``truco.cards`` numbering), 40 envido, 41 real envido, 42 falta
 envido, 43 flor, 44 contraflor, 45 contraflor al resto, 46 con flor me achico, 47 truco,
 48 retruco, 49 vale cuatro, 50 quiero, 51 no quiero, 52 mazo, 53..60 the megaphone words.
-``action_to_string`` gives the token of RECORD.md.
+``action_to_string`` gives the token of docs/record-format.md.
 
-**Chance nodes** deal card by card: a hand opens with ``3 * players`` chance nodes
-(``current_player() == CHANCE_PLAYER_ID``), seat 0's three cards first, then seat 1's,
-and so on; each outcome is a card still in the deck (ids ``0..39``), uniform.
+**Chance nodes** (``current_player() == CHANCE_PLAYER_ID``), each outcome uniform:
 
-**Who acts.** OpenSpiel is turn-based, truco is not quite: any player of a called team
-may answer. The current player is the first seat of :meth:`Game.actors` in playing order
-starting from the seat whose turn it is (from the hand's mano when the baza's cards are
-all down). Partners therefore never race; everything else follows the engine.
+- the deal, card by card: a hand opens with ``3 * players`` chance nodes, seat 0's three
+  cards first, then seat 1's, and so on; each outcome is a card still in the deck (ids
+  ``0..39``);
+- with ``first_mano=-1``, the episode opens with one chance node that draws the first mano
+  (outcomes: the seats);
+- **who answers**: OpenSpiel is turn-based, truco is not quite: any player of a called
+  team may answer. When several may, a chance node picks one of them (outcomes: those
+  seats), as ``truco arena`` does, so that training and evaluation agree. Partners
+  therefore never race; everything else follows the engine.
 
 **Megaphone.** The 8 words are in the enumeration; with ``megaphone=False`` (the default
 for RL) they are never legal. With ``megaphone=True`` (2v2, 3v3) the current player may
@@ -55,6 +58,7 @@ from ..cards import DECK
 from ..game import Game
 from ..record import game_to_record, load_record
 from ..rules import Rules
+from ..scoring import al_resto, falta_envido, truco_value
 from ..view import SeatView, seat_view
 from .encoding import Encoder, max_hand_actions, max_hands
 
@@ -70,6 +74,9 @@ _RULE_PARAMS = (
     "con_flor_quiero",
     "pica_pica",
 )
+
+#: ``first_mano`` value for a mano drawn by the episode's first chance node.
+RANDOM_MANO = -1
 
 #: Game parameters and their defaults (the ``Rules`` defaults, plus the RL ones).
 DEFAULT_PARAMS: dict[str, Any] = {
@@ -101,8 +108,8 @@ class TrucoGame:
         if not isinstance(merged["max_hands"], int) or merged["max_hands"] < 0:
             raise ValueError("max_hands must be an integer >= 0 (0: the whole match)")
         n = self.rules.players
-        if not 0 <= merged["first_mano"] < n:
-            raise ValueError(f"first_mano must be a seat from 0 to {n - 1}")
+        if not RANDOM_MANO <= merged["first_mano"] < n:
+            raise ValueError(f"first_mano must be a seat from 0 to {n - 1}, or -1 (drawn)")
         self.megaphone = bool(merged["megaphone"]) and n > 2
         self.says_per_seat = int(merged["says_per_seat"]) if self.megaphone else 0
         self.returns_per = merged["returns"]
@@ -111,8 +118,12 @@ class TrucoGame:
         self.encoder = Encoder(self.rules, self.says_per_seat)
 
     # -- OpenSpiel's game API
-    def new_initial_state(self) -> TrucoState:
-        return TrucoState(self)
+    def new_initial_state(self, first_mano: int | None = None) -> TrucoState:
+        """A new episode; ``first_mano`` overrides the game's (``-1``: drawn by chance)."""
+        mano = self.first_mano if first_mano is None else first_mano
+        if not RANDOM_MANO <= mano < self.rules.players:
+            raise ValueError(f"first_mano must be a seat from 0 to {self.rules.players - 1}")
+        return TrucoState(self, first_mano=mano)
 
     def num_distinct_actions(self) -> int:
         return NUM_ACTIONS
@@ -129,7 +140,13 @@ class TrucoGame:
         return hands * max_hand_actions(self.rules, self.says_per_seat)
 
     def max_chance_nodes_in_history(self) -> int:
-        return (self.max_hands or max_hands(self.rules)) * 3 * self.rules.players
+        """The deals, the draw of the first mano, and (2v2, 3v3) who answers: at most
+        once per action that is not a card."""
+        n = self.rules.players
+        per_hand = 3 * n + (max_hand_actions(self.rules) if n > 2 else 0)
+        return (self.max_hands or max_hands(self.rules)) * per_hand + int(
+            self.first_mano == RANDOM_MANO
+        )
 
     def information_state_tensor_shape(self) -> list[int]:
         return list(self.encoder.information_state_shape)
@@ -144,9 +161,20 @@ class TrucoGame:
         return self.encoder.observation_shape[0]
 
     def max_hand_points(self) -> int:
-        """A bound on what one hand scores for a team: falta envido and al resto are worth
-        at most the target each, the truco 4; pica-pica plays three rounds."""
-        return (3 if self.rules.pica_pica else 1) * (2 * self.rules.target + 4)
+        """What one hand can score for a team at most (the rival scoring nothing): the
+        envido at its dearest (a falta envido at the worst score), the flor at its
+        dearest (6, or al resto), the truco 4. Envido and flor exclude each other at a
+        1v1 table (a flor must be sung before the envido settles); a partner's late flor
+        can follow a settled envido in 2v2/3v3. A pica-pica hand: three 1v1 rounds.
+        1v1 sin flor to 30: 30 + 4 = 34."""
+        r = self.rules
+        scores = [(a, b) for a in range(r.target) for b in range(r.target)]
+        envido = max(falta_envido(w, sc, r.target, r.falta_envido) for w in (0, 1) for sc in scores)
+        flor = max(6, *(al_resto(sc, r.target) for sc in scores)) if r.flor else 0
+        truco = truco_value(3)
+        duel = max(envido, flor) + truco
+        team = envido + flor + truco if r.players > 2 and r.flor else duel
+        return max(team, 3 * duel) if r.pica_pica else team
 
     def min_utility(self) -> float:
         return -self.max_utility()
@@ -187,17 +215,22 @@ class TrucoState:
         "_dealing",
         "_hands_closed",
         "_history",
+        "_mano_drawn",
+        "_responder",
         "_returns",
         "_rewards",
         "game",
         "game_spec",
     )
 
-    def __init__(self, game_spec: TrucoGame, engine: Game | None = None) -> None:
+    def __init__(
+        self, game_spec: TrucoGame, engine: Game | None = None, first_mano: int | None = None
+    ) -> None:
         self.game_spec = game_spec
-        self.game = engine or Game(
-            game_spec.rules, first_mano=game_spec.first_mano, manual_deal=True
-        )
+        mano = game_spec.first_mano if first_mano is None else first_mano
+        self._mano_drawn = engine is not None or mano != RANDOM_MANO
+        self.game = engine or Game(game_spec.rules, first_mano=max(mano, 0), manual_deal=True)
+        self._responder: int | None = None  # who answers, once chance has picked
         self._dealing: list[int] = []  # the cards of the hand being dealt, seat by seat
         self._hands_closed = 0
         n = game_spec.rules.players
@@ -212,31 +245,44 @@ class TrucoState:
         return g.is_over or bool(max_hands and self._hands_closed >= max_hands)
 
     def is_chance_node(self) -> bool:
-        return not self.is_terminal() and self.game.needs_deal
+        return self.current_player() == CHANCE_PLAYER_ID
 
     def is_player_node(self) -> bool:
-        return not self.is_terminal() and not self.game.needs_deal
+        return self.current_player() >= 0
 
     def current_player(self) -> int:
         if self.is_terminal():
             return TERMINAL_PLAYER_ID
         g = self.game
-        if g.needs_deal:
+        if g.needs_deal or not self._mano_drawn:
             return CHANCE_PLAYER_ID
+        if self._responder is not None:
+            return self._responder
         actors = g.actors()
-        if len(actors) == 1:
-            return actors[0]
-        n = g.n
-        start = g.mano if g.turn is None else g.turn
-        return min(actors, key=lambda s: (s - start) % n)
+        return actors[0] if len(actors) == 1 else CHANCE_PLAYER_ID
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        """The cards still in the deck, each with the same probability."""
+        """The outcomes of a chance node, each with the same probability: the seats
+        (who is the first mano; who answers among the partners who may) or the cards
+        still in the deck."""
         if not self.is_chance_node():
             return []
-        left = [c for c in DECK if c not in self._dealing]
+        if not self._mano_drawn:
+            left = list(range(self.game.n))
+        elif not self.game.needs_deal:
+            left = list(self.game.actors())
+        else:
+            left = [c for c in DECK if c not in self._dealing]
         p = 1.0 / len(left)
         return [(c, p) for c in left]
+
+    def chance_kind(self) -> str | None:
+        """``"mano"``, ``"answer"`` or ``"deal"`` at a chance node, else ``None``."""
+        if not self.is_chance_node():
+            return None
+        if not self._mano_drawn:
+            return "mano"
+        return "deal" if self.game.needs_deal else "answer"
 
     def legal_actions(self, player: int | None = None) -> list[int]:
         """Sorted legal actions of ``player`` (default: the current player; chance
@@ -273,18 +319,30 @@ class TrucoState:
         if self.is_terminal():
             raise ValueError("the episode is over")
         g = self.game
+        if not self._mano_drawn:
+            if not 0 <= action < g.n:
+                raise ValueError(f"no seat {action} may be the first mano")
+            self.game = Game(self.game_spec.rules, first_mano=action, manual_deal=True)
+            self._mano_drawn = True
+            self._history.append(action)
+            return
         if g.needs_deal:
             if not 0 <= action < 40 or action in self._dealing:
                 raise ValueError(f"card {action} is not in the deck")
             self._dealing.append(action)
             self._history.append(action)
-            self._rewards = [0.0] * g.n
             if len(self._dealing) == 3 * g.n:
                 cards = self._dealing
                 g.deal(tuple(tuple(cards[3 * s : 3 * s + 3]) for s in range(g.n)))
                 self._dealing = []
             return
         player = self.current_player()
+        if player == CHANCE_PLAYER_ID:  # who answers
+            if action not in g.actors():
+                raise ValueError(f"seat {action} may not answer now")
+            self._responder = action
+            self._history.append(action)
+            return
         if action not in self.legal_actions(player):
             raise ValueError(f"player {player} may not {action_to_string(action)!r} now")
         self._push(player, action)
@@ -293,6 +351,8 @@ class TrucoState:
         g = self.game
         before = len(g.history)
         g.push(player, action)
+        if not is_say(action):  # a word keeps the turn
+            self._responder = None
         self._history.append(action)
         rewards = [0.0] * g.n
         if len(g.history) != before:  # a hand closed
@@ -314,8 +374,10 @@ class TrucoState:
         self.apply_action(action)
 
     def rewards(self) -> list[float]:
-        """What each player received for the last action (0 except when a hand or the
-        match closed)."""
+        """What each player received with the last player action (0 except when it
+        closed a hand or the match). Chance nodes pay nothing and leave it as it was, so
+        the sum of ``rewards()`` read at every decision node and at the end is the
+        return, as OpenSpiel's own tests read it."""
         return list(self._rewards)
 
     def returns(self) -> list[float]:
@@ -338,6 +400,13 @@ class TrucoState:
     def _own_dealing(self, player: int) -> tuple[int, ...]:
         cards = self._dealing
         return tuple(cards[3 * player : 3 * player + 3])
+
+    def action_to_string(self, player: int, action: int) -> str:
+        """The record token of an action; at a chance node ``deal <card>``, ``mano
+        <seat>`` or ``answers <seat>``."""
+        if player == CHANCE_PLAYER_ID and self.chance_kind() in ("mano", "answer"):
+            return f"{'mano' if self.chance_kind() == 'mano' else 'answers'} {action}"
+        return action_to_string(action, player)
 
     def information_state_string(self, player: int | None = None) -> str:
         player = self._player(player)
@@ -375,6 +444,8 @@ class TrucoState:
         new = TrucoState.__new__(TrucoState)
         new.game_spec = self.game_spec
         new.game = self.game.clone()
+        new._mano_drawn = self._mano_drawn
+        new._responder = self._responder
         new._dealing = self._dealing[:]
         new._hands_closed = self._hands_closed
         new._returns = self._returns[:]
@@ -395,7 +466,7 @@ class TrucoState:
         ``random.Random``, a numpy ``Generator``, OpenSpiel's ``probability_sampler`` (a
         callable returning floats in [0, 1)), a seed, or ``None``."""
         r = _as_random(rng)
-        if self.is_terminal():
+        if self.is_terminal() or not self._mano_drawn:
             return self.clone()
         g = self.game
         if g.needs_deal:  # between hands, or in the middle of a deal
@@ -414,6 +485,7 @@ class TrucoState:
             world.dealer = None  # the next hands are chance nodes again
             dealing = []
         new = TrucoState(self.game_spec, world)
+        new._responder = self._responder  # who answers is public once picked
         new._dealing = dealing
         new._hands_closed = self._hands_closed
         new._returns = self._returns[:]
@@ -427,11 +499,14 @@ class TrucoState:
 
     # ------------------------------------------------------------------ records
     def to_record(self, headers: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The episode so far as a ``truco-record/1`` object (RECORD.md); a hand still
-        being dealt is kept under ``headers["rl_dealing"]``."""
+        """The episode so far as a ``truco-record/1`` object (docs/record-format.md); a hand still
+        being dealt is kept under ``headers["rl_dealing"]``, the partner picked to answer
+        (before answering) under ``headers["rl_answers"]``."""
         all_headers = dict(headers or {})
         if self._dealing:
             all_headers["rl_dealing"] = [action_token(c).split()[1] for c in self._dealing]
+        if self._responder is not None:
+            all_headers["rl_answers"] = self._responder
         return game_to_record(self.game, all_headers or None)
 
     def serialize(self) -> str:
@@ -446,16 +521,23 @@ class TrucoState:
 
         record = load_record(text)
         state = game_spec.new_initial_state()
-        if record.rules != game_spec.rules or record.first_mano != game_spec.first_mano:
+        if record.rules != game_spec.rules or game_spec.first_mano not in (
+            record.first_mano,
+            RANDOM_MANO,
+        ):
             raise ValueError("the record is for another table")
+        if state.chance_kind() == "mano":
+            state.apply_action(record.first_mano)
         for hand in record.hands:
             assert hand.deal is not None, "records written by the RL layer carry every deal"
             for cards in hand.deal:
                 for c in cards:
                     state.apply_action(c)
             for seat, action in hand.actions:
+                if state.chance_kind() == "answer" and seat in state.game.actors():
+                    state.apply_action(seat)  # chance picked this partner to answer
                 if state.current_player() != seat:
-                    # another partner answered: replay it as the engine allows
+                    # a word of a seat not on turn: replay it as the engine allows
                     if action not in state.game.legal_actions(seat, megaphone=True):
                         raise ValueError(f"seat {seat} may not {action_token(action)!r} here")
                     state._push(seat, action)
@@ -463,6 +545,8 @@ class TrucoState:
                     state.apply_action(action)
         for token in record.headers.get("rl_dealing", []):
             state.apply_action(parse_card(token))
+        if "rl_answers" in record.headers and state.chance_kind() == "answer":
+            state.apply_action(record.headers["rl_answers"])
         return state
 
     def __str__(self) -> str:

@@ -2,10 +2,12 @@
 
 Importing this module registers ``python_truco_argento``; then
 ``pyspiel.load_game("python_truco_argento", {"players": 4, "flor": True})`` gives a
-game every OpenSpiel algorithm can run (CFR variants walk the chance nodes, IS-MCTS
-uses ``resample_from_infostate``). Without ``open_spiel`` the module imports cleanly and
-:data:`AVAILABLE` is ``False``. The pyspiel classes only forward to
-:class:`truco.rl.game.TrucoState`: the same enumeration, strings, tensors and returns.
+game OpenSpiel's algorithms can run (what works with which, as tried, is in
+docs/research.md: ``MCTSBot``, Python IS-MCTS through ``resample_from_infostate``,
+outcome/external-sampling MCCFR; the C++ ``ISMCTSBot`` crashes on Python games).
+Without ``open_spiel`` the module imports cleanly and :data:`AVAILABLE` is ``False``.
+The pyspiel classes only forward to :class:`truco.rl.game.TrucoState`: the same
+enumeration, strings, tensors and returns.
 
 >>> import truco.rl.openspiel as ts
 >>> ts.AVAILABLE in (True, False)
@@ -14,10 +16,14 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
 
+from ..actions import is_say
+from ..cards import card_name
+from ..view import SeatView
 from .game import DEFAULT_PARAMS, TrucoGame, TrucoState
 
 try:  # pragma: no cover - depends on the optional open_spiel
@@ -30,7 +36,12 @@ SHORT_NAME = TrucoGame.short_name
 
 if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
 
-    def _game_type() -> Any:
+    def _game_type(spec: TrucoGame | None = None) -> Any:
+        """The game type; the reward model is ``TERMINAL`` when every reward comes at the
+        end (``returns="match"``, or one hand), which OpenSpiel's ``MCTSBot`` requires."""
+        spec = spec or TrucoGame()
+        terminal = spec.returns_per == "match" or spec.max_hands == 1
+        model = pyspiel.GameType.RewardModel
         return pyspiel.GameType(
             short_name=SHORT_NAME,
             long_name=TrucoGame.long_name,
@@ -38,7 +49,7 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
             chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
             information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
             utility=pyspiel.GameType.Utility.ZERO_SUM,
-            reward_model=pyspiel.GameType.RewardModel.REWARDS,
+            reward_model=model.TERMINAL if terminal else model.REWARDS,
             max_num_players=6,
             min_num_players=2,
             provides_information_state_string=True,
@@ -62,18 +73,30 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
                 utility_sum=0.0,
                 max_game_length=spec.max_game_length(),
             )
-            super().__init__(_game_type(), info, params or {})
+            super().__init__(_game_type(spec), info, params or {})
             self.spec = spec
 
         def new_initial_state(self) -> SpielTrucoState:
             return SpielTrucoState(self)
 
-        def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> _Observer:
-            perfect_recall = iig_obs_type is None or iig_obs_type.perfect_recall
-            return _Observer(self.spec, perfect_recall)
+        def max_chance_nodes_in_history(self) -> int:
+            return self.spec.max_chance_nodes_in_history()
+
+        def deserialize_state(self, text: str) -> SpielTrucoState:
+            """A state from the record :meth:`SpielTrucoState.serialize` wrote, replayed
+            through OpenSpiel so that its ``history()`` is whole."""
+            state = self.new_initial_state()
+            for action in TrucoState.deserialize(self.spec, text).history():
+                state.apply_action(action)
+            return state
+
+        def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
+            return Observer(self.spec, iig_obs_type)
 
     class SpielTrucoState(pyspiel.State):  # type: ignore[misc]
-        """The pyspiel face of :class:`TrucoState`."""
+        """The pyspiel face of :class:`TrucoState`. ``serialize()`` is the
+        ``truco-record/1`` JSON (:meth:`TrucoState.serialize`), which the game's
+        ``deserialize_state`` reads back."""
 
         def __init__(self, game: SpielTrucoGame, inner: TrucoState | None = None) -> None:
             super().__init__(game)
@@ -97,9 +120,9 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
             self.inner.apply_action(action)
 
         def _action_to_string(self, player: int, action: int) -> str:
-            from .game import action_to_string
-
-            return action_to_string(action, -1 if player == pyspiel.PlayerId.CHANCE else player)
+            return self.inner.action_to_string(
+                -1 if player == pyspiel.PlayerId.CHANCE else player, action
+            )
 
         def is_terminal(self) -> bool:
             return self.inner.is_terminal()
@@ -109,6 +132,9 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
 
         def rewards(self) -> list[float]:
             return self.inner.rewards()
+
+        def serialize(self) -> str:
+            return self.inner.serialize()
 
         def resample_from_infostate(
             self, player_id: int, probability_sampler: Any
@@ -125,34 +151,116 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
         def __str__(self) -> str:
             return str(self.inner)
 
-    class _Observer:
-        """OpenSpiel's PyObserver: perfect recall -> the information state, else the
-        observation."""
+    class Observer:
+        """OpenSpiel's PyObserver, honouring every field of ``IIGObservationType``
+        (``None``: OpenSpiel's default, the observation):
 
-        def __init__(self, spec: TrucoGame, perfect_recall: bool) -> None:
-            self.perfect_recall = perfect_recall
-            shape = (
-                spec.information_state_tensor_shape()
-                if perfect_recall
-                else spec.observation_tensor_shape()
-            )
-            self.tensor = np.zeros(shape, np.float32)
-            self.dict = {"observation": self.tensor}
+        - ``public_info``: the public block, the information state (``perfect_recall``)
+          or the observation of :mod:`truco.rl.encoding`, as the seat sees it. With
+          ``private_info=NONE`` it is computed from a view stripped of the seat's cards
+          and of its team's megaphone words, so it is the same for whatever the seat
+          holds;
+        - ``private_info=SINGLE_PLAYER``: the seat's own cards (dealt, still held) — in
+          the public block when there is one, else a block of 80 on their own;
+        - ``private_info=ALL_PLAYERS``: also every seat's cards (dealt, still held; seats
+          relative to the viewer), ``n * 80`` more, and every megaphone word.
+
+        ``dict`` names the blocks (``"observation"``, ``"private"``, ``"all_cards"``);
+        ``tensor`` is all of them, in that order. Neither public nor private: empty."""
+
+        def __init__(self, spec: TrucoGame, iig_obs_type: Any = None) -> None:
+            iig = iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False)
+            self.spec = spec
+            self.perfect_recall = bool(iig.perfect_recall)
+            self.public = bool(iig.public_info)
+            self.private = iig.private_info
+            info = pyspiel.PrivateInfoType
+            self.own_cards = self.private != info.NONE
+            self.all_cards = self.private == info.ALL_PLAYERS
+            n = spec.num_players()
+            sizes: list[tuple[str, int]] = []
+            if self.public:
+                shape = (
+                    spec.information_state_tensor_shape()
+                    if self.perfect_recall
+                    else spec.observation_tensor_shape()
+                )
+                sizes.append(("observation", shape[0]))
+            elif self.own_cards and not self.all_cards:
+                sizes.append(("private", 80))
+            if self.all_cards:
+                sizes.append(("all_cards", n * 80))
+            self.tensor = np.zeros(sum(size for _, size in sizes), np.float32)
+            self.dict: dict[str, np.ndarray] = {}
+            at = 0
+            for name, size in sizes:
+                self.dict[name] = self.tensor[at : at + size]
+                at += size
+
+        def _view(self, inner: TrucoState, player: int) -> tuple[SeatView, tuple[int, ...]]:
+            view = inner.seat_view(player)
+            if self.all_cards:
+                game = inner.game
+                if not game.needs_deal and game.winner is None:
+                    view = dataclasses.replace(view, log=tuple(game.actions))
+                return view, inner._own_dealing(player)
+            if self.own_cards:
+                return view, inner._own_dealing(player)
+            quiet = tuple(e for e in view.log if not is_say(e[1]))
+            return dataclasses.replace(view, hand=(), dealt=(), legal=(), log=quiet), ()
+
+        def _cards(self, inner: TrucoState) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+            """(dealt, held) of every seat, absolute seats."""
+            game, n = inner.game, inner.game.n
+            if game.needs_deal or game.winner is not None:
+                return [(inner._own_dealing(s), ()) for s in range(n)]
+            return [(tuple(game.dealt[s]), tuple(game.cards[s])) for s in range(n)]
 
         def set_from(self, state: SpielTrucoState, player: int) -> None:
-            inner = state.inner
-            values = (
-                inner.information_state_tensor(player)
-                if self.perfect_recall
-                else inner.observation_tensor(player)
-            )
-            self.tensor[:] = values
+            inner, enc = state.inner, state.inner.game_spec.encoder
+            self.tensor.fill(0.0)
+            view, dealing = self._view(inner, player)
+            if self.public:
+                make = (
+                    enc.information_state_tensor if self.perfect_recall else enc.observation_tensor
+                )
+                self.dict["observation"][:] = make(view, dealing)
+            elif "private" in self.dict:
+                block = self.dict["private"]
+                for c in view.dealt or dealing:
+                    block[c] = 1.0
+                for c in view.hand:
+                    block[40 + c] = 1.0
+            if self.all_cards:
+                block, n = self.dict["all_cards"], inner.game.n
+                for s, (dealt, held) in enumerate(self._cards(inner)):
+                    base = ((s - player) % n) * 80
+                    for c in dealt:
+                        block[base + c] = 1.0
+                    for c in held:
+                        block[base + 40 + c] = 1.0
 
         def string_from(self, state: SpielTrucoState, player: int) -> str:
-            inner = state.inner
-            if self.perfect_recall:
-                return inner.information_state_string(player)
-            return inner.observation_string(player)
+            inner, enc = state.inner, state.inner.game_spec.encoder
+            view, dealing = self._view(inner, player)
+            words = []
+            if self.public:
+                make = (
+                    enc.information_state_string if self.perfect_recall else enc.observation_string
+                )
+                words.append(make(view, dealing))
+            elif self.own_cards and not self.all_cards:
+                dealt = " ".join(card_name(c) for c in sorted(view.dealt or dealing)) or "-"
+                held = " ".join(card_name(c) for c in sorted(view.hand)) or "-"
+                words.append(f"cards {dealt} held {held}")
+            if self.all_cards:
+                hands = " ".join(
+                    f"{s}:{''.join(card_name(c) for c in sorted(dealt)) or '-'}"
+                    f"/{''.join(card_name(c) for c in sorted(held)) or '-'}"
+                    for s, (dealt, held) in enumerate(self._cards(inner))
+                )
+                words.append(f"hands {hands}")
+            return " | ".join(words)
 
 
 _registered = False

@@ -6,9 +6,10 @@ with ``probabilities(observation, mask) -> array`` is a policy; :class:`LinearPo
 (softmax of a linear function, numpy only) is the one of ``examples/train_tiny_agent.py``
 and saves to / loads from a ``.npz`` file.
 
-Importing this module adds the bot kind ``linear`` to :data:`truco.bots.BOTS`:
-``make_bot("linear:/path/policy.npz")`` (and so the arena and the server) can seat a saved
-policy.
+Importing this module adds the bot kinds ``linear`` and ``ppo`` to
+:data:`truco.bots.BOTS`: ``make_bot("linear:/path/policy.npz")`` or
+``make_bot("ppo:/path/model.zip")`` (a ``MaskablePPO`` of sb3-contrib, the ``ppo`` extra),
+and so the arena and the server, can seat a saved policy.
 
 >>> from truco import Game, Rules
 >>> from truco.view import seat_view
@@ -16,7 +17,8 @@ policy.
 >>> bot = PolicyBot(policy, seed=1)
 >>> game = Game(Rules(), seed=2)
 >>> seat = game.actors()[0]
->>> bot.choose(seat_view(game, seat), game.legal_actions(seat), game.rules) in game.legal_actions(seat)
+>>> legal = game.legal_actions(seat)
+>>> bot.choose(seat_view(game, seat), legal, game.rules) in legal
 True
 """
 
@@ -26,7 +28,7 @@ import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -119,9 +121,8 @@ class PolicyBot(Bot):
 
     def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
         if rules.players != self.policy.rules.players or rules.target != self.policy.rules.target:
-            raise ValueError(
-                f"this policy was trained for {self.policy.rules.describe()}, not {rules.describe()}"
-            )
+            trained = self.policy.rules.describe()
+            raise ValueError(f"this policy was trained for {trained}, not {rules.describe()}")
         choices = [a for a in legal if not is_say(a)] or list(legal)
         if self.policy.observation == "observation":
             x = self.encoder.observation_tensor(view)
@@ -147,4 +148,48 @@ def load_bot(path: str, seed: int | None = None) -> PolicyBot:
     return PolicyBot(policy, level=path, seed=seed)
 
 
+class MaskablePPOPolicy:
+    """A ``MaskablePPO`` model of sb3-contrib (``examples/train_masked_ppo.py``) as a
+    :class:`Policy`: the action distribution of its network, masked. The model keeps
+    its table and observation kind in the attribute ``truco`` (saved with it)."""
+
+    def __init__(self, model: Any) -> None:
+        meta = getattr(model, "truco", None)
+        if not isinstance(meta, dict) or "rules" not in meta:
+            raise ValueError("the model carries no truco table (was it trained here?)")
+        self.model = model
+        self.rules = Rules.from_dict(meta["rules"])
+        self.observation = str(meta.get("observation", "observation"))
+
+    @classmethod
+    def load(cls, path: str | Path) -> MaskablePPOPolicy:
+        try:
+            from sb3_contrib import MaskablePPO  # type: ignore[import-not-found,unused-ignore]
+        except ImportError:
+            raise ValueError(
+                "a ppo: bot needs sb3-contrib (pip install 'truco-argento[ppo]')"
+            ) from None
+        return cls(MaskablePPO.load(str(path), device="cpu"))
+
+    def probabilities(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        policy = self.model.policy
+        obs = {"observation": observation.astype(np.float32), "action_mask": mask.astype(np.int8)}
+        tensor, _ = policy.obs_to_tensor(obs)
+        dist = policy.get_distribution(tensor, action_masks=mask.astype(bool)[None, :])
+        probs: np.ndarray = dist.distribution.probs[0].detach().cpu().numpy().astype(np.float64)
+        return probs
+
+
+def load_ppo_bot(path: str, seed: int | None = None) -> PolicyBot:
+    """A :class:`PolicyBot` for a ``MaskablePPO`` model saved at ``path`` (needs the
+    ``ppo`` extra); a file that cannot be read as one raises ``ValueError`` naming it."""
+    try:
+        policy = MaskablePPOPolicy.load(path)
+    except (OSError, ValueError, KeyError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ValueError(f"cannot load the policy {path!r}: {reason}") from None
+    return PolicyBot(policy, level=path, seed=seed)
+
+
 BOTS.setdefault("linear", lambda level, seed: load_bot(level, seed))
+BOTS.setdefault("ppo", lambda level, seed: load_ppo_bot(level, seed))

@@ -3,18 +3,29 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 
 @dataclass(frozen=True, slots=True)
 class ServerConfig:
-    """``turn_seconds`` 0 turns the clock off; ``disconnect_grace`` is how long a
+    """``turn_seconds`` 0 turns the clock off (a table may ask for 0 or from
+    ``min_turn_seconds`` to 600); ``disconnect_grace`` is how long a
     seat waits for its player to reconnect before a bot covers it; ``bot_delay``
     paces bots so that people can follow them (0 in tests and benchmarks);
     ``abandon_after`` is how long a table waiting for players stays open with
-    nobody connected to it."""
+    nobody connected to it.
+
+    Limits: ``bot_workers`` processes think for search bots, with room for
+    ``bot_queue`` more decisions waiting; a decision gets ``bot_seconds`` (then the
+    ``cover_bot`` decides). A guest may keep ``max_tables_per_guest`` live tables and
+    an address ``max_tables_per_address``. Session tokens last ``session_seconds``
+    and can be renewed while valid. Each address may make ``http_rate`` requests
+    (``"N/minute"``, the notation of the ``limits`` library) and ``http_write_rate``
+    of them may create guests or tables."""
 
     db_url: str = "sqlite:///truco.sqlite3"
     turn_seconds: float = 30.0
+    min_turn_seconds: float = 5.0
     disconnect_grace: float = 15.0
     bot_delay: float = 0.8
     cover_bot: str = "simple"
@@ -26,3 +37,14 @@ class ServerConfig:
     event_buffer: int = 1000
     outbox_size: int = 512
     abandon_after: float = 3600.0
+    bot_workers: int = 2
+    bot_queue: int = 8
+    bot_seconds: float = 3.0
+    bot_pool: Literal["process", "thread"] = "process"
+    max_tables_per_guest: int = 3
+    max_tables_per_address: int = 10
+    session_seconds: float = 7 * 24 * 3600.0
+    hello_seconds: float = 10.0
+    http_rate: str = "300/minute"
+    http_write_rate: str = "20/minute"
+    secure_cookies: bool = False

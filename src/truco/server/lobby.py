@@ -7,8 +7,9 @@ import logging
 import secrets
 from typing import Any
 
-from ..bots import BOTS
+from ..bots import make_bot
 from ..rules import Rules
+from .bot_pool import BotPool, check_bot_spec, offered_bots
 from .config import ServerConfig
 from .players import Player
 from .store import Store
@@ -25,31 +26,25 @@ def table_code() -> str:
 
 
 def bot_levels() -> list[str]:
-    """The bot choices for empty seats: every bot of :data:`truco.bots.BOTS`, with its
-    levels when the bot module lists them (``LEVELS``)."""
-    choices: list[str] = []
-    for name, factory in BOTS.items():
-        levels = getattr(factory, "LEVELS", None) or _known_levels(name)
-        choices.extend(f"{name}:{level}" for level in levels) if levels else choices.append(name)
-    return choices
-
-
-def _known_levels(name: str) -> tuple[str, ...]:
-    try:
-        module = __import__(f"truco.bots.{name}", fromlist=["LEVELS"])
-    except ImportError:
-        return ()
-    levels = getattr(module, "LEVELS", ())
-    return tuple(levels)
+    """The bot choices for empty seats (see :func:`~truco.server.bot_pool.offered_bots`)."""
+    return offered_bots()
 
 
 class Lobby:
-    """All tables of one server process."""
+    """All tables of one server process, and the pool their bots think in."""
 
     def __init__(self, config: ServerConfig, store: Store | None) -> None:
         self.config = config
         self.store = store
         self.tables: dict[str, Table] = {}
+        self.addresses: dict[str, str] = {}  # table id -> the address that created it
+        self.bot_pool = BotPool(
+            config.bot_workers,
+            config.bot_queue,
+            config.bot_seconds,
+            config.cover_bot,
+            config.bot_pool,
+        )
 
     async def start(self) -> None:
         """Bring back every unfinished table from the database."""
@@ -65,14 +60,48 @@ class Lobby:
             except ValueError:  # one broken table must not keep the others down
                 log.exception("table %s cannot be restored: left in the database as it is", row.id)
                 continue
+            self._limit_restored_bots(table)
             table.after_restore()
             self._open(table)
+
+    def _limit_restored_bots(self, table: Table) -> None:
+        """A table stored before the server limited bots gets the cover bot in place of
+        a bot it does not offer (``search:30000x4`` must not come back with it)."""
+        offered = set(offered_bots())
+        for seat, info in enumerate(table.seats):
+            if info.kind == "bot" and info.bot not in offered:
+                log.warning("table %s: bot %r is not offered; %s plays seat %d",
+                            table.id, info.bot, self.config.cover_bot, seat)  # fmt: skip
+                table.bots[seat] = make_bot(self.config.cover_bot)
 
     async def stop(self) -> None:
         for table in list(self.tables.values()):
             await table.stop()
+        self.bot_pool.shutdown()
         if self.store is not None:
             await self.store.close()
+
+    def live(self) -> list[Table]:
+        return [t for t in self.tables.values() if t.status in ("waiting", "playing")]
+
+    def _check_caps(self, creator: Player, address: str | None) -> None:
+        live = self.live()
+        if len(live) >= self.config.max_tables:
+            raise TableError("full", "the server holds as many tables as it can; try later")
+        mine = sum(1 for t in live if t.creator == creator.id)
+        if mine >= self.config.max_tables_per_guest:
+            raise TableError(
+                "too_many_tables",
+                f"you have {mine} open tables: at most {self.config.max_tables_per_guest} a guest",
+            )
+        if address is not None:
+            here = sum(1 for t in live if self.addresses.get(t.id) == address)
+            if here >= self.config.max_tables_per_address:
+                raise TableError(
+                    "too_many_tables",
+                    f"{here} open tables come from your address: "
+                    f"at most {self.config.max_tables_per_address}",
+                )
 
     def create(
         self,
@@ -82,11 +111,11 @@ class Lobby:
         turn_seconds: float | None = None,
         bots: dict[int, str] | None = None,
         seat: int | None = None,
+        address: str | None = None,
     ) -> Table:
-        """A new table; the creator may sit at once and seat bots."""
-        live = sum(1 for t in self.tables.values() if t.status in ("waiting", "playing"))
-        if live >= self.config.max_tables:
-            raise TableError("full", "the server holds as many tables as it can; try later")
+        """A new table; the creator may sit at once and seat bots (of those offered).
+        A guest and an address keep a bounded number of live tables."""
+        self._check_caps(creator, address)
         code = table_code()
         while code in self.tables:
             code = table_code()
@@ -99,8 +128,6 @@ class Lobby:
             creator=creator.id,
             turn_seconds=self.config.turn_seconds if turn_seconds is None else turn_seconds,
         )
-        from ..bots import make_bot
-
         for where, level in (bots or {}).items():
             if not 0 <= where < rules.players:
                 raise TableError(
@@ -108,7 +135,7 @@ class Lobby:
                     f"there is no seat {where} at a {rules.players}-player table",
                 )
             try:
-                table.bots[where] = make_bot(level)
+                table.bots[where] = make_bot(check_bot_spec(level))
             except ValueError as exc:
                 raise TableError("bad_bot", str(exc)) from None
             table.seats[where] = Seat("bot", None, f"Bot {level}", level)
@@ -119,11 +146,15 @@ class Lobby:
         if all(s.kind != "empty" for s in table.seats) and seat is None:
             raise TableError("no_seat", "leave at least one seat for people, or sit in one")
         table.start_if_full()
+        if address is not None:
+            self.addresses[table.id] = address
         self._open(table)  # its actor commits it first (await table.until_durable())
         return table
 
     def _open(self, table: Table) -> None:
         table.on_finished = self._forget
+        table.bot_pool = self.bot_pool
+        self.bot_pool.warm(table.bots.values())
         self.tables[table.id] = table
         table.start()
 
@@ -131,6 +162,7 @@ class Lobby:
         """A finished table nobody watches: only the history keeps it."""
         if self.tables.get(table.id) is table:
             del self.tables[table.id]
+            self.addresses.pop(table.id, None)
             table.task = None
 
     def listing(self) -> list[dict[str, Any]]:

@@ -1,13 +1,21 @@
-"""Guest players: a name and an id in a token signed by the server (HMAC-SHA256).
+"""Guest players: a name, an id and an expiry time in a token signed by the server
+(HMAC-SHA256).
 
-The browser keeps the token, so a reload (or a server restart: the key is stored in
-the database) keeps the seat. Nobody can act for a seat without its player's token.
+The page keeps the token in an HttpOnly cookie and other clients send it in their
+first WebSocket message (see :mod:`truco.server.sessions`); a reload, or a server
+restart (the key is stored in the database), keeps the seat. Nobody can act for a seat
+without its player's token. A token expires after the server's session time and can
+be renewed while it is valid.
 
->>> signer = TokenSigner(b"k" * 32)
->>> token = signer.issue("Ana")
->>> signer.verify(token).name
+>>> signer = TokenSigner(b"k" * 32, lifetime=60)
+>>> token = signer.issue("Ana", now=1000.0)
+>>> signer.verify(token, now=1030.0).name
 'Ana'
->>> signer.verify(token + "x") is None
+>>> signer.verify(token, now=1061.0) is None  # expired
+True
+>>> signer.verify(token + "x", now=1030.0) is None
+True
+>>> signer.verify("abc.\\xe9") is None  # not a token's characters
 True
 """
 
@@ -17,16 +25,22 @@ import base64
 import hashlib
 import hmac
 import json
+import re
 import secrets
+import time
 from dataclasses import dataclass
 
 MAX_NAME = 24
+#: the longest token a client may send (a real one is about 130 characters)
+MAX_TOKEN = 512
+TOKEN_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,460}\.[A-Za-z0-9_-]{43}")
 
 
 @dataclass(frozen=True, slots=True)
 class Player:
     id: str
     name: str
+    expires: float = 0.0  # when the token that named this player stops being valid
 
 
 def clean_name(name: str) -> str:
@@ -44,29 +58,40 @@ def _unb64(text: str) -> bytes:
 
 
 class TokenSigner:
-    """Issues and checks guest tokens with one secret key."""
+    """Issues and checks guest tokens with one secret key; tokens last ``lifetime``
+    seconds."""
 
-    def __init__(self, key: bytes) -> None:
+    def __init__(self, key: bytes, lifetime: float = 7 * 24 * 3600.0) -> None:
         self._key = key
+        self.lifetime = lifetime
 
     def _sign(self, payload: str) -> str:
         return _b64(hmac.new(self._key, payload.encode(), hashlib.sha256).digest())
 
-    def issue(self, name: str, player_id: str | None = None) -> str:
-        body = _b64(
-            json.dumps(
-                {"id": player_id or secrets.token_urlsafe(9), "name": clean_name(name)}
-            ).encode()
-        )
+    def issue(self, name: str, player_id: str | None = None, now: float | None = None) -> str:
+        """A token for ``name`` (a new player, or ``player_id`` again) valid from ``now``."""
+        expires = (time.time() if now is None else now) + self.lifetime
+        payload = {
+            "id": player_id or secrets.token_urlsafe(9),
+            "name": clean_name(name),
+            "exp": round(expires, 3),
+        }
+        body = _b64(json.dumps(payload).encode())
         return f"{body}.{self._sign(body)}"
 
-    def verify(self, token: str) -> Player | None:
-        """The player of a valid token, ``None`` for anything else."""
+    def verify(self, token: str, now: float | None = None) -> Player | None:
+        """The player of a valid, unexpired token; ``None`` for anything else (a token
+        of other characters or length included)."""
+        if len(token) > MAX_TOKEN or not TOKEN_PATTERN.fullmatch(token):
+            return None
         body, _, signature = token.partition(".")
-        if not body or not hmac.compare_digest(signature, self._sign(body)):
+        if not hmac.compare_digest(signature, self._sign(body)):
             return None
         try:
             data = json.loads(_unb64(body))
-            return Player(str(data["id"]), clean_name(data["name"]))
+            player = Player(str(data["id"]), clean_name(data["name"]), float(data["exp"]))
         except (ValueError, KeyError, TypeError):
             return None
+        if player.expires <= (time.time() if now is None else now):
+            return None
+        return player

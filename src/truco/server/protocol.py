@@ -2,7 +2,7 @@
 server sends. ``docs/protocol.md`` describes it for other clients (the terminal game).
 
 Cards travel in the record notation (``"1e"``) and actions as record tokens
-(``"play 1e"``, ``"real-envido"``): the notation of RECORD.md is the wire format too.
+(``"play 1e"``, ``"real-envido"``): the notation of docs/record-format.md is the wire format too.
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from ..actions import ActionError, action_token, parse_action
 from ..view import PublicHand, SeatView
+from .players import MAX_TOKEN
 
 
 class ProtocolError(ValueError):
@@ -72,19 +74,28 @@ class Sync(_Message):
     """Send me what happened after version ``since`` (or the full state)."""
 
     type: Literal["sync"]
-    since: int = Field(ge=0)
+    since: int = Field(ge=0, le=2**53)
 
 
 class Ping(_Message):
     type: Literal["ping"]
 
 
+class Hello(_Message):
+    """The first message of a connection without the page's cookie: who I am (no
+    token: a spectator) and, on a reconnect, the last version I saw."""
+
+    type: Literal["hello"]
+    token: str | None = Field(default=None, max_length=MAX_TOKEN)
+    since: int | None = Field(default=None, ge=0, le=2**53)
+
+
 ClientMessage = Annotated[
-    Sit | Stand | AddBot | RemoveBot | Act | Back | Sync | Ping,
+    Sit | Stand | AddBot | RemoveBot | Act | Back | Sync | Ping | Hello,
     Field(discriminator="type"),
 ]
 _CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
-MESSAGE_TYPES = ("sit", "stand", "add_bot", "remove_bot", "act", "back", "sync", "ping")
+MESSAGE_TYPES = ("hello", "sit", "stand", "add_bot", "remove_bot", "act", "back", "sync", "ping")
 
 
 def parse_client_message(text: str) -> ClientMessage:
@@ -102,11 +113,35 @@ def parse_client_message(text: str) -> ClientMessage:
             f"unknown message type {kind!r} (one of {', '.join(MESSAGE_TYPES)})",
         )
     try:
-        return _CLIENT_MESSAGE.validate_python(data)
+        message = _CLIENT_MESSAGE.validate_python(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"][1:]) or kind
         raise ProtocolError("bad_message", f"{kind}: {where}: {first['msg']}") from None
+    if isinstance(message, Act):
+        check_action_token(message.action)
+    return message
+
+
+def check_action_token(token: str) -> None:
+    """An action exactly as the record notation writes it (``"mazo"``, ``"play 1e"``):
+    no other spelling, spacing or case is taken for it."""
+    try:
+        canonical = action_token(parse_action(token))
+    except ActionError as exc:
+        raise ProtocolError("bad_action", str(exc)) from None
+    if token != canonical:
+        raise ProtocolError(
+            "bad_action", f"write the action as the notation does: {canonical!r}, not {token!r}"
+        )
+
+
+def close_reason(text: str) -> str:
+    """``text`` cut to what a WebSocket close frame holds (123 bytes of UTF-8)."""
+    data = text.encode()
+    if len(data) <= 120:
+        return text
+    return data[:117].decode(errors="ignore") + "..."
 
 
 # ---------------------------------------------------------------- server -> client

@@ -31,6 +31,7 @@ from ..game import Game, IllegalAction
 from ..record import game_to_record, record_from_json, replay
 from ..rules import Rules
 from ..view import public_hand, seat_view
+from .bot_pool import BotPool, check_bot_spec
 from .config import ServerConfig
 from .journal import Journal, TableWrite, event_json
 from .players import Player
@@ -201,6 +202,9 @@ class Table:
     reconnect_deadlines: dict[int, float] = field(default_factory=dict)
     bots: dict[int, Bot] = field(default_factory=dict)
     thinking: int | None = None  # the move counter a bot is thinking about
+    spoke: dict[int, int] = field(default_factory=dict)  # bot seat -> move counter it spoke at
+    bot_pool: BotPool | None = None  # where search bots think (set by the lobby)
+    bot_task: asyncio.Task[None] | None = None  # the bot thinking now
     task: asyncio.Task[None] | None = None
     on_finished: Callable[[Table], None] | None = None
     _summary_cache: dict[str, Any] = field(default_factory=dict)
@@ -397,9 +401,11 @@ class Table:
         self._require_waiting()
         self._require_empty(seat)
         try:
-            self.bots[seat] = make_bot(level)
+            self.bots[seat] = make_bot(check_bot_spec(level))
         except ValueError as exc:
             raise TableError("bad_bot", str(exc)) from None
+        if self.bot_pool is not None:
+            self.bot_pool.warm([self.bots[seat]])
         self.seats[seat] = Seat("bot", None, f"Bot {level}", level)
         self._emit(
             {
@@ -519,9 +525,11 @@ class Table:
             or self.status != "playing"
             or move.move != self.moves
             or not self._bot_controls(move.seat)
-            or move.action not in game.legal_actions(move.seat, megaphone=False)
+            or move.action not in self._bot_legal(move.seat)
         ):
             return
+        if is_say(move.action):
+            self.spoke[move.seat] = self.moves
         self._apply(move.seat, move.action, "bot")
 
     def _bot_controls(self, seat: int) -> bool:
@@ -608,26 +616,46 @@ class Table:
         seats = [s for s in game.actors() if self._bot_controls(s)]
         if not seats:
             return
-        seat = seats[0]
+        self.thinking = self.moves
+        self.bot_task = asyncio.create_task(self._think(seats[0], self.moves))
+
+    def _bot_legal(self, seat: int) -> list[int]:
+        """What a bot may do: the engine's legal actions, megaphone words included, but
+        at most one word between two moves (as in the terminal game)."""
+        assert self.game is not None
+        legal = self.game.legal_actions(seat)
+        if self.spoke.get(seat) == self.moves:
+            legal = [a for a in legal if not is_say(a)]
+        return legal
+
+    def _bot_of(self, seat: int) -> Bot:
         bot = self.bots.get(seat)
         if bot is None or self.seats[seat].kind == "human":
             bot = self.bots[seat] = make_bot(self.seats[seat].bot or self.config.cover_bot)
-        view = seat_view(game, seat)
-        legal = game.legal_actions(seat, megaphone=False)
-        self.thinking = self.moves
-        asyncio.create_task(self._think(bot, seat, view, legal, self.moves))
+        return bot
 
-    async def _think(self, bot: Bot, seat: int, view: Any, legal: list[int], move: int) -> None:
+    async def _think(self, seat: int, move: int) -> None:
+        """Let the bot of ``seat`` decide (after the pacing delay, on the view of that
+        moment: the partners' latest words included) and hand the move to the actor."""
         if self.config.bot_delay > 0:
             await asyncio.sleep(self.config.bot_delay)
-        try:
-            if bot.name == "random":
-                action = bot.choose(view, legal, self.rules)
-            else:  # search bots think for a while: off the event loop
-                action = await asyncio.to_thread(bot.choose, view, legal, self.rules)
-        except Exception:  # a failing bot must not stall the table
-            log.exception("table %s: bot %r failed; playing a random legal action", self.id, bot)
-            action = secrets.choice(legal)
+        game = self.game
+        action = -1  # nothing to do: the move only tells the actor the bot is done
+        if (
+            game is not None
+            and self.status == "playing"
+            and self.moves == move
+            and self._bot_controls(seat)
+        ):
+            bot, view, legal = self._bot_of(seat), seat_view(game, seat), self._bot_legal(seat)
+            try:
+                if self.bot_pool is not None:
+                    action = (await self.bot_pool.decide(bot, view, legal, self.rules)).action
+                else:
+                    action = await asyncio.to_thread(bot.choose, view, legal, self.rules)
+            except Exception:  # a failing bot must not stall the table
+                log.exception("table %s: bot %r failed; playing a random move", self.id, bot)
+                action = secrets.choice([a for a in legal if not is_say(a)] or legal)
         await self.inbox.put(BotMove(seat, action, move))
 
     # ------------------------------------------------------------------ events, views

@@ -8,6 +8,7 @@ person can follow them.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import threading
@@ -22,6 +23,7 @@ from textual.markup import escape
 from textual.widgets import Button, Static
 
 from ..actions import SAY_ACTIONS, TRUCO, VALE_CUATRO, is_say
+from ..locale import _
 from ..record import RecordError, load_record, replay
 from ..view import PublicHand, SeatView
 from . import render
@@ -36,7 +38,7 @@ from .keys import (
 )
 from .session import BotTurn, TableSession
 from .viewer import RecordViewer
-from .widgets import HelpScreen, KeyButton, MegaphoneScreen, Panel
+from .widgets import HelpScreen, KeyButton, MegaphoneScreen, Panel, QuitScreen
 
 #: Seconds between two bot actions at speed 1.
 BASE_DELAY = 1.0
@@ -53,22 +55,38 @@ class TrucoApp(App[None]):
     CSS = """
     Screen { layout: vertical; }
     #title { height: 1; background: $primary; color: $text; padding: 0 1; text-style: bold; }
-    #top { height: 1fr; }
-    #left { width: 1fr; min-width: 28; max-width: 44; }
+    #top { height: 1fr; layout: grid; grid-size: 3 1; grid-columns: 1fr 2fr 1fr; }
+    #left { height: 100%; }
     #score { height: auto; border: round $primary; padding: 0 1; }
     #seats { height: 1fr; border: round $primary; padding: 0 1; }
-    #middle { width: 2fr; }
-    #table { height: 1fr; border: round $accent; padding: 0 1; }
-    #last { height: auto; max-height: 12; border: round $secondary; padding: 0 1; }
-    #log-box { width: 1fr; max-width: 40; height: 100%; border: round $primary; padding: 0 1; }
+    #middle { height: 100%; }
+    #table { height: 1fr; min-height: 6; border: round $accent; padding: 0 1; }
+    #last { height: auto; max-height: 16; border: round $secondary; padding: 0 1; }
+    #log-box { height: 100%; border: round $primary; padding: 0 1; }
     #turn { height: 1; padding: 0 1; }
     #message { height: auto; min-height: 1; padding: 0 1; color: $warning; }
     #hand { height: auto; padding: 0 1; }
-    #hand KeyButton { margin-right: 2; }
+    #hand KeyButton { width: auto; min-width: 0; margin-right: 2; }
     #calls { grid-size: 5; grid-gutter: 0 1; height: auto; padding: 0 1; }
     #calls KeyButton { width: 100%; }
     #keys { height: 1; background: $panel; color: $text-muted; padding: 0 1; }
+
+    /* narrow terminals (under 100 columns): the log goes under the score and the seats */
+    Screen.-narrow #top { grid-size: 2 2; grid-columns: 30 1fr; grid-rows: auto 1fr; }
+    Screen.-narrow #middle { row-span: 2; }
+    Screen.-narrow #left { height: auto; }
+    Screen.-narrow #seats { height: auto; }
+    Screen.-narrow #calls { grid-size: 3; }
+    /* short terminals: the last hand's panel gives its room to the table */
+    Screen.-short #last { max-height: 9; }
+    Screen.-tiny #top { grid-columns: 24 1fr; }
+    Screen.-tiny #last { display: none; }
     """
+
+    #: Widths and heights where the layout changes (see the CSS classes above).
+    NARROW_BELOW = 100
+    SHORT_BELOW = 32
+    TINY_BELOW = (70, 22)
 
     def __init__(
         self,
@@ -90,21 +108,26 @@ class TrucoApp(App[None]):
         self._view: SeatView = session.view()
         self._log_hand = self._view.hand_index  # the hand the log is writing
         self._last_log = ""
+        self._seen_log: tuple[tuple[int, int], ...] = ()  # that hand's actions as last seen
         self._old_log: list[str] = []
         self._log_closed = -1  # the last hand whose log was closed
+        #: The score when each hand was dealt, as seen (to tell what a hand really scored).
+        self._start_scores: dict[int, tuple[int, int]] = {}
+        self._closed_hands: dict[int, PublicHand] = {}
+        self.compact = False  # a small terminal: shorter texts
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
         yield Static(id="title")
         with Horizontal(id="top"):
             with Vertical(id="left"):
-                yield Panel("Score", id="score")
-                yield Panel("Seats", id="seats")
+                yield Panel(_("Score"), id="score")
+                yield Panel(_("Seats"), id="seats")
             with Vertical(id="middle"):
-                yield Panel("Table", id="table")
-                yield Panel("Last hand", id="last")
+                yield Panel(_("Table"), id="table")
+                yield Panel(_("Last hand"), id="last")
             with VerticalScroll(id="log-box") as log_box:
-                log_box.border_title = "Log"
+                log_box.border_title = _("Log")
                 yield Static(id="log")
         yield Static(id="turn")
         yield Static(id="message")
@@ -114,20 +137,30 @@ class TrucoApp(App[None]):
         with Grid(id="calls"):
             for action in _CALL_BUTTONS:
                 yield KeyButton(CALL_LABELS[action], id=f"act-{action}")
-            yield KeyButton(f"{MEGAPHONE_KEY} 📣 megaphone", id="megaphone")
+            yield KeyButton(f"{MEGAPHONE_KEY} 📣 " + _("megaphone"), id="megaphone")
         yield Static(id="keys")
 
     def on_mount(self) -> None:
-        listen = getattr(self.session, "listen", None)
-        if listen is not None:  # a server's table: its frames redraw the screen
-            self.run_worker(listen(self.refresh_table), name="table socket", exclusive=True)
+        if self.session.mode == "remote":  # a server's table: its frames redraw the screen
+            self.run_worker(self.session.listen(self.refresh_table), name="table socket")
             self.set_interval(1.0, self._draw_title)  # the turn clock counts down
+        self._fit(self.size.width, self.size.height)
         self.refresh_table()
 
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.width, event.size.height)
+        self.refresh_table()
+
+    def _fit(self, width: int, height: int) -> None:
+        """Choose the layout for the terminal's size."""
+        tiny = width < self.TINY_BELOW[0] or height < self.TINY_BELOW[1]
+        self.screen.set_class(width < self.NARROW_BELOW, "-narrow")
+        self.screen.set_class(height < self.SHORT_BELOW, "-short")
+        self.screen.set_class(tiny, "-tiny")
+        self.compact = width < self.NARROW_BELOW or height < self.SHORT_BELOW
+
     def on_unmount(self) -> None:
-        close = getattr(self.session, "close", None)
-        if close is not None:
-            close()
+        self.session.close()
 
     # ------------------------------------------------------------------ drawing
     @property
@@ -148,18 +181,25 @@ class TrucoApp(App[None]):
         """Read the session's view and redraw everything; then let the bots go on."""
         s = self.session
         view = self._view = s.view()
-        notice = getattr(s, "pop_notice", lambda: None)()
+        self._remember(view)
+        notice = s.pop_notice()
         if notice:
             self.message = notice
         names, teams = s.names, s.team_names
+        compact = self.compact
         self._draw_title()
-        self.query_one("#score", Panel).update(render.score_markup(view, teams))
+        self.query_one("#score", Panel).update(render.score_markup(view, teams, compact=compact))
         self.query_one("#seats", Panel).update(
-            render.seats_markup(view, names, s.open_hands(), s.seat_notes)
+            render.seats_markup(view, names, s.open_hands(), s.seat_notes, compact=compact)
         )
-        self.query_one("#table", Panel).update(render.table_markup(view, names, teams))
+        self.query_one("#table", Panel).update(
+            render.table_markup(view, names, teams, compact=compact)
+        )
+        last = view.last_hand
         self.query_one("#last", Panel).update(
-            render.last_hand_markup(view.last_hand, names, teams, view.rules)
+            render.last_hand_markup(
+                last, names, teams, view.rules, self.score_before(last), compact=compact
+            )
         )
         self._draw_log(view)
         self.query_one("#turn", Static).update(self._turn_line())
@@ -168,72 +208,138 @@ class TrucoApp(App[None]):
         self.query_one("#keys", Static).update(self._keys_line())
         self._pace()
 
+    def _remember(self, view: SeatView) -> None:
+        """Keep what later explains a closed hand: the score each hand was dealt at."""
+        last = view.last_hand
+        if last is not None:
+            self._closed_hands[last.index] = last
+        in_play = view.winner is None and (last is None or last.index < view.hand_index)
+        if in_play:
+            self._start_scores.setdefault(view.hand_index, view.score)
+
+    def score_before(self, hand: PublicHand | None) -> tuple[int, int] | None:
+        """The score when ``hand`` was dealt, if known (the session's word first)."""
+        if hand is None:
+            return None
+        known = self.session.score_before(hand.index)
+        if known is not None:
+            return known
+        if hand.index == 0:
+            return (0, 0)
+        return self._start_scores.get(hand.index)
+
     def _draw_title(self) -> None:
         s = self.session
-        caption = getattr(s, "caption", lambda: "")()
-        mode = {"play": "", "watch": " — watching bots", "show": " — record", "remote": " — online"}
+        caption = s.caption()
+        mode = {
+            "play": "",
+            "watch": _(" — watching bots"),
+            "show": _(" — record"),
+            "remote": _(" — online") if s.seat is not None else _(" — online, watching"),
+        }
         title = f"Truco Argento · {self._view.rules.describe()}{mode.get(s.mode, '')}"
         self.query_one("#title", Static).update(
             escape(title + (f" · {caption}" if caption else ""))
         )
 
     def _draw_log(self, view: SeatView) -> None:
-        """The log of the match: the hands before (as last seen, with what they scored)
-        above the one being played."""
+        """The log of the match: the hands before (each with its last action, what it
+        scored and why) above the one being played."""
         s = self.session
         last = view.last_hand
+        log = self.query_one("#log", Static)
         if isinstance(s, RecordViewer):  # a record jumps about: its log is the hand shown
-            lines = [render.log_markup(view, s.names, s.hand_log())]
-            if last is not None and last.index == view.hand_index:
-                lines.append(render.hand_result_markup(last, s.names, s.team_names))
-            self.query_one("#log", Static).update("\n".join(lines))
+            hand_number, mano = s.hand_shown()
+            lines = [
+                render.log_markup(view, s.names, s.hand_log(), hand_index=hand_number, mano=mano)
+            ]
+            if last is not None and last.index == hand_number:
+                lines.append(self._result_markup(last))
+            log.update("\n".join(lines))
+            self.query_one("#log-box", VerticalScroll).scroll_end(animate=False)
             return
-        if view.hand_index < self._log_hand:  # a record stepped back: start afresh
-            self._old_log.clear()
-            self._log_closed = -1
-        elif view.hand_index > self._log_hand:  # the next hand is dealt
-            self._close_log(self._log_hand, last)
+        if view.hand_index > self._log_hand:  # the next hand is dealt
+            self._close_log(self._log_hand)
         self._log_hand = view.hand_index
         if last is not None and last.index == view.hand_index:  # closed, not dealt again
-            self._close_log(view.hand_index, last)
+            self._close_log(view.hand_index)
         else:
+            self._seen_log = view.log
             self._last_log = render.log_markup(view, s.names)
         shown = [*self._old_log[-40:], self._last_log]
-        self.query_one("#log", Static).update("\n".join(line for line in shown if line))
+        log.update("\n".join(line for line in shown if line))
         self.query_one("#log-box", VerticalScroll).scroll_end(animate=False)
 
-    def _close_log(self, index: int, last: PublicHand | None) -> None:
-        """Move hand ``index``'s log above, with its result, once."""
+    def _close_log(self, index: int) -> None:
+        """Move hand ``index``'s log above, completed with the actions that closed it and
+        followed by what it scored and why, once."""
         if index <= self._log_closed:
             return
         self._log_closed = index
-        self._old_log.append(self._last_log)
+        hand = self._closed_hands.get(index)
+        names = self.session.names
+        if hand is not None:
+            actions = render.closed_log(self._seen_log, hand)
+            view = self._view
+            self._old_log.append(
+                render.log_markup(view, names, actions, hand_index=index, mano=hand.mano)
+            )
+            self._old_log.append(self._result_markup(hand))
+        elif self._last_log:
+            self._old_log.append(self._last_log)
         self._last_log = ""
-        if last is not None and last.index == index:
-            s = self.session
-            self._old_log.append(render.hand_result_markup(last, s.names, s.team_names))
+        self._seen_log = ()
+
+    def _result_markup(self, hand: PublicHand) -> str:
+        s = self.session
+        return render.hand_result_markup(
+            hand, s.names, s.team_names, self.score_before(hand), self._view.rules.target
+        )
+
+    def spectator(self) -> bool:
+        """At a server's table without a seat (it was full): watching, not playing."""
+        return self.session.mode == "remote" and self.session.seat is None
 
     def _turn_line(self) -> str:
-        if getattr(self.session, "away", lambda: False)():
-            return "[b reverse] A bot covers your seat [/] — b: take it back"
+        if self.session.away():
+            return "[b reverse] " + _("A bot covers your seat") + " [/] — " + _("b: take it back")
+        if self.spectator():
+            return "[b reverse] " + _("You are watching") + " [/] — " + _("no seat was free")
         if self.hand_over():
-            return "[b reverse] Hand over [/] — Enter: next hand"
+            return "[b reverse] " + _("Hand over") + " [/] — " + _("Enter: next hand")
         line = render.turn_markup(self._view, self.session.names, self.session.team_names)
         if self.session.mode == "watch" and self.paused:
-            line += "  [b](paused)[/b]"
+            line += "  [b]" + _("(paused)") + "[/b]"
         return line
 
     def _keys_line(self) -> str:
         mode = self.session.mode
+        short = self.compact
+        quit_keys = _("h: help   Ctrl+Q: quit")
         if mode == "show":
-            return "→/←: step   PgDn/PgUp: hand   Home/End   h: help   Ctrl+Q: quit"
+            keys = _("→/←: step   PgDn/PgUp: hand   Home/End")
+            return f"{keys}   {quit_keys}"
         if mode == "watch":
-            return f"space: pause   +/-: speed ({1 / max(self.delay, 1e-9):.1f} actions/s)   w: save   h: help   Ctrl+Q: quit"
-        talk = "   s: megaphone" if self._view.rules.players > 2 else ""
-        step = "   b: take your seat back" if mode == "remote" else "   Enter: next hand"
+            speed = _("+/-: speed ({speed:.1f}/s)").format(speed=1 / max(self.delay, 1e-9))
+            pause = _("space: pause")
+            return (
+                f"{pause}   {speed}   {quit_keys}"
+                if short
+                else (f"{pause}   {speed}   " + _("w: save") + f"   {quit_keys}")
+            )
+        if self.spectator():
+            return quit_keys
+        if short:
+            return _("1-3: cards   letters: calls") + f"   {quit_keys}"
+        talk = "   " + _("s: megaphone") if self._view.rules.players > 2 else ""
+        step = "   " + (_("b: take your seat back") if mode == "remote" else _("Enter: next hand"))
         return (
-            f"1-3: cards   letters: calls (on the buttons){talk}{step}"
-            "   w: save   h: help   Ctrl+Q: quit"
+            _("1-3: cards   letters: calls (on the buttons)")
+            + talk
+            + step
+            + "   "
+            + _("w: save")
+            + f"   {quit_keys}"
         )
 
     def _draw_buttons(self, view: SeatView) -> None:
@@ -273,8 +379,8 @@ class TrucoApp(App[None]):
         for widget in self.screen.query("Static, Button"):
             if not widget.display:
                 continue
-            visual = widget.label if isinstance(widget, Button) else widget.visual  # type: ignore[attr-defined]
-            parts.append(getattr(visual, "plain", str(visual)))
+            content = widget.label if isinstance(widget, Button) else widget.render()
+            parts.append(getattr(content, "plain", str(content)))
         return "\n".join(parts)
 
     # ------------------------------------------------------------------ pacing the bots
@@ -306,18 +412,20 @@ class TrucoApp(App[None]):
         if turn is None:
             return
         self._thinking = True
-        self.query_one("#turn", Static).update(f"{self.session.names[turn.seat]} is thinking…")
+        self.query_one("#turn", Static).update(
+            _("{name} is thinking…").format(name=escape(self.session.names[turn.seat]))
+        )
 
         def think() -> None:
             try:
                 action = turn.think()
             except Exception as exc:
                 action = next(a for a in turn.legal if not is_say(a))
-                self.message = f"{self.session.names[turn.seat]} failed ({exc!r}); it plays on"
-            try:
+                self.message = _("{name} failed ({error}); it plays on").format(
+                    name=self.session.names[turn.seat], error=repr(exc)
+                )
+            with contextlib.suppress(RuntimeError):  # the app closed while the bot thought
                 self.call_from_thread(self._bot_done, turn, action)
-            except RuntimeError:
-                pass  # the app closed while the bot thought
 
         # a daemon thread: quitting never waits for a bot that thinks too long
         threading.Thread(target=think, name=f"truco bot {turn.seat}", daemon=True).start()
@@ -335,13 +443,13 @@ class TrucoApp(App[None]):
     def take(self, action: int) -> None:
         """Hand one action to the session; show its refusal, if any."""
         if self.session.mode in ("watch", "show"):
-            self.say("You are not at the table here.")
+            self.say(_("You are not at the table here."))
             return
         if self.hand_over():
-            self.say("The hand is over: press Enter for the next one.")
+            self.say(_("The hand is over: press Enter for the next one."))
             return
         reason = self.session.act(action)
-        self.message = f"Not now: {reason}" if reason else ""
+        self.message = _("Not now: {reason}").format(reason=reason) if reason else ""
         self.refresh_table()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -385,9 +493,18 @@ class TrucoApp(App[None]):
             return self._viewer_key(key)
         elif mode == "watch":
             return self._watch_key(key, character)
+        else:
+            return self._player_key(key, character)
+        return True
+
+    def _player_key(self, key: str, character: str | None) -> bool:
+        """A key of a person at the table (or of a spectator at a server's full table)."""
+        if self.spectator() and (key in CARD_KEYS or key in KEY_CALLS or key == MEGAPHONE_KEY):
+            self.say(_("You are watching this table: no seat was free."))
         elif key in ("enter", "space"):
-            if self.hand_over():
-                self._seen_hand = self._view.last_hand.index  # type: ignore[union-attr]
+            last = self._view.last_hand
+            if self.hand_over() and last is not None:
+                self._seen_hand = last.index
                 self.say("")
                 self.refresh_table()
         elif key in CARD_KEYS:
@@ -395,21 +512,23 @@ class TrucoApp(App[None]):
             if index < len(self._view.hand):
                 self.take(self._view.hand[index])
             elif self._view.winner is not None:
-                self.say("The match is over.")
+                self.say(_("The match is over."))
             else:
-                self.say(f"Key {key}: you hold no card {key} now.")
-        elif key == "b" and mode == "remote":
-            if getattr(self.session, "away", lambda: False)():
-                self.session.come_back()  # type: ignore[attr-defined]
-                self.say("Taking your seat back from the bot.")
+                self.say(_("Key {key}: you hold no card {key} now.").format(key=key))
+        elif key == "b" and self.session.mode == "remote":
+            if self.session.away():
+                self.session.come_back()
+                self.say(_("Taking your seat back from the bot."))
             else:
-                self.say("Key 'b' takes your seat back when a bot covers it; it does not now.")
+                self.say(_("Key 'b' takes your seat back when a bot covers it; it does not now."))
         elif key in KEY_CALLS:
             self.take(self._call_for_key(key))
         elif key == MEGAPHONE_KEY:
             self.open_megaphone()
         elif character and character.isprintable():
-            self.say(f"Key {character!r} does nothing here; h shows the keys.")
+            self.say(
+                _("Key {key} does nothing here; h shows the keys.").format(key=repr(character))
+            )
         else:
             return False
         return True
@@ -431,21 +550,27 @@ class TrucoApp(App[None]):
             self.paused = not self.paused
             if not self.paused:
                 self._pace()
-            self.say("Paused." if self.paused else "")
+            self.say(_("Paused.") if self.paused else "")
             self.query_one("#turn", Static).update(self._turn_line())
         elif character in ("+", "="):
             self.delay = max(self.delay / 1.5, 0.05)
         elif character in ("-", "_"):
             self.delay = min(self.delay * 1.5, 10.0)
         elif character and character.isprintable():
-            self.say(f"Key {character!r} does nothing while watching; h shows the keys.")
+            self.say(
+                _("Key {key} does nothing while watching; h shows the keys.").format(
+                    key=repr(character)
+                )
+            )
         else:
             return False
         self.query_one("#keys", Static).update(self._keys_line())
         return True
 
     def _viewer_key(self, key: str) -> bool:
-        viewer: Any = self.session
+        viewer = self.session
+        if not isinstance(viewer, RecordViewer):
+            return False
         steps = {
             "right": viewer.forward,
             "l": viewer.forward,
@@ -460,33 +585,67 @@ class TrucoApp(App[None]):
         step = steps.get(key)
         if step is None:
             if len(key) == 1:
-                self.say(f"Key {key!r} does nothing in the record viewer; → and ← step.")
+                self.say(
+                    _("Key {key} does nothing in the record viewer; → and ← step.").format(
+                        key=repr(key)
+                    )
+                )
                 return True
             return False
         moved = step()
-        self.message = "" if moved else "No more steps that way."
+        self.message = "" if moved else _("No more steps that way.")
+        if not moved and viewer.error and viewer.index == len(viewer.steps) - 1:
+            self.message = _("The record stops here: {reason}").format(reason=viewer.error)
         self.refresh_table()
         return True
 
+    # ------------------------------------------------------------------ quitting
+    def match_in_progress(self) -> bool:
+        """A match that quitting would lose: started, not over, played here."""
+        view = self._view
+        started = view.hand_index > 0 or bool(view.log) or view.last_hand is not None
+        return self.session.mode in ("play", "watch") and view.winner is None and started
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q: quit at once, unless a match played here would be lost: then ask,
+        and offer to save the record so far. A server keeps its matches: ask only."""
+        if isinstance(self.screen, QuitScreen):
+            self.exit()  # Ctrl+Q twice
+            return
+        if self.match_in_progress():
+            self.push_screen(QuitScreen(can_save=True), self._quit_answer)
+        elif self.session.mode == "remote" and self.session.seat is not None:
+            self.push_screen(QuitScreen(can_save=False), self._quit_answer)
+        else:
+            self.exit()
+
+    def _quit_answer(self, answer: str | None) -> None:
+        if answer == "save":
+            path = self.save_record(self.session.record_so_far())
+            if path is not None:
+                self.exit(message=_("Saved the record so far to {path}").format(path=path))
+        elif answer == "quit":
+            self.exit()
+
     # ------------------------------------------------------------------ the record
-    def save_record(self) -> Path | None:
-        """Write the match's record to a new file in ``save_dir``."""
-        record: dict[str, Any] | None = self.session.record()
-        notice = getattr(self.session, "pop_notice", lambda: None)()
+    def save_record(self, record: dict[str, Any] | None = None) -> Path | None:
+        """Write the match's record (or ``record``) to a new file in ``save_dir``."""
+        if record is None:
+            record = self.session.record()
+        notice = self.session.pop_notice()
         if record is None and notice:
             self.say(notice)
             return None
         if record is None:
             self.say(
-                "The record can be saved when the match is over (it holds every hand's cards)."
+                _("The record can be saved when the match is over (it holds every hand's cards).")
             )
             return None
         text = json.dumps(record, ensure_ascii=False, indent=1)
         try:
-            load_record(text)
             replay(load_record(text))
         except RecordError as exc:  # never write a file truco replay would refuse
-            self.say(f"Not saved: the record does not replay ({exc}).")
+            self.say(_("Not saved: the record does not replay ({error}).").format(error=exc))
             return None
         stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         path = self.save_dir / f"truco-{stamp}.json"
@@ -497,8 +656,10 @@ class TrucoApp(App[None]):
         try:
             path.write_text(text + "\n", encoding="utf-8")
         except OSError as exc:
-            self.say(f"Not saved: cannot write {path}: {exc.strerror}")
+            self.say(
+                _("Not saved: cannot write {path}: {error}").format(path=path, error=exc.strerror)
+            )
             return None
         self.saved_path = path
-        self.say(f"Saved the record to {path}")
+        self.say(_("Saved the record to {path}").format(path=path))
         return path

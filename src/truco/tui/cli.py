@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..locale import LANGUAGES, choose_language, set_language
 from ..rules import FALTA_ENVIDO_VARIANTS, Rules, RulesError
+
+if TYPE_CHECKING:
+    from .session import TableSession
 
 
 def _speed(text: str) -> float:
@@ -39,13 +43,29 @@ def _table_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--bots",
         default="",
-        metavar="LEVEL,...",
-        help="bots as name[:level], one for all or one per bot seat (e.g. simple:easy,search:hard)",
+        metavar="BOT,...",
+        help="bots as name[:level], dealt to the bot seats in seat order and repeated when the "
+        "list is shorter (e.g. search:hard,random); default: the strongest installed",
     )
     p.add_argument("--seed", type=int, default=None, help="reproducible deals and bots")
     p.add_argument(
         "--speed", type=_speed, default=1.0, help="bot speed: actions per second (default 1)"
     )
+    _lang_option(p)
+
+
+def _lang_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        default=None,
+        help="language of the screen: es (Rioplatense Spanish) or en; default from "
+        "LANGUAGE/LC_ALL/LC_MESSAGES/LANG, else es",
+    )
+
+
+def _set_language(args: argparse.Namespace) -> None:
+    set_language(choose_language(getattr(args, "lang", None)))
 
 
 def _rules(args: argparse.Namespace) -> Rules:
@@ -65,7 +85,7 @@ def _fail(command: str, message: str) -> int:
     return 2
 
 
-def _run(session: Any, args: argparse.Namespace) -> int:
+def _run(session: TableSession, args: argparse.Namespace) -> int:
     from .app import TrucoApp
 
     TrucoApp(session, delay=1.0 / getattr(args, "speed", 1.0)).run()
@@ -73,8 +93,12 @@ def _run(session: Any, args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
+    _set_language(args)
     if args.connect:
         return _cmd_connect(args)
+    if args.table or args.name is not None:
+        option = "--table" if args.table else "--name"
+        return _fail("play", f"{option} is for a server's table: give --connect URL too")
     from .session import LocalSession, SessionError
 
     try:
@@ -92,7 +116,7 @@ def _cmd_connect(args: argparse.Namespace) -> int:
     try:
         session = RemoteSession.connect(
             args.connect,
-            name=args.name,
+            name=args.name or "player",
             table=args.table,
             rules=_rules(args),
             bots=args.bots.split(","),
@@ -107,6 +131,7 @@ def _cmd_connect(args: argparse.Namespace) -> int:
 
 
 def _cmd_watch(args: argparse.Namespace) -> int:
+    _set_language(args)
     from .session import LocalSession, SessionError
 
     try:
@@ -116,9 +141,11 @@ def _cmd_watch(args: argparse.Namespace) -> int:
     return _run(session, args)
 
 
-def show_record(file: str, command: str = "show") -> int:
-    """Step through the record in ``file`` on the terminal table;
-    a file that cannot be read or is not a record gets one line on stderr and status 2."""
+def show_record(file: str, command: str = "show", lang: str | None = None) -> int:
+    """Step through the record in ``file`` on the terminal table, in ``lang`` (default:
+    the environment's); a file that cannot be read or is not a record gets one line on
+    stderr and status 2."""
+    set_language(choose_language(lang))
     from ..record import RecordError, load_record
     from .viewer import RecordViewer
 
@@ -140,23 +167,44 @@ def show_record(file: str, command: str = "show") -> int:
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    return show_record(args.file)
+    return show_record(args.file, lang=args.lang)
 
 
 def register(sub: Any) -> None:
     """Add ``play``, ``watch`` and ``show`` to the ``truco`` command."""
-    p = sub.add_parser("play", help="play truco in the terminal against bots (or on a server)")
+    p = sub.add_parser(
+        "play",
+        help="play truco in the terminal against bots (or on a server)",
+        description="Play at a table in the terminal: you at --seat, bots in the other seats; "
+        "or, with --connect, at a table of a Truco Argento server.",
+    )
     _table_options(p)
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0, the first mano)")
-    p.add_argument("--connect", metavar="URL", help="join a table on a Truco Argento server")
-    p.add_argument("--table", metavar="ID", help="with --connect: the table to join")
-    p.add_argument("--name", default="player", help="with --connect: your name at the table")
+    p.add_argument(
+        "--connect",
+        metavar="URL",
+        help="play on a Truco Argento server: its address creates a table there, "
+        "a table's address (/t/CODE) joins it",
+    )
+    p.add_argument("--table", metavar="CODE", help="with --connect: the table to join")
+    p.add_argument("--name", default=None, help="with --connect: your name at the table")
     p.set_defaults(func=_cmd_play)
 
-    p = sub.add_parser("watch", help="watch bots play truco in the terminal")
+    p = sub.add_parser(
+        "watch",
+        help="watch bots play truco in the terminal",
+        description="Watch bots play a match in the terminal, every hand open "
+        "(space pauses, + and - change the speed).",
+    )
     _table_options(p)
     p.set_defaults(func=_cmd_watch)
 
-    p = sub.add_parser("show", help="step through a saved game record in the terminal")
+    p = sub.add_parser(
+        "show",
+        help="step through a saved game record in the terminal",
+        description="Step through a truco-record/1 file action by action, every hand open "
+        "(→/← step, PgDn/PgUp jump a hand, Home/End).",
+    )
     p.add_argument("file", metavar="FILE", help="a truco-record/1 file")
+    _lang_option(p)
     p.set_defaults(func=_cmd_show)

@@ -63,12 +63,13 @@ CALL_LABELS: dict[int, str] = {
 #: The calls one key stands for (``t`` is truco, retruco or vale cuatro, as the hand goes).
 KEY_CALLS: dict[str, tuple[int, ...]] = {}
 for _action, _key in CALL_KEYS.items():
-    KEY_CALLS[_key] = KEY_CALLS.get(_key, ()) + (_action,)
+    KEY_CALLS[_key] = (*KEY_CALLS.get(_key, ()), _action)
 
 #: The key that opens the megaphone, and the keys of its words inside it.
 MEGAPHONE_KEY = "s"
 WORD_KEYS = tuple(str(i + 1) for i in range(len(MEGAPHONE_WORDS)))
 WORD_LABELS = ("Sí", "No", "Voy", "Vení", "Tantos", "Cantale", "Poné", "No tengo nada")
+#: What each word asks of the partner (message ids: translated where shown).
 WORD_HINTS = (
     "yes",
     "no",

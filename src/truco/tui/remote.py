@@ -20,7 +20,8 @@ from ..cards import card_name, parse_card
 from ..game import Game
 from ..rules import Rules, RulesError
 from ..view import SeatView, seat_view
-from .session import default_bot
+from ..locale import _
+from .session import SessionDefaults, SessionError, bot_specs, team_names
 
 #: Seconds the client waits for the server's HTTP answers and the WebSocket handshake.
 TIMEOUT = 10.0
@@ -51,7 +52,7 @@ def view_from_json(data: Mapping[str, Any], rules: Rules | None = None) -> SeatV
     return SeatView.from_json(data)
 
 
-class RemoteSession:
+class RemoteSession(SessionDefaults):
     """A seat at a server's table (a :class:`~truco.tui.session.TableSession`)."""
 
     mode = "remote"
@@ -101,18 +102,14 @@ class RemoteSession:
                         raise RemoteError(
                             f"there is no seat {seat} at a {rules.players}-player table"
                         )
-                    specs = [b.strip() for b in bots if b.strip()] or [default_bot()]
-                    others = [s for s in range(rules.players) if s != seat]
-                    if len(specs) == 1:
-                        specs = specs * len(others)
-                    if len(specs) != len(others):
-                        raise RemoteError(
-                            f"--bots needs one level for all bots or one per bot seat ({len(others)})"
-                        )
+                    try:
+                        specs = bot_specs(rules.players, seat, bots)
+                    except SessionError as exc:
+                        raise RemoteError(str(exc)) from None
                     body = {
                         "rules": rules.to_dict(),
                         "seat": seat,
-                        "bots": dict(zip(others, specs)),
+                        "bots": specs,
                         "name": f"Mesa de {name}",
                     }
                     summary = _json(
@@ -133,7 +130,12 @@ class RemoteSession:
     @property
     def socket_url(self) -> str:
         ws = "wss" + self.base[5:] if self.base.startswith("https") else "ws" + self.base[4:]
-        return f"{ws}/ws/{self.table_id}?token={self.token}"
+        return f"{ws}/ws/{self.table_id}"
+
+    def hello(self) -> str:
+        """The first message on a connection: the token (never in the URL) and, on a
+        reconnect, the last version seen."""
+        return json.dumps({"type": "hello", "token": self.token, "since": self.version or None})
 
     # ------------------------------------------------------------------ the socket
     async def listen(self, changed: Callable[[], None]) -> None:
@@ -159,10 +161,10 @@ class RemoteSession:
         from websockets.asyncio.client import connect
         from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-        url = self.socket_url + (f"&since={self.version}" if self.version else "")
         got_frames = False
         try:
-            async with connect(url, open_timeout=TIMEOUT, max_size=None) as socket:
+            async with connect(self.socket_url, open_timeout=TIMEOUT, max_size=None) as socket:
+                await socket.send(self.hello())
                 self._socket = socket
                 async for frame in socket:
                     got_frames = True
@@ -174,7 +176,7 @@ class RemoteSession:
             reason = exc.rcvd.reason if exc.rcvd and exc.rcvd.reason else "connection lost"
             return (
                 f"The server closed the connection: {reason}",
-                code in (4401, 4404, 4410),
+                code in (1008, 4400, 4401, 4404, 4410),
                 got_frames,
             )
         except (TimeoutError, OSError, InvalidHandshake) as exc:
@@ -201,7 +203,7 @@ class RemoteSession:
     def _sit(self) -> None:
         free = [s["seat"] for s in self.table.get("seats", []) if s["kind"] == "empty"]
         if not free:
-            self._notices.append("The table is full: you are watching.")
+            self._notices.append(_("The table is full: you are watching."))
             return
         seat = self.wanted_seat if self.wanted_seat in free else free[0]
         self._send({"type": "sit", "seat": seat})
@@ -218,7 +220,10 @@ class RemoteSession:
     # ------------------------------------------------------------------ what the screen reads
     @property
     def names(self) -> tuple[str, ...]:
-        return tuple("Vos" if s == self.seat else f"Seat {s}" for s in range(self.rules.players))
+        return tuple(
+            _("You") if s == self.seat else _("Seat {seat}").format(seat=s)
+            for s in range(self.rules.players)
+        )
 
     @property
     def seat_notes(self) -> tuple[str, ...]:
@@ -228,30 +233,30 @@ class RemoteSession:
         for s in range(self.rules.players):
             info = seats[s] if s < len(seats) else {}
             if info.get("kind", "empty") == "empty":
-                notes.append("free")
+                notes.append(_("free"))
             else:
                 note = str(info.get("name") or info.get("bot") or "")
-                notes.append(note + (", away: a bot covers" if info.get("away") else ""))
+                notes.append(note + (_(", away: a bot covers") if info.get("away") else ""))
         return tuple(notes)
 
     @property
     def team_names(self) -> tuple[str, str]:
-        if self.seat is None:
-            return ("Equipo 0", "Equipo 1")
-        return ("Nosotros", "Ellos") if self.seat % 2 == 0 else ("Ellos", "Nosotros")
+        return team_names(self.seat)
 
     def caption(self) -> str:
         status = self.table.get("status", "")
-        text = f"table {self.table_id}"
+        text = _("table {code}").format(code=self.table_id)
         if status == "waiting":
             seated = sum(1 for s in self.table.get("seats", []) if s["kind"] != "empty")
-            text += f" · waiting for players ({seated}/{self.rules.players})"
+            text += " · " + _("waiting for players ({seated}/{players})").format(
+                seated=seated, players=self.rules.players
+            )
         if self.committed is not None:
-            text += f" · {card_name(self.committed)} goes down on your turn"
+            text += " · " + _("{card} goes down on your turn").format(card=card_name(self.committed))
         clock = self.table.get("clock")
         if clock and self.seat in clock.get("actors", []):
             left = clock["remaining"] - (time.monotonic() - self._clock_seen)
-            text += f" · your clock: {max(0, round(left))} s"
+            text += " · " + _("your clock: {seconds} s").format(seconds=max(0, round(left)))
         return text
 
     def view(self) -> SeatView:
@@ -280,12 +285,6 @@ class RemoteSession:
 
     def pop_notice(self) -> str | None:
         return self._notices.pop(0) if self._notices else None
-
-    def bot_turn(self) -> None:
-        return None  # no bots here
-
-    def play_bot(self, turn: object, action: int) -> bool:
-        return False
 
     def record(self) -> dict[str, Any] | None:
         if self.table.get("status") != "finished" and (self._view_data or {}).get("winner") is None:

@@ -9,13 +9,14 @@ one human seat (or none, to watch) and bots in the others.
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..actions import is_say
 from ..bots import BOTS, Bot, make_bot
 from ..game import Game, IllegalAction
+from ..locale import _
 from ..record import game_to_record
 from ..rules import Rules
 from ..view import SeatView, seat_view
@@ -30,17 +31,32 @@ class SessionError(ValueError):
 
 
 class TableSession(Protocol):
-    """What the screen needs from wherever the game is played."""
+    """What the screen needs from wherever the game is played (sessions take the
+    defaults of what they do not do from :class:`SessionDefaults`)."""
 
-    #: "play" (a person at the table), "watch" (bots only), "show" (a record), "remote".
-    mode: str
-    rules: Rules
-    #: The seat whose view is drawn (the person's), or ``None`` for a spectator.
-    seat: int | None
-    names: tuple[str, ...]
-    team_names: tuple[str, str]
-    #: A word on each seat (the bot's level, "you", "away"), or empty strings.
-    seat_notes: tuple[str, ...]
+    @property
+    def mode(self) -> str:
+        """ "play" (a person at the table), "watch" (bots only), "show" (a record), "remote"."""
+        ...
+
+    @property
+    def rules(self) -> Rules: ...
+
+    @property
+    def seat(self) -> int | None:
+        """The seat whose view is drawn (the person's), or ``None`` for a spectator."""
+        ...
+
+    @property
+    def names(self) -> tuple[str, ...]: ...
+
+    @property
+    def team_names(self) -> tuple[str, str]: ...
+
+    @property
+    def seat_notes(self) -> tuple[str, ...]:
+        """A word on each seat (the bot's level, "you", "away"), or empty strings."""
+        ...
 
     def view(self) -> SeatView: ...
 
@@ -61,8 +77,77 @@ class TableSession(Protocol):
         ...
 
     def record(self) -> dict[str, Any] | None:
-        """The match's record (``truco-record/1``), or ``None`` if it may not be saved yet."""
+        """The match's record (``truco-record/1``) once it may be saved, else ``None``."""
         ...
+
+    def record_so_far(self) -> dict[str, Any] | None:
+        """The record of the match up to now, even unfinished (to keep it when quitting
+        mid-match), or ``None`` if this session cannot give one."""
+        ...
+
+    def score_before(self, hand_index: int) -> tuple[int, int] | None:
+        """The score when hand ``hand_index`` was dealt, if the session knows it."""
+        ...
+
+    def caption(self) -> str:
+        """A word for the title bar (the table's code, a record's step)."""
+        ...
+
+    def pop_notice(self) -> str | None:
+        """The oldest message for the person that has not been shown yet."""
+        ...
+
+    def away(self) -> bool:
+        """A bot covers the person's seat (a server's table)."""
+        ...
+
+    def come_back(self) -> None:
+        """Take the seat back from the bot that covers it."""
+        ...
+
+    async def listen(self, changed: Callable[[], None]) -> None:
+        """Call ``changed`` whenever the table changes by itself (a server's frames)
+        until :meth:`close`; a session that only changes when asked returns at once."""
+        ...
+
+    def close(self) -> None:
+        """Stop listening: the screen is closing."""
+        ...
+
+
+class SessionDefaults:
+    """What a session that does not do something answers: no bots to pace, no record
+    so far, no caption, no notices, nobody covering a seat, nothing to listen to."""
+
+    def bot_turn(self) -> BotTurn | None:
+        return None
+
+    def play_bot(self, turn: BotTurn, action: int) -> bool:
+        return False
+
+    def record_so_far(self) -> dict[str, Any] | None:
+        return None
+
+    def score_before(self, hand_index: int) -> tuple[int, int] | None:
+        return None
+
+    def caption(self) -> str:
+        return ""
+
+    def pop_notice(self) -> str | None:
+        return None
+
+    def away(self) -> bool:
+        return False
+
+    def come_back(self) -> None:
+        return None
+
+    async def listen(self, changed: Callable[[], None]) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +166,14 @@ class BotTurn:
         return self.bot.choose(self.view, self.legal, self.view.rules)
 
 
+def team_names(seat: int | None) -> tuple[str, str]:
+    """The teams' names for the person at ``seat``: "us" and "them" (in the client's
+    language), or "team 0" and "team 1" for a spectator."""
+    if seat is None:
+        return (_("Team 0"), _("Team 1"))
+    return (_("Us"), _("Them")) if seat % 2 == 0 else (_("Them"), _("Us"))
+
+
 def default_bot() -> str:
     for spec in PREFERRED_BOTS:
         if spec.partition(":")[0] in BOTS:
@@ -88,29 +181,39 @@ def default_bot() -> str:
     return min(BOTS)
 
 
+def bot_specs(players: int, human: int | None, specs: Sequence[str]) -> dict[int, str]:
+    """Which bot (``name[:level]``) sits at each seat the person does not take. The list
+    is dealt to the bot seats in seat order and starts again from its first bot when it
+    is shorter (``random`` alone fills every seat; ``a,b`` at four bot seats is
+    ``a,b,a,b``); an empty list seats the default bot everywhere; a list longer than the
+    bot seats is refused with a :class:`SessionError`.
+
+    >>> bot_specs(4, None, ["search:hard", "random"])
+    {0: 'search:hard', 1: 'random', 2: 'search:hard', 3: 'random'}
+    """
+    seats = [s for s in range(players) if s != human]
+    given = [spec.strip() for spec in specs if spec.strip()] or [default_bot()]
+    if len(given) > len(seats):
+        raise SessionError(
+            f"--bots names {len(given)} bots but there are only {len(seats)} bot seats"
+        )
+    return {seat: given[i % len(given)] for i, seat in enumerate(seats)}
+
+
 def seat_bots(
     players: int, human: int | None, bots: Sequence[str | Bot], seed: int | None = None
 ) -> dict[int, Bot]:
-    """The bot of each seat not taken by the person: one spec (``name[:level]``) or bot
-    for all, or one per bot seat in seat order. Raise :class:`SessionError` naming what
+    """The bot of each seat not taken by the person: specs as :func:`bot_specs` deals
+    them, or one ready bot object per bot seat. Raise :class:`SessionError` naming what
     is wrong."""
-    seats = [s for s in range(players) if s != human]
-    given = [b.strip() if isinstance(b, str) else b for b in bots]
-    given = [b for b in given if b != ""] or [default_bot()]
-    if len(given) == 1 and len(seats) > 1:
-        if not isinstance(given[0], str):
-            raise SessionError("one bot object cannot sit at several seats; give one per seat")
-        given = given * len(seats)
-    if len(given) != len(seats):
-        raise SessionError(
-            f"--bots needs one level for all bots or one per bot seat ({len(seats)}), "
-            f"got {len(given)}"
-        )
+    objects = [b for b in bots if isinstance(b, Bot)]
+    if objects:
+        seats = [s for s in range(players) if s != human]
+        if len(objects) != len(bots) or len(objects) != len(seats):
+            raise SessionError("give one bot object per bot seat, or specs as name[:level]")
+        return dict(zip(seats, objects, strict=True))
     result: dict[int, Bot] = {}
-    for seat, spec in zip(seats, given):
-        if isinstance(spec, Bot):
-            result[seat] = spec
-            continue
+    for seat, spec in bot_specs(players, human, [str(b) for b in bots]).items():
         try:
             result[seat] = make_bot(spec, None if seed is None else seed * 100 + seat)
         except ValueError as exc:
@@ -118,7 +221,7 @@ def seat_bots(
     return result
 
 
-class LocalSession:
+class LocalSession(SessionDefaults):
     """A game in this process: the person at ``human`` (``None``: everybody is a bot)
     and a bot at every other seat."""
 
@@ -139,17 +242,15 @@ class LocalSession:
         self.seat = human
         self.game = game or Game(rules, first_mano=first_mano, seed=seed)
         self.bots = seat_bots(rules.players, human, bots, seed)
-        who = "Bot" if human is not None else "Seat"
-        self.names = tuple("Vos" if s == human else f"{who} {s}" for s in range(rules.players))
+        who = _("Bot {seat}") if human is not None else _("Seat {seat}")
+        self.names = tuple(
+            _("You") if s == human else who.format(seat=s) for s in range(rules.players)
+        )
         #: What plays each seat, shown beside its name.
         self.seat_notes = tuple(
-            "you" if s == human else repr(self.bots[s]) for s in range(rules.players)
+            "" if s == human else repr(self.bots[s]) for s in range(rules.players)
         )
-        if human is None:
-            self.team_names: tuple[str, str] = ("Equipo 0", "Equipo 1")
-        else:
-            ours = human % 2
-            self.team_names = ("Nosotros", "Ellos") if ours == 0 else ("Ellos", "Nosotros")
+        self.team_names = team_names(human)
         self._spoke: set[int] = set()  # bots that used the megaphone since the last move
 
     # -- what the screen reads
@@ -164,7 +265,7 @@ class LocalSession:
     # -- the person
     def act(self, action: int) -> str | None:
         if self.seat is None:
-            return "you are watching: the bots play this match"
+            return _("you are watching: the bots play this match")
         try:
             self.game.apply(self.seat, action)
         except IllegalAction as exc:
@@ -212,23 +313,26 @@ class LocalSession:
             self._spoke.clear()
         return True
 
-    def step_bot(self) -> bool:
-        """Let one bot think and act, here and now; ``False`` if no bot is to act."""
-        turn = self.bot_turn()
-        return turn is not None and self.play_bot(turn, turn.think())
-
     # -- the record
     def record(self) -> dict[str, Any] | None:
         if self.seat is not None and not self.game.is_over:
             return None  # it holds every deal: the bots' cards stay secret until the end
+        return self._record()
+
+    def _record(self) -> dict[str, Any]:
         headers: dict[str, Any] = {
             "event": "Truco Argento terminal game",
             "date": _dt.date.today().isoformat(),
             "seats": [
                 name if s == self.seat else f"{name} ({note})"
-                for s, (name, note) in enumerate(zip(self.names, self.seat_notes))
+                for s, (name, note) in enumerate(zip(self.names, self.seat_notes, strict=True))
             ],
         }
         if self.game.is_over:
             headers["result"] = "-".join(str(c) for c in self.game.chicos)
         return game_to_record(self.game, headers)
+
+    def record_so_far(self) -> dict[str, Any] | None:
+        """The record up to now: every hand dealt so far with its actions (an unfinished
+        last hand is legal in a record and scores nothing yet)."""
+        return self._record()

@@ -13,11 +13,13 @@ from typing import Any
 from ..actions import action_token
 from ..deal import SeededDealer
 from ..game import Game, IllegalAction
+from ..locale import _
 from ..record import Record, RecordError
 from ..view import SeatView, seat_view
+from .session import SessionDefaults
 
 
-class RecordViewer:
+class RecordViewer(SessionDefaults):
     """A :class:`~truco.tui.session.TableSession` over the steps of a record."""
 
     mode = "show"
@@ -31,8 +33,8 @@ class RecordViewer:
             self.seat_notes: tuple[str, ...] = tuple(seats)
         else:
             self.seat_notes = ("",) * n
-        self.names: tuple[str, ...] = tuple(f"Seat {s}" for s in range(n))
-        self.team_names = ("Equipo 0", "Equipo 1")
+        self.names: tuple[str, ...] = tuple(_("Seat {seat}").format(seat=s) for s in range(n))
+        self.team_names = (_("Team 0"), _("Team 1"))
         self.error: str | None = None
         #: (game after the step, hand number, action number within the hand or -1)
         self.steps: list[tuple[Game, int, int]] = []
@@ -54,9 +56,14 @@ class RecordViewer:
                         raise IllegalAction(seat, action, "the hand is already over")
                     game.apply(seat, action)
                 except IllegalAction as exc:
-                    self.error = (
-                        f"hand {h + 1}, action {i + 1}: seat {seat} may not "
-                        f"{action_token(action)!r}: {exc.reason}"
+                    self.error = _(
+                        "hand {hand}, action {number}: seat {seat} may not {action}: {reason}"
+                    ).format(
+                        hand=h + 1,
+                        number=i + 1,
+                        seat=seat,
+                        action=repr(action_token(action)),
+                        reason=exc.reason,
                     )
                     return
                 self.steps.append((game.clone(), h, i))
@@ -102,13 +109,32 @@ class RecordViewer:
     def game(self) -> Game:
         return self.steps[self.index][0]
 
+    def at_end(self) -> bool:
+        return self.index == len(self.steps) - 1
+
     def caption(self) -> str:
-        _, hand, action = self.steps[self.index]
-        where = "deal" if action < 0 else f"action {action + 1}"
-        text = f"step {self.index + 1}/{len(self.steps)} · hand {hand + 1}, {where}"
-        if self.error and self.index == len(self.steps) - 1:
-            text += f" · stops: {self.error}"
+        _game, hand, action = self.steps[self.index]
+        where = _("deal") if action < 0 else _("action {number}").format(number=action + 1)
+        text = _("step {step}/{steps} · hand {hand}, {where}").format(
+            step=self.index + 1, steps=len(self.steps), hand=hand + 1, where=where
+        )
+        if self.error and self.at_end():
+            text += " · " + _("the record stops here (see below)")
         return text
+
+    def hand_shown(self) -> tuple[int, int]:
+        """The number of the hand the step belongs to, and its mano."""
+        game, hand, _action = self.steps[self.index]
+        if game.needs_deal and game.history:
+            return hand, game.history[-1].mano
+        return hand, game.mano
+
+    def score_before(self, hand_index: int) -> tuple[int, int] | None:
+        """The score when the hand was dealt: its first step's."""
+        for game, hand, action in self.steps:
+            if hand == hand_index and action < 0:
+                return game.score
+        return None
 
     def hand_log(self) -> tuple[tuple[int, int], ...]:
         """Every action of the hand shown (a record hides nothing), even once it closed."""
@@ -128,12 +154,6 @@ class RecordViewer:
 
     def act(self, action: int) -> str | None:
         return "this is a record: → and ← step through it"
-
-    def bot_turn(self) -> None:
-        return None  # no bots here
-
-    def play_bot(self, turn: object, action: int) -> bool:
-        return False
 
     def record(self) -> dict[str, Any] | None:
         from ..record import game_to_record

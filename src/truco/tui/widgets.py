@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, VerticalScroll
@@ -12,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Markdown, Static
 
 from ..actions import MEGAPHONE_WORDS
+from ..locale import _
 from .keys import WORD_HINTS, WORD_KEYS, WORD_LABELS, say_action
 
 
@@ -78,7 +80,7 @@ Cantale, Poné, No tengo nada.
 | Enter | next hand |
 | w | save the record (when the match is over) |
 | h or ? | this help |
-| Ctrl+Q | quit |
+| Ctrl+Q | quit (asks while a match is on, and offers to save it) |
 
 Watching bots: space pauses, + and - change the speed.
 Reading a record: → and ← step, PageDown / PageUp jump a hand, Home / End.
@@ -101,7 +103,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Markdown(RULES_HELP, id="help-text")
+            yield Markdown(_(RULES_HELP), id="help-text")
 
     def action_dismiss_help(self) -> None:
         self.dismiss(None)
@@ -120,15 +122,16 @@ class MegaphoneScreen(ModalScreen[int | None]):
 
     def compose(self) -> ComposeResult:
         with Grid() as grid:
-            grid.border_title = "📣 Megaphone — only your team hears it"
+            grid.border_title = _("📣 Megaphone — only your team hears it")
             for i, _word in enumerate(MEGAPHONE_WORDS):
-                label = f"{WORD_KEYS[i]} {WORD_LABELS[i]} — {WORD_HINTS[i]}"
+                label = f"{WORD_KEYS[i]} {WORD_LABELS[i]} — {_(WORD_HINTS[i])}"
                 yield KeyButton(label, id=f"word-{i}")
 
-    def on_key(self, event: object) -> None:
-        key = getattr(event, "key", "")
-        if key in WORD_KEYS:
-            self.dismiss(say_action(WORD_KEYS.index(key)))
+    def on_key(self, event: events.Key) -> None:
+        if event.key in WORD_KEYS:
+            event.stop()  # the word is spoken: the key must not reach the table too
+            event.prevent_default()
+            self.dismiss(say_action(WORD_KEYS.index(event.key)))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -136,4 +139,54 @@ class MegaphoneScreen(ModalScreen[int | None]):
         self.dismiss(say_action(index))
 
     def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class QuitScreen(ModalScreen[str | None]):
+    """Quit in the middle of a match? Dismisses with ``"save"`` (save the record so far,
+    then quit), ``"quit"``, or ``None`` (go on playing)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "stay", "Stay"),
+        Binding("w", "save", "Save and quit"),
+        Binding("q,y", "leave", "Quit"),
+    ]
+    DEFAULT_CSS = """
+    QuitScreen { align: center middle; }
+    QuitScreen > Grid { grid-size: 1; width: 64; max-width: 100%; height: auto;
+        border: round $warning; background: $surface; padding: 0 1; }
+    QuitScreen Button { width: 100%; }
+    """
+
+    def __init__(self, *, can_save: bool) -> None:
+        super().__init__()
+        self.can_save = can_save
+
+    def compose(self) -> ComposeResult:
+        with Grid() as grid:
+            grid.border_title = _("Quit the match?")
+            if self.can_save:
+                yield Static(_("The match is not over: quitting loses it."), id="quit-text")
+                yield KeyButton(_("w  save the record so far, then quit"), id="quit-save")
+            else:
+                yield Static(
+                    _("The server keeps the match; a bot covers your seat while you are away."),
+                    id="quit-text",
+                )
+            yield KeyButton(_("q  quit"), id="quit-leave")
+            yield KeyButton(_("Escape  go on playing"), id="quit-stay")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        answer = {"quit-save": "save", "quit-leave": "quit"}.get(event.button.id or "")
+        self.dismiss(answer)
+
+    def action_save(self) -> None:
+        if self.can_save:
+            self.dismiss("save")
+
+    def action_leave(self) -> None:
+        self.dismiss("quit")
+
+    def action_stay(self) -> None:
         self.dismiss(None)

@@ -11,40 +11,45 @@ import { TableScreen } from "./table.js";
 const app = $("#app");
 
 // ------------------------------------------------------------------ identity
+// The session lives in an HttpOnly cookie the server sets: this page never sees the
+// token, it only knows whether it has a session and under which name.
 const identity = {
-  get token() { return localStorage.getItem("truco.token"); },
-  get name() { return localStorage.getItem("truco.name") || ""; },
+  player: null,
+  get name() { return this.player?.name || localStorage.getItem("truco.name") || ""; },
   async ensure() {
-    if (this.token) return this.token;
+    if (this.player) return this.player;
+    localStorage.removeItem("truco.token"); // tokens of older versions of this page
+    const renewed = await fetch("/api/session/renew", { method: "POST" });
+    if (renewed.ok) return this.remember(await renewed.json());
     return this.rename(this.name || t("guest"));
   },
   async rename(name) {
-    const headers = { "Content-Type": "application/json" };
-    if (this.token) headers.Authorization = `Bearer ${this.token}`;  // the same player, renamed
-    const res = await fetch("/api/guest", { method: "POST", headers, body: JSON.stringify({ name }) });
-    const data = await res.json();
-    localStorage.setItem("truco.token", data.token);
+    const res = await fetch("/api/guest", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name }) });
+    return this.remember(await res.json());
+  },
+  remember(data) {
+    this.player = { id: data.id, name: data.name };
     localStorage.setItem("truco.name", data.name);
     $("#name").value = data.name;
-    return data.token;
+    return this.player;
   },
-  forget() { localStorage.removeItem("truco.token"); },
+  forget() { this.player = null; },
 };
 
 async function api(path, options = {}) {
   const headers = { "Content-Type": "application/json" };
-  if (identity.token) headers.Authorization = `Bearer ${identity.token}`;
   const res = await fetch(path, { ...options, headers });
   const data = await res.json().catch(() => ({}));
   if (!res.ok) throw new Error(data.detail || res.statusText);
   return data;
 }
 
-/** The table's WebSocket address; ``since`` asks for what was missed after that version. */
+/** The table's WebSocket address (the session cookie goes with it); ``since`` asks for
+ * what was missed after that version. */
 function socketUrl(id, since) {
   const proto = location.protocol === "https:" ? "wss" : "ws";
-  const after = since === null || since === undefined ? "" : `&since=${since}`;
-  return `${proto}://${location.host}/ws/${id}?token=${encodeURIComponent(identity.token)}${after}`;
+  const after = since === null || since === undefined ? "" : `?since=${since}`;
+  return `${proto}://${location.host}/ws/${id}${after}`;
 }
 
 // ------------------------------------------------------------------ routing

@@ -1,4 +1,5 @@
 // The replay of a finished match, step by step.
+import { analysisPanel } from "./analysis.js";
 import { cardImg, el } from "./dom.js";
 import { t } from "./i18n.js";
 import { Story } from "./story.js";
@@ -29,6 +30,6 @@ export async function showReplay(id, { app, api }) {
         el("button", { onclick: () => { i = data.steps.length - 1; draw(); } }, t("replay.last"))),
       ...rows, bazas, closed ?? "", el("a", { href: "/", class: "button" }, t("replay.back")));
   };
-  app.replaceChildren(screen);
+  app.replaceChildren(screen, analysisPanel(id, seats, (step) => { i = step; draw(); }));
   draw();
 }

@@ -123,7 +123,7 @@ export class Story {
     const lines = [];
     const rules = this.table.rules;
     const notes = hand.notes || [];
-    const who = refusals(actions || []);
+    const who = refusals(hand.actions || actions || []);  // the hand's public actions
     const envidoNotes = notes.filter(([, kind]) => kind === "envido");
     let envidoShown = 0;
     for (const [team, source, pts] of hand.why) {

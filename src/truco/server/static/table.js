@@ -15,8 +15,9 @@ const KEYS = {
 const KEY_OF = Object.fromEntries(Object.entries(KEYS).flatMap(([k, tokens]) => tokens.map((a) => [a, k])));
 KEY_OF.mazo = "m";
 /** Close codes after which retrying cannot help. */
-const FINAL = { 4404: "no_table", 4410: "over", 1008: "kicked" };
-export const TABLE_CODE = /^[a-z0-9]{1,32}$/;
+const FINAL = { 4404: "no_table", 4410: "over", 4400: "kicked", 1008: "kicked" };
+/** What the server accepts as a table code (see server/live.py). */
+export const TABLE_CODE = /^[A-Za-z0-9_-]{1,32}$/;
 
 export class TableScreen {
   /** ``ctx``: ``{app, api, identity, socketUrl, go}`` from the page's entry module. */
@@ -67,11 +68,14 @@ export class TableScreen {
     if (final === "no_table") { this.fail(t("table.no_table", { id: this.id })); return; }
     if (final === "over") { this.ctx.go(`/replay/${this.id}`); return; }
     if (final === "kicked") { this.offline(t("table.kicked", { reason: ev.reason || ev.code }), false); return; }
-    if (ev.code === 4401) this.ctx.identity.forget();
     this.attempts += 1;
     const wait = Math.min(10, 2 ** (this.attempts - 1));
     this.retryAt = performance.now() + wait * 1000;
-    this.retryTimer = setTimeout(() => this.connect(), wait * 1000);
+    const again = async () => {
+      if (ev.code === 4401) { this.ctx.identity.forget(); await this.ctx.identity.ensure(); }  // a new session
+      this.connect();
+    };
+    this.retryTimer = setTimeout(again, wait * 1000);
     this.offline(t(this.mySeat === null ? "table.offline_watch" : "table.offline_text"), true);
   }
 

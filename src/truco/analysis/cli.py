@@ -1,0 +1,66 @@
+"""The ``truco analyze`` command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from ..record import RecordError, load_record, replay
+from .engine import DEFAULT_WORLDS, analyze
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "analyze",
+        help="weigh every decision of a game record and grade the mistakes",
+        description="Every decision is weighed from the deciding seat's view only "
+        "(determinized search, no peeking at hidden cards).",
+    )
+    p.add_argument("file", metavar="RECORD", help="a truco-record/1 file")
+    p.add_argument("--seat", type=int, action="append", help="only this seat (repeatable)")
+    p.add_argument("--seed", type=int, default=0, help="the search's seed (default 0)")
+    p.add_argument(
+        "--worlds",
+        type=int,
+        default=DEFAULT_WORLDS,
+        help=f"worlds sampled per decision, the cost bound (default {DEFAULT_WORLDS})",
+    )
+    p.add_argument("--json", action="store_true", help="print the analysis as one JSON object")
+    p.set_defaults(func=run_analyze)
+
+
+def _fail(message: str) -> int:
+    print(f"truco analyze: {message}", file=sys.stderr)
+    return 2
+
+
+def run_analyze(args: argparse.Namespace) -> int:
+    try:
+        with open(args.file, "rb") as f:
+            text = f.read()
+    except OSError as exc:
+        return _fail(f"cannot read {args.file}: {exc.strerror}")
+    try:
+        record = load_record(text)
+        result = replay(record)
+    except RecordError as exc:
+        return _fail(f"{args.file}: {exc}")
+    if result.error is not None:
+        e = result.error
+        return _fail(
+            f"{args.file}: hand {e.hand} action {e.action} ({e.token}) is illegal: {e.reason}"
+        )
+    n = record.rules.players
+    seats = set(args.seat) if args.seat else None
+    if seats is not None and not seats <= set(range(n)):
+        return _fail(f"--seat must be between 0 and {n - 1}")
+    if not 1 <= args.worlds <= 2000:
+        return _fail(f"--worlds must be between 1 and 2000, got {args.worlds}")
+    analysis = analyze(record, seats, seed=args.seed, worlds=args.worlds)
+    if args.json:
+        print(json.dumps(analysis.to_json(), ensure_ascii=False))
+    else:
+        print(analysis.text())
+    return 0

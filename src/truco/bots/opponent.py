@@ -1,0 +1,162 @@
+"""A model of the rivals fitted to what they have been seen doing in this match.
+
+The search bot plays its rollouts with a model of how the rivals call and answer
+(:class:`~.rollout.PlayerModel`: shifts of the rollout policy's thresholds). A fixed
+model exploits itself rather than the rival: a rival that accepts envido only with 30
+is not the loose acceptor the default policy is. :class:`RivalTracker` reads the seat's
+views as the match goes (nothing hidden: the public log of each hand, the tantos
+declared) and fits the two shifts:
+
+* **answers**: how often the rivals accepted our envido calls and our truco calls.
+  An acceptance rate ``r`` means "accepts with the best ``r`` of hands"; the tanto (or
+  hand strength) that has a share ``r`` of hands above it, against the policy's own
+  threshold, is the shift.
+* **calls**: the tantos the rivals declared after calling envido themselves. A rival
+  that calls with 24 calls looser than the policy's 28.
+
+Each estimate is shrunk towards the policy (a prior worth :data:`PRIOR` observations),
+so a few hands move the model only a little, and it is clamped to :data:`LIMIT`.
+
+>>> tracker = RivalTracker(seat=0)
+>>> tracker.model()
+PlayerModel(calls=0.0, accepts=0.0)
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from functools import lru_cache
+from itertools import combinations
+
+from ..actions import (
+    ENVIDO,
+    ENVIDO_CALLS,
+    MAZO,
+    NO_QUIERO,
+    SAY_FIRST,
+    TRUCO_CALLS,
+)
+from ..cards import DECK, tanto
+from ..game import Declaration
+from ..view import SeatView
+from .judgement import hand_power
+from .rollout import PlayerModel
+
+#: Observations the prior (the policy as it is) is worth.
+PRIOR = 3.0
+#: The largest shift the fit may reach.
+LIMIT = 0.2
+#: The rollout policy's thresholds: accepts envido with 27, calls it with 28, accepts
+#: a truco with a hand power of 0.4 (at the start of a hand).
+ENVIDO_ACCEPT, ENVIDO_CALL, TRUCO_ACCEPT = 27, 28, 0.4
+
+
+@lru_cache(maxsize=1)
+def _distributions() -> tuple[list[int], list[float]]:
+    """The sorted tantos and hand powers of every three-card hand."""
+    hands = list(combinations(DECK, 3))
+    return sorted(tanto(h) for h in hands), sorted(hand_power(h, (), 0) for h in hands)
+
+
+def _share_above(values: list[int] | list[float], threshold: float) -> float:
+    return 1.0 - bisect_left(values, threshold) / len(values)
+
+
+def _quantile_from_top(values: list[int] | list[float], share: float) -> float:
+    """The value with ``share`` of the hands at or above it."""
+    share = min(max(share, 0.01), 0.99)
+    return float(values[int((1.0 - share) * (len(values) - 1))])
+
+
+class RivalTracker:
+    """Reads one seat's views through a match and fits the rivals' model."""
+
+    def __init__(self, seat: int) -> None:
+        self.team = seat & 1
+        self.logs: dict[int, tuple[tuple[int, int], ...]] = {}  # hand -> last log seen
+        self.showdowns: dict[int, tuple[tuple[Declaration, ...], ...]] = {}
+        self.closed: set[int] = set()
+        self.envido_answers: list[bool] = []  # rivals accepted our envido calls?
+        self.truco_answers: list[bool] = []
+        self.called_tantos: list[int] = []  # tantos rivals declared after calling envido
+
+    def observe(self, view: SeatView) -> None:
+        """Take in a view of this seat (call it at every decision)."""
+        if view.seat is None:
+            return
+        last = view.last_hand
+        for hand in [h for h in self.logs if h < view.hand_index and h not in self.closed]:
+            final = last.showdowns if last is not None and last.index == hand else ()
+            self._close(hand, final or self.showdowns.get(hand, ()))
+        if view.dealt:
+            self.logs[view.hand_index] = view.log
+            self.showdowns[view.hand_index] = view.showdowns
+
+    def newer_than(self, view: SeatView) -> bool:
+        """Has this tracker seen a later hand than ``view``'s (a new match began)?"""
+        latest = max([*self.logs, *self.closed], default=-1)
+        return latest > view.hand_index
+
+    def own_action(self, view: SeatView, action: int) -> None:
+        """Our seat's choice at ``view`` (the next view may come in another hand)."""
+        if view.seat is not None and view.dealt:
+            self.logs[view.hand_index] = (*view.log, (view.seat, action))
+
+    def _close(self, hand: int, showdowns: tuple[tuple[Declaration, ...], ...]) -> None:
+        """Count the rivals' answers and declared tantos of a finished hand."""
+        self.closed.add(hand)
+        log = [(s, a) for s, a in self.logs.pop(hand) if a < SAY_FIRST]
+        self.showdowns.pop(hand, None)
+        for i, (seat, action) in enumerate(log):
+            if seat & 1 != self.team or not (action in ENVIDO_CALLS or action in TRUCO_CALLS):
+                continue
+            answer = next((a for s, a in log[i + 1 :] if s & 1 != self.team and a >= ENVIDO), None)
+            if answer is None and i == len(log) - 1:
+                answer = NO_QUIERO  # the hand closed on our call: it was refused
+            if answer is None:
+                continue
+            accepted = answer not in (NO_QUIERO, MAZO)
+            if action in ENVIDO_CALLS:
+                if answer not in TRUCO_CALLS:
+                    self.envido_answers.append(accepted)
+            elif answer not in ENVIDO_CALLS:
+                self.truco_answers.append(accepted)
+        callers = {s for s, a in log if s & 1 != self.team and a in ENVIDO_CALLS}
+        opened = next((s for s, a in log if a in ENVIDO_CALLS), None)
+        if opened is None or opened & 1 == self.team:
+            return  # only the tantos of a rival who opened the envido tell its calls
+        for showdown in showdowns:
+            for word in showdown:
+                if word.seat in callers and word.tanto is not None:
+                    self.called_tantos.append(word.tanto)
+                    callers.discard(word.seat)
+
+    def model(self) -> PlayerModel:
+        """The fitted model of the rivals (the policy itself before any evidence)."""
+        tantos, powers = _distributions()
+        shifts: list[tuple[float, float]] = []  # (shift, observations)
+        for answers, values, threshold, scale in (
+            (self.envido_answers, tantos, ENVIDO_ACCEPT, 10.0),
+            (self.truco_answers, powers, TRUCO_ACCEPT, 1.0),
+        ):
+            if answers:
+                base = _share_above(values, threshold)
+                rate = (sum(answers) + PRIOR * base) / (len(answers) + PRIOR)
+                fitted = _quantile_from_top(values, rate)
+                shifts.append(((threshold - fitted) / scale, len(answers)))
+        accepts = _weighted(shifts)
+        calls = 0.0
+        if self.called_tantos:
+            n = len(self.called_tantos)
+            low = sorted(self.called_tantos)[n // 4]  # about their lowest calling tanto
+            calls = (ENVIDO_CALL - low) / 10.0 * n / (n + PRIOR)
+        return PlayerModel(calls=_clamp(calls), accepts=_clamp(accepts))
+
+
+def _weighted(shifts: list[tuple[float, float]]) -> float:
+    total = sum(n for _, n in shifts)
+    return sum(s * n for s, n in shifts) / total if total else 0.0
+
+
+def _clamp(x: float) -> float:
+    return round(min(max(x, -LIMIT), LIMIT), 3)

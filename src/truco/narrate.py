@@ -1,0 +1,282 @@
+"""A closed hand told in words: who won the envido and with what, who won the truco and
+how (the bazas, a refusal, the mazo), what was dropped and why; and its bazas laid out.
+
+For every client (the terminal game, the browser's page): the sentences come in the
+language asked (:mod:`truco.locale`), Spanish first. It reads only what everyone may see
+of a closed hand (a :class:`~truco.view.PublicHand`), so it never tells a hidden card.
+
+>>> from truco import Game
+>>> from truco.cards import parse_card as c
+>>> from truco.view import public_hand
+>>> game = Game(manual_deal=True)
+>>> game.deal(((c("1e"), c("7e"), c("4c")), (c("3b"), c("2c"), c("12o"))))
+>>> for seat, token in [(0, "envido"), (1, "quiero"), (0, "play 1e"), (1, "play 3b"),
+...                     (0, "play 7e"), (1, "truco"), (0, "no-quiero")]:
+...     game.play(seat, token)
+>>> hand = public_hand(game.history[-1])
+>>> for line in explain_hand(hand, ("Ana", "Beto"), ("Nosotros", "Ellos"), (0, 0), "en"):
+...     print(line)
+Envido: Ana won with 28 — Nosotros +2
+Truco: Ana did not want the truco — Ellos +1
+>>> for line in explain_hand(hand, ("Ana", "Beto"), ("Nosotros", "Ellos"), (0, 0)):
+...     print(line)
+Envido: Ana ganó con 28 — Nosotros +2
+Truco: Ana no quiso el truco — Ellos +1
+>>> [(b.number, b.finished, b.winner) for b in hand_bazas(hand.actions, 2)]
+[(1, True, 0), (2, False, None)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from gettext import NullTranslations
+
+from .actions import (
+    CON_FLOR_ME_ACHICO,
+    CONTRAFLOR,
+    CONTRAFLOR_AL_RESTO,
+    ENVIDO,
+    ENVIDO_CALLS,
+    FALTA_ENVIDO,
+    FLOR,
+    MAZO,
+    NO_QUIERO,
+    QUIERO,
+    REAL_ENVIDO,
+    RETRUCO,
+    TRUCO,
+    TRUCO_CALLS,
+    VALE_CUATRO,
+    is_play,
+)
+from .cards import STRENGTH
+from .game import Declaration
+from .locale import DEFAULT_LANGUAGE, translation
+from .view import PublicHand
+
+#: The name of every call, as the table says it (the same words in every language).
+CALL_NAMES = {
+    ENVIDO: "envido",
+    REAL_ENVIDO: "real envido",
+    FALTA_ENVIDO: "falta envido",
+    FLOR: "flor",
+    CONTRAFLOR: "contraflor",
+    CONTRAFLOR_AL_RESTO: "contraflor al resto",
+    CON_FLOR_ME_ACHICO: "con flor me achico",
+    TRUCO: "truco",
+    RETRUCO: "retruco",
+    VALE_CUATRO: "vale cuatro",
+}
+#: The truco in force for the points a played-out round is worth.
+TRUCO_BY_POINTS = {2: "truco", 3: "retruco", 4: "vale cuatro"}
+_FLOR_CALLS = (FLOR, CONTRAFLOR, CONTRAFLOR_AL_RESTO, CON_FLOR_ME_ACHICO)
+
+
+@dataclass(frozen=True, slots=True)
+class Baza:
+    """One baza of a hand: the cards in the order played; once ``finished``, the team
+    that won it and the seat whose card won it (both ``None``: parda)."""
+
+    number: int
+    cards: tuple[tuple[int, int], ...]
+    finished: bool
+    winner: int | None
+    best: int | None
+
+
+def hand_bazas(actions: Sequence[tuple[int, int]], players: int) -> list[Baza]:
+    """The bazas of a hand from its public actions: a baza ends when a seat plays again,
+    or when every seat still in the hand (not gone to the mazo) has played; the highest
+    card wins it for its team, equal highest cards of both teams make it parda. (A
+    pica-pica hand holds several rounds: tell it by its rounds instead.)
+
+    >>> from truco.cards import parse_card as c
+    >>> actions = [(0, c("3e")), (1, c("3o")), (0, c("4c")), (1, c("5c")), (0, c("1e"))]
+    >>> [(b.finished, b.winner, b.best) for b in hand_bazas(actions, 2)]
+    [(True, None, None), (True, 1, 1), (False, None, None)]
+    """
+    left = {seat for seat, action in actions if action == MAZO}
+    groups: list[list[tuple[int, int]]] = []
+    for seat, card in actions:
+        if not is_play(card):
+            continue
+        if not groups or any(s == seat for s, _ in groups[-1]):
+            groups.append([])
+        groups[-1].append((seat, card))
+    bazas = []
+    for number, group in enumerate(groups, start=1):
+        seats = {seat for seat, _ in group}
+        finished = number < len(groups) or seats >= set(range(players)) - left
+        top = max(STRENGTH[card] for _, card in group)
+        best = [seat for seat, card in group if STRENGTH[card] == top]
+        won = finished and len({seat & 1 for seat in best}) == 1
+        bazas.append(
+            Baza(
+                number=number,
+                cards=tuple(group),
+                finished=finished,
+                winner=best[0] & 1 if won else None,
+                best=best[0] if won else None,
+            )
+        )
+    return bazas
+
+
+def explain_hand(
+    hand: PublicHand,
+    names: Sequence[str],
+    team_names: Sequence[str],
+    before: tuple[int, int],
+    lang: str = DEFAULT_LANGUAGE,
+    *,
+    target: int | None = None,
+) -> list[str]:
+    """The sentences that explain what a closed hand scored, in ``lang``: the flor, the
+    envido (who won it and with what tanto, or who refused it), the truco (won on the
+    bazas, refused, or by the mazo) and the points dropped because the chico was decided.
+    ``before`` is the score when the hand was dealt; ``target`` the chico's points (a
+    dropped point is only told when it is given)."""
+    tr = translation(lang)
+    _ = tr.gettext
+    actions = tuple(hand.actions)
+    lines: list[str] = []
+    flor_calls = [CALL_NAMES[a] for _s, a in actions if a in _FLOR_CALLS]
+    envido_steps = _envido_sequences(actions)
+    showdowns = iter(hand.showdowns)
+    rounds = sum(1 for _t, source, _p in hand.why if source == "truco")
+    round_number = 0
+    for team, source, points in hand.why:
+        gain = f"{team_names[team]} +{points}"
+        if source == "flor":
+            calls = " + ".join(dict.fromkeys(flor_calls)) or "flor"
+            lines.append(_("Flor ({calls}) — {gain}").format(calls=calls, gain=gain))
+        elif source == "envido":
+            lines.append(_envido_line(tr, envido_steps, showdowns, team, gain, names))
+        elif rounds > 1:  # pica-pica: each pair played its own round
+            round_number += 1
+            lines.append(_("Truco, round {number} — {gain}").format(number=round_number, gain=gain))
+        else:
+            lines.append(_truco_line(tr, actions, team, points, gain, names, team_names))
+    if not hand.why:
+        lines.append(_("No points this hand."))
+    if target is not None:
+        lines += _dropped_lines(tr, hand, before, target, team_names)
+    return lines
+
+
+def _envido_sequences(actions: Sequence[tuple[int, int]]) -> list[tuple[list[int], int | None]]:
+    """Each envido of the hand: its calls, and the seat that refused it (or ``None``)."""
+    sequences: list[tuple[list[int], int | None]] = []
+    calls: list[int] = []
+    for seat, action in actions:
+        if action in ENVIDO_CALLS:
+            calls.append(action)
+        elif calls and action in (QUIERO, NO_QUIERO):
+            sequences.append((calls, seat if action == NO_QUIERO else None))
+            calls = []
+    return sequences
+
+
+def _envido_line(
+    tr: NullTranslations,
+    sequences: list[tuple[list[int], int | None]],
+    showdowns: Iterator[tuple[Declaration, ...]],
+    team: int,
+    gain: str,
+    names: Sequence[str],
+) -> str:
+    _ = tr.gettext
+    calls, refused_by = sequences.pop(0) if sequences else ([ENVIDO], None)
+    said = " + ".join(CALL_NAMES[c] for c in calls)
+    if refused_by is not None:
+        return _("{calls}: {name} did not want it — {gain}").format(
+            calls=said.capitalize(), name=names[refused_by], gain=gain
+        )
+    declarations = next(showdowns, ())
+    winners = [d for d in declarations if d.seat & 1 == team and d.tanto is not None]
+    if not winners:
+        return f"{said.capitalize()} — {gain}"
+    best = max(winners, key=lambda d: d.tanto or 0)
+    return _("{calls}: {name} won with {tanto} — {gain}").format(
+        calls=said.capitalize(), name=names[best.seat], tanto=best.tanto, gain=gain
+    )
+
+
+def _truco_line(
+    tr: NullTranslations,
+    actions: Sequence[tuple[int, int]],
+    team: int,
+    points: int,
+    gain: str,
+    names: Sequence[str],
+    team_names: Sequence[str],
+) -> str:
+    _ = tr.gettext
+    last_seat, last = actions[-1] if actions else (None, None)
+    if last == MAZO and last_seat is not None:
+        return _("Truco: {name} went to the mazo — {gain}").format(name=names[last_seat], gain=gain)
+    if last == NO_QUIERO and last_seat is not None:
+        refused = next((a for _s, a in reversed(actions) if a in TRUCO_CALLS), TRUCO)
+        return _("Truco: {name} did not want the {call} — {gain}").format(
+            name=names[last_seat], call=CALL_NAMES[refused], gain=gain
+        )
+    bazas = ", ".join(
+        _baza_word(tr, b, team_names) for b in hand_bazas(actions, len(names)) if b.finished
+    )
+    if points in TRUCO_BY_POINTS:
+        return _("Truco: {call} accepted, won on the bazas ({bazas}) — {gain}").format(
+            call=TRUCO_BY_POINTS[points], bazas=bazas, gain=gain
+        )
+    return _("Truco: not called, won on the bazas ({bazas}) — {gain}").format(
+        bazas=bazas, gain=gain
+    )
+
+
+_ORDINALS = ("1st", "2nd", "3rd")
+
+
+def _baza_word(tr: NullTranslations, baza: Baza, team_names: Sequence[str]) -> str:
+    _ = tr.gettext
+    ordinal = _(_ORDINALS[min(baza.number, 3) - 1])
+    if baza.winner is None:
+        return _("{ordinal} parda").format(ordinal=ordinal)
+    return f"{ordinal} {team_names[baza.winner]}"
+
+
+def _dropped_lines(
+    tr: NullTranslations,
+    hand: PublicHand,
+    before: tuple[int, int],
+    target: int,
+    team_names: Sequence[str],
+) -> list[str]:
+    """The points the engine did not add: beyond the target, or after the chico was won."""
+    _ = tr.gettext
+    ngettext = tr.ngettext
+    score = list(before)
+    decided = False
+    lines = []
+    for team, source, points in hand.why:
+        if decided:
+            lines.append(
+                ngettext(
+                    "{team}'s {points} point of {source} dropped: the chico was already won",
+                    "{team}'s {points} points of {source} dropped: the chico was already won",
+                    points,
+                ).format(team=team_names[team], points=points, source=source)
+            )
+            continue
+        kept = min(points, target - score[team])
+        score[team] += kept
+        if kept < points:
+            lines.append(
+                ngettext(
+                    "{team} reached {target}: {dropped} point beyond it dropped",
+                    "{team} reached {target}: {dropped} points beyond it dropped",
+                    points - kept,
+                ).format(team=team_names[team], target=target, dropped=points - kept)
+            )
+        if score[team] >= target:
+            decided = True
+    return lines

@@ -1,0 +1,144 @@
+"""Post-game analysis of finished matches, on request, off the tables' path.
+
+``POST /api/matches/{id}/analysis`` asks for it, ``GET`` tells how it goes and gives it
+when done. The work (:func:`truco.analysis.analyze`, seconds of CPU) runs in one worker
+process fed by a bounded queue: a full queue answers 503 at once instead of piling up,
+and no table's actor or the event loop ever runs a search. Finished analyses are kept
+in memory (the latest :data:`KEEP`), so asking again is free.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import multiprocessing
+from collections import OrderedDict
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request, Response
+
+from ..actions import is_say
+from ..record import RecordError, record_from_json
+from .deps import ServerDep, TableId
+
+router = APIRouter(prefix="/api")
+
+#: matches waiting for the worker at most (beyond: 503, try later)
+QUEUE_SIZE = 4
+#: finished analyses kept in memory
+KEEP = 64
+#: worlds sampled per decision on the server (the command line's default is 60)
+WORLDS = 40
+
+
+def analyze_for_viewer(data: dict[str, Any], worlds: int = WORLDS) -> dict[str, Any]:
+    """The analysis of a stored record as the replay viewer shows it: each decision and
+    graph point also carries ``replay_step``, its index among the viewer's steps."""
+    from ..analysis import analyze
+
+    record = record_from_json(data)
+    result = analyze(record, seed=0, worlds=worlds).to_json()
+    steps: dict[tuple[int, int], int] = {}
+    index = 0
+    for h, hand in enumerate(record.hands):
+        index += 1  # the deal
+        for k, (_, action) in enumerate(hand.actions):
+            if not is_say(action):
+                steps[(h, k)] = index
+                index += 1
+    for item in (*result["decisions"], *result["graph"]):
+        # the viewer shows the position after the action: the decision is one step before
+        item["replay_step"] = max(0, steps.get((item["hand"], item["step"]), 1) - 1)
+    return result
+
+
+class AnalysisService:
+    """One worker process, a bounded queue of match ids, the finished results."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue(QUEUE_SIZE)
+        self.status: dict[str, str] = {}  # queued, running, failed
+        self.done: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self.worker: asyncio.Task[None] | None = None
+        self.pool: ProcessPoolExecutor | None = None
+
+    def state(self, match_id: str) -> dict[str, Any]:
+        if match_id in self.done:
+            return {"status": "done", "analysis": self.done[match_id]}
+        return {"status": self.status.get(match_id, "none")}
+
+    def submit(self, match_id: str, record: dict[str, Any]) -> dict[str, Any]:
+        """Queue a match (once); raises 503 when the queue is full."""
+        if match_id in self.done or self.status.get(match_id) in ("queued", "running"):
+            return self.state(match_id)
+        try:
+            self.queue.put_nowait((match_id, record))
+        except asyncio.QueueFull:
+            raise HTTPException(503, "the analysis queue is full: try again in a minute") from None
+        self.status[match_id] = "queued"
+        if self.worker is None or self.worker.done():
+            self.worker = asyncio.create_task(self._work())
+        return self.state(match_id)
+
+    async def _work(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self.pool is None:
+            context = multiprocessing.get_context("spawn")  # no copy of the server's threads
+            self.pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
+            atexit.register(self.pool.shutdown, wait=False, cancel_futures=True)
+        while True:
+            match_id, record = await self.queue.get()
+            self.status[match_id] = "running"
+            try:
+                result = await loop.run_in_executor(self.pool, analyze_for_viewer, record)
+            except Exception:  # a broken record or a dead worker: say so, keep serving
+                self.status[match_id] = "failed"
+                self.pool.shutdown(wait=False, cancel_futures=True)
+                context = multiprocessing.get_context("spawn")
+                self.pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
+            else:
+                self.status.pop(match_id, None)
+                self.done[match_id] = result
+                while len(self.done) > KEEP:
+                    self.done.popitem(last=False)
+            finally:
+                self.queue.task_done()
+
+
+def _service(request: Request) -> AnalysisService:
+    service: AnalysisService | None = getattr(request.app.state, "analysis", None)
+    if service is None:
+        service = request.app.state.analysis = AnalysisService()
+    return service
+
+
+async def _finished(server: ServerDep, match_id: str) -> dict[str, Any]:
+    rows = await asyncio.to_thread(server.store.load, match_id=match_id, limit=1)
+    if not rows or rows[0].record is None:
+        raise HTTPException(404, f"no match {match_id!r}")
+    if rows[0].status != "finished":
+        raise HTTPException(403, "the match is still being played: it is analysed when it ends")
+    try:
+        record_from_json(rows[0].record)
+    except RecordError as exc:
+        raise HTTPException(500, f"stored record is broken: {exc}") from None
+    return rows[0].record
+
+
+@router.post("/matches/{table_id}/analysis", status_code=202)
+async def request_analysis(
+    table_id: TableId, server: ServerDep, request: Request, response: Response
+) -> dict[str, Any]:
+    """Queue the analysis of a finished match (200 with it if it is already done)."""
+    service = _service(request)
+    if table_id in service.done:
+        response.status_code = 200
+        return service.state(table_id)
+    return service.submit(table_id, await _finished(server, table_id))
+
+
+@router.get("/matches/{table_id}/analysis")
+async def analysis_state(table_id: TableId, request: Request) -> dict[str, Any]:
+    """``none``, ``queued``, ``running``, ``failed``, or ``done`` with the analysis."""
+    return _service(request).state(table_id)

@@ -1,0 +1,66 @@
+"""What the routes share: the server's parts, and the player a request speaks for."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Cookie, Depends, Header, HTTPException, Path
+from starlette.requests import HTTPConnection
+
+from .config import ServerConfig
+from .lobby import Lobby
+from .players import Player, TokenSigner
+from .sessions import COOKIE, bearer
+from .store import Store
+
+#: table and match ids: short codes of letters, digits, ``-`` and ``_``
+ID_PATTERN = r"^[A-Za-z0-9_-]{1,32}$"
+ID_RE = re.compile(ID_PATTERN)
+TableId = Annotated[
+    str, Path(pattern=ID_PATTERN, max_length=32, description="a table's code (ex. 'k3xq7p')")
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Server:
+    """The parts of one running server."""
+
+    config: ServerConfig
+    store: Store
+    lobby: Lobby
+    signer: TokenSigner
+
+
+def server_of(connection: HTTPConnection) -> Server:
+    server: Server = connection.app.state.server
+    return server
+
+
+ServerDep = Annotated[Server, Depends(server_of)]
+
+
+def optional_player(
+    server: ServerDep,
+    authorization: Annotated[str | None, Header(max_length=1024)] = None,
+    truco_session: Annotated[str | None, Cookie(alias=COOKIE, max_length=1024)] = None,
+) -> Player | None:
+    """The player of the request's token (Bearer header, else the page's cookie)."""
+    token = bearer(authorization) or truco_session
+    return server.signer.verify(token) if token else None
+
+
+def current_player(player: Annotated[Player | None, Depends(optional_player)]) -> Player:
+    """The player of the request's token; 401 without a valid one."""
+    if player is None:
+        raise HTTPException(
+            401,
+            "a valid guest session is needed: POST /api/guest "
+            "(then the cookie, or 'Authorization: Bearer <token>')",
+        )
+    return player
+
+
+PlayerDep = Annotated[Player, Depends(current_player)]
+MaybePlayerDep = Annotated[Player | None, Depends(optional_player)]

@@ -1,0 +1,205 @@
+"""The live table's WebSocket, ``/ws/{table}``: who connects, then frames both ways.
+
+A connection says who it is before it joins: the page's session cookie does it by
+itself; any other client sends ``{"type": "hello", "token": ..., "since": ...}`` as
+its first message (no token: a spectator). A token in the URL is refused (URLs end up
+in logs). Everything a client can get wrong ends in an ``error`` frame, or for what
+cannot go on (no such table, a bad token, a bad first message) in a close frame with a
+code and a short reason: see ``docs/protocol.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from fastapi import APIRouter, WebSocket
+from starlette.websockets import WebSocketDisconnect, WebSocketState
+
+from .config import ServerConfig
+from .deps import ID_RE, server_of
+from .limits import TokenBucket
+from .players import Player
+from .protocol import Hello, ProtocolError, close_reason, error_message, parse_client_message
+from .sessions import COOKIE, same_origin
+from .table import Client, Command, Join, Leave
+
+router = APIRouter()
+
+#: close codes after which a client should not try again with the same request
+BAD_REQUEST, BAD_TOKEN, NO_TABLE, HELLO_TIMEOUT, MATCH_OVER = 4400, 4401, 4404, 4408, 4410
+
+
+class Refused(Exception):
+    """Close the connection with ``code`` and ``reason``."""
+
+    def __init__(self, code: int, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+
+def _since(text: str | None) -> int | None:
+    if text is None:
+        return None
+    if not (text.isascii() and text.isdigit() and len(text) <= 15):
+        raise Refused(BAD_REQUEST, "since must be a version number (a whole number >= 0)")
+    return int(text)
+
+
+async def _hello(websocket: WebSocket, config: ServerConfig) -> Hello | None:
+    """The first message of a client without the cookie (``None``: it went away)."""
+    try:
+        frame = await asyncio.wait_for(websocket.receive(), config.hello_seconds)
+    except TimeoutError:
+        raise Refused(HELLO_TIMEOUT, "no hello: send {type: hello} first") from None
+    if frame["type"] == "websocket.disconnect":
+        return None
+    text = frame.get("text")
+    if text is None or len(text) > config.max_message_bytes:
+        raise Refused(BAD_REQUEST, "the first message must be a hello (a short JSON text frame)")
+    try:
+        message = parse_client_message(text)
+    except ProtocolError as exc:
+        raise Refused(BAD_REQUEST, exc.reason) from None
+    if not isinstance(message, Hello):
+        raise Refused(BAD_REQUEST, "the first message must be {type: hello} (with your token)")
+    return message
+
+
+async def _identify(websocket: WebSocket) -> tuple[Player | None, int | None] | None:
+    """Who the connection speaks for and the version it last saw; ``None`` if it left."""
+    server = server_of(websocket)
+    since = _since(websocket.query_params.get("since"))
+    cookie = websocket.cookies.get(COOKIE) if same_origin(websocket.headers) else None
+    if cookie:
+        player = server.signer.verify(cookie)
+        if player is None:
+            raise Refused(BAD_TOKEN, "your session is not valid or has expired: start a new one")
+        return player, since
+    hello = await _hello(websocket, server.config)
+    if hello is None:
+        return None
+    player = server.signer.verify(hello.token) if hello.token else None
+    if hello.token and player is None:
+        raise Refused(BAD_TOKEN, "the guest token is not valid or has expired: ask for a new one")
+    return player, hello.since if hello.since is not None else since
+
+
+@router.websocket("/ws/{table_id}")
+async def table_socket(websocket: WebSocket, table_id: str) -> None:
+    server = server_of(websocket)
+    await websocket.accept()
+    try:
+        if not ID_RE.fullmatch(table_id):
+            raise Refused(BAD_REQUEST, "not a table code: 1 to 32 letters, digits, - or _")
+        if "token" in websocket.query_params:
+            raise Refused(
+                BAD_REQUEST, "tokens never travel in the URL: send them in the hello message"
+            )
+        _since(websocket.query_params.get("since"))  # a bad one is refused before anything
+        table = server.lobby.tables.get(table_id)
+        if table is None:
+            finished = await asyncio.to_thread(server.store.load, match_id=table_id, limit=1)
+            if finished and finished[0].status == "finished":
+                raise Refused(MATCH_OVER, f"the match is over: its replay is at /replay/{table_id}")
+            raise Refused(NO_TABLE, f"no table {table_id!r}")
+        who = await _identify(websocket)
+    except Refused as refused:
+        await websocket.close(refused.code, close_reason(refused.reason))
+        return
+    except WebSocketDisconnect:
+        return
+    if who is None:
+        return
+    player, since = who
+    client = Client(player, server.config.outbox_size)
+    sender = asyncio.create_task(_send_loop(websocket, client))
+    await table.inbox.put(Join(client, since))
+    try:
+        await _receive_loop(websocket, client, table.inbox, server.config)
+    finally:
+        await table.inbox.put(Leave(client))
+        if not client.closed:
+            client.close("bye")
+        try:
+            await asyncio.wait_for(sender, 5)
+        except TimeoutError:
+            sender.cancel()
+
+
+async def _send_loop(websocket: WebSocket, client: Client) -> None:
+    """Write the client's outbox to the socket; ``None`` closes it with the reason."""
+    try:
+        while True:
+            text = await client.outbox.get()
+            if text is None:
+                if websocket.client_state == WebSocketState.CONNECTED:
+                    code = 1001 if client.close_reason.startswith("the server") else 1008
+                    if client.close_reason == "bye":
+                        code = 1000
+                    await websocket.close(code, close_reason(client.close_reason))
+                return
+            await websocket.send_text(text)
+    except (WebSocketDisconnect, RuntimeError, OSError):
+        return
+
+
+def _size(frame: Mapping[str, Any]) -> tuple[str | None, int]:
+    text = frame.get("text")
+    if text is None:
+        return None, len(frame.get("bytes") or b"")
+    return text, len(text.encode(errors="replace"))
+
+
+async def _receive_loop(
+    websocket: WebSocket,
+    client: Client,
+    inbox: asyncio.Queue[Any],
+    config: ServerConfig,
+) -> None:
+    """Read frames, check size, rate and shape, and pass commands to the table."""
+    bucket = TokenBucket(config.rate_per_second, config.rate_burst, time.monotonic())
+    strikes = 0
+    while not client.closed:
+        try:
+            frame = await websocket.receive()
+        except (WebSocketDisconnect, RuntimeError):
+            return
+        if frame["type"] == "websocket.disconnect":
+            return
+        text, size = _size(frame)
+        if not bucket.allow(time.monotonic()):
+            strikes += 1
+            if strikes >= config.max_flood_strikes:
+                client.close("flooding: too many messages")
+                return
+            client.send(
+                error_message(
+                    "rate_limited",
+                    f"too many messages: at most {config.rate_per_second:g} a second",
+                )
+            )
+            continue
+        if size > config.max_message_bytes:
+            client.send(
+                error_message(
+                    "too_large",
+                    f"message of {size} bytes: the limit is {config.max_message_bytes}",
+                )
+            )
+            continue
+        if text is None:
+            client.send(error_message("bad_json", "send text frames with JSON, not binary frames"))
+            continue
+        try:
+            message = parse_client_message(text)
+        except ProtocolError as exc:
+            client.send(error_message(exc.code, exc.reason))
+            continue
+        if isinstance(message, Hello):
+            client.send(error_message("bad_message", "hello comes once, as the first message"))
+            continue
+        await inbox.put(Command(client, message))

@@ -1,0 +1,44 @@
+"""Starting the server so that what can go wrong says so in one line: the socket is
+bound before uvicorn starts (a busy port is an error, not a traceback), and the address
+to open is printed only once the server is really serving."""
+
+from __future__ import annotations
+
+import socket
+
+import uvicorn
+
+
+def first_line(exc: BaseException) -> str:
+    """An exception's message without the library's background notes."""
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` and listening (``OSError`` if it cannot be:
+    the port is busy, the address is not this machine's...)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+class AnnouncingServer(uvicorn.Server):
+    """Uvicorn's server that prints where to open the table once it is really serving."""
+
+    def __init__(self, config: uvicorn.Config, *, address: str) -> None:
+        super().__init__(config)
+        self.address = address
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        if self.started:
+            print(f"Truco Argento: open {self.address} in a browser (Ctrl+C stops)", flush=True)

@@ -1,0 +1,67 @@
+"""Sessions: where a guest's token travels, and never in a URL.
+
+The page gets its token as an HttpOnly, SameSite=Strict cookie (``POST /api/guest``
+sets it; scripts cannot read it, other sites cannot send it); its HTTP calls and its
+WebSocket carry it by themselves. Other clients (the terminal game, scripts) keep the
+token the same call returns and send it as ``Authorization: Bearer <token>`` over HTTP
+and in the ``hello`` message that opens a WebSocket. ``POST /api/session/renew`` gives
+a valid token a new expiry; ``DELETE /api/session`` forgets the cookie.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from urllib.parse import urlsplit
+
+from starlette.responses import Response
+
+from .players import Player, TokenSigner
+
+COOKIE = "truco_session"
+
+
+def bearer(authorization: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer`` header, if it has one."""
+    if not authorization:
+        return None
+    scheme, _, token = authorization.partition(" ")
+    return (token.strip() or None) if scheme.lower() == "bearer" else None
+
+
+def session_token(headers: Mapping[str, str], cookies: Mapping[str, str]) -> str | None:
+    """The token of an HTTP request: the Bearer header first, then the cookie."""
+    return bearer(headers.get("authorization")) or cookies.get(COOKIE) or None
+
+
+def same_origin(headers: Mapping[str, str]) -> bool:
+    """A WebSocket opened by a page of this server (or by a client that sends no
+    ``Origin``): only then does the cookie speak for the player."""
+    origin = headers.get("origin")
+    if origin is None:
+        return True
+    try:
+        return urlsplit(origin).netloc == headers.get("host", "")
+    except ValueError:
+        return False
+
+
+def player_from(signer: TokenSigner, token: str | None) -> Player | None:
+    return signer.verify(token) if token else None
+
+
+def set_session_cookie(
+    response: Response, token: str, lifetime: float, secure: bool = False
+) -> None:
+    response.set_cookie(
+        COOKIE,
+        token,
+        max_age=int(lifetime),
+        httponly=True,
+        samesite="strict",
+        secure=secure,
+        path="/",
+    )
+
+
+def clear_session_cookie(response: Response) -> None:
+    response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")

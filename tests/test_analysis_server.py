@@ -1,0 +1,88 @@
+"""The browser's post-game analysis: queued on request, worked off the tables' path,
+bounded queue, and the answer maps each graded decision to a step of the replay viewer."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import HTTPException
+
+from server_testing import LiveServer
+from truco.arena.match import play_match
+from truco.record import record_from_json
+from truco.rules import Rules
+from truco.server import ServerConfig
+from truco.server.analysis_api import QUEUE_SIZE, AnalysisService, analyze_for_viewer
+from truco.server.replays import replay_steps
+from truco.server.store import MatchRow, Store
+
+
+def _finished_match() -> dict[str, Any]:
+    result = play_match(("simple", "random"), Rules(target=15), 3, 0, False, True)
+    assert result.record is not None
+    return result.record
+
+
+def _row(match_id: str, record: dict[str, Any]) -> MatchRow:
+    now = time.time()
+    table = {"rules": record["rules"], "seats": [{"name": "a"}, {"name": "b"}]}
+    return MatchRow(match_id, "t", "finished", now, now, 1, 0, table, record)
+
+
+def test_the_analysis_names_replay_steps() -> None:
+    record = _finished_match()
+    result = analyze_for_viewer(record, worlds=8)
+    steps = replay_steps(record_from_json(record))
+    assert result["decisions"] and len(result["graph"]) == len(result["decisions"])
+    for d in result["decisions"]:
+        step = steps[d["replay_step"] + 1]  # the step the decision's action leads to
+        assert step["hand"] == d["hand"] and step["action"] == d["chosen"]
+
+
+def test_a_full_queue_says_so_at_once() -> None:
+    record = _finished_match()
+
+    async def scenario() -> None:
+        service = AnalysisService()
+        for i in range(QUEUE_SIZE):
+            assert service.submit(f"m{i}", record)["status"] == "queued"
+        assert service.submit("m0", record)["status"] == "queued"  # asked twice: once
+        with pytest.raises(HTTPException) as full:
+            service.submit("late", record)
+        assert full.value.status_code == 503
+        assert service.worker is not None
+        service.worker.cancel()
+
+    asyncio.run(scenario())
+
+
+def test_analysis_endpoint_end_to_end(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'truco.sqlite3'}"
+    record = _finished_match()
+    Store(db).write([_row("done1", record)])
+    config = ServerConfig(db_url=db, bot_delay=0, http_rate="100000/minute",
+                          http_write_rate="100000/minute")  # fmt: skip
+    with LiveServer(config) as server:
+        url = f"{server.url}/api/matches"
+        assert httpx.get(f"{url}/done1/analysis").json() == {"status": "none"}
+        assert httpx.post(f"{url}/nobody/analysis").status_code == 404
+        first = httpx.post(f"{url}/done1/analysis")
+        assert first.status_code == 202 and first.json()["status"] in ("queued", "running")
+        deadline = time.monotonic() + 300
+        state: dict[str, Any] = {}
+        while time.monotonic() < deadline:
+            state = httpx.get(f"{url}/done1/analysis").json()
+            if state["status"] in ("done", "failed"):
+                break
+            time.sleep(0.5)
+        assert state["status"] == "done", state
+        analysis = state["analysis"]
+        assert {p["seat"] for p in analysis["players"]} == {0, 1}
+        assert all("replay_step" in d for d in analysis["decisions"])
+        again = httpx.post(f"{url}/done1/analysis")
+        assert again.status_code == 200 and again.json()["analysis"] == analysis

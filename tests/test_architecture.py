@@ -1,0 +1,126 @@
+"""The import layers of docs/architecture.md, enforced.
+
+Every module of ``src/truco`` belongs to one layer; it may import only from layers below
+its own (``if TYPE_CHECKING`` imports included: a cycle for the type checker is a cycle),
+and the engine's layers import nothing outside the standard library.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+#: docs/architecture.md, bottom to top: a unit may import the units of lower layers only.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("vocabulary",),  # the game's named types
+    ("cards", "rules"),  # the deck; table options
+    ("actions", "deal"),  # the action notation; where the cards come from
+    ("scoring",),  # what every call is worth
+    ("game",),  # the rules: the match as a state machine
+    ("view", "events", "record", "truco"),  # what a seat sees, a hand's story, records; the API
+    ("determinize", "bench"),  # worlds consistent with a view; the engine's speed
+    ("bots",),  # players that see only their view
+    ("arena",),  # bots against bots
+    ("server", "tui", "rl"),  # the front ends: none imports another
+    ("cli",),  # the ``truco`` command, which finds the front ends' commands
+)
+#: The layers that make the engine: standard library only.
+ENGINE = {unit for layer in LAYERS[:6] for unit in layer}
+
+_LAYER_OF = {unit: depth for depth, layer in enumerate(LAYERS) for unit in layer}
+_PACKAGES = {"bots", "arena", "server", "tui", "rl"}
+
+
+def unit_of(module: str) -> str:
+    """``truco.server.table`` -> ``server``; ``truco.game`` -> ``game``; ``truco`` -> ``truco``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "truco"
+
+
+def module_name(path: Path, root: Path = SRC) -> str:
+    return ".".join(path.relative_to(root).with_suffix("").parts).removesuffix(".__init__")
+
+
+def imports(path: Path, root: Path = SRC) -> Iterator[str]:
+    """The absolute names of the modules ``path`` imports (relative imports resolved)."""
+    module = ".".join(path.relative_to(root).with_suffix("").parts)
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    package = package.removesuffix(".__init__")
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if node.module is None or target in {"truco", *(f"truco.{p}" for p in _PACKAGES)}:
+                # ``from . import scoring`` imports the submodule
+                yield from (f"{target}.{alias.name}" for alias in node.names)
+            else:
+                yield target
+
+
+def modules(root: Path = SRC) -> list[Path]:
+    return sorted((root / "truco").rglob("*.py"))
+
+
+def layer_violations(root: Path = SRC) -> list[str]:
+    """Every import of a unit from its own layer or a higher one."""
+    wrong = []
+    for path in modules(root):
+        module = module_name(path, root)
+        unit = unit_of(module)
+        for target in imports(path, root):
+            other = unit_of(target)
+            if target.split(".")[0] != "truco" or other == unit:
+                continue
+            if _LAYER_OF[other] >= _LAYER_OF[unit]:
+                wrong.append(f"{module} imports {target} ({unit} may not import {other})")
+    return wrong
+
+
+def test_every_module_has_a_layer() -> None:
+    for path in modules():
+        module = module_name(path)
+        assert unit_of(module) in _LAYER_OF, f"{module}: give it a layer in docs/architecture.md"
+
+
+def test_each_layer_imports_only_from_the_layers_below() -> None:
+    wrong = layer_violations()
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_engine_uses_only_the_standard_library() -> None:
+    wrong = []
+    for path in modules():
+        module = module_name(path)
+        if unit_of(module) not in ENGINE:
+            continue
+        for target in imports(path):
+            top = target.split(".")[0]
+            if top != "truco" and top not in sys.stdlib_module_names:
+                wrong.append(f"{module} imports {target}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_an_upward_import_is_caught_even_for_the_type_checker_only(tmp_path: Path) -> None:
+    package = tmp_path / "truco"
+    (package / "server").mkdir(parents=True)
+    (package / "__init__.py").write_text("from .game import Game\n")
+    (package / "server" / "__init__.py").write_text("")
+    (package / "server" / "app.py").write_text("from ..view import seat_view\n")
+    (package / "game.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "from . import scoring\n"
+        "if TYPE_CHECKING:\n"
+        "    from .view import SeatView\n"
+    )
+    assert layer_violations(tmp_path) == [
+        "truco.game imports truco.view (game may not import view)"
+    ]

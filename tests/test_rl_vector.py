@@ -1,0 +1,127 @@
+"""The vectorized environment: the very observations, masks and rewards of the
+OpenSpiel-shaped game, for many games at once."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from truco.rl.encoding import Encoder
+from truco.rl.vector import TrucoVectorEnv
+from truco.view import seat_view
+
+TABLES = [
+    {"players": 2},
+    {"players": 2, "flor": True, "target": 15, "chicos": 3},
+    {"players": 4, "flor": True, "first_mano": -1},
+    {"players": 6, "returns": "hand"},
+    {"players": 6, "flor": True, "pica_pica": True, "returns": "hand", "max_hands": 4},
+]
+
+
+def _id(table: dict[str, object]) -> str:
+    return ",".join(f"{k}={v}" for k, v in table.items())
+
+
+@pytest.mark.parametrize("table", TABLES, ids=_id)
+def test_observations_and_masks_are_the_encoders_of_the_seat_view(
+    table: dict[str, object],
+) -> None:
+    venv = TrucoVectorEnv(12, seed=3, **table)  # type: ignore[arg-type]
+    enc = Encoder(venv.rules)
+    rng = np.random.default_rng(3)
+    obs, info = venv.reset()
+    for _ in range(250):
+        for i, game in enumerate(venv.games()):
+            seat = int(info["player"][i])
+            assert seat in game.actors()
+            view = seat_view(game, seat)
+            assert np.array_equal(obs[i], enc.observation_tensor(view))
+            legal = np.flatnonzero(info["action_mask"][i]).tolist()
+            assert legal == sorted(game.legal_actions(seat, megaphone=False))
+        obs, _, _, _, info = venv.step(venv.sample_actions(rng))
+
+
+@pytest.mark.parametrize("table", TABLES, ids=_id)
+def test_rewards_and_ends_follow_the_engine(table: dict[str, object]) -> None:
+    venv = TrucoVectorEnv(8, seed=5, **table)  # type: ignore[arg-type]
+    rng = np.random.default_rng(5)
+    venv.reset()
+    ended = 0
+    hands = [0] * venv.num_envs
+    for _ in range(400):
+        games = venv.games()
+        closed = [len(g.history) for g in games]
+        _, rewards, terminated, truncated, _ = venv.step(venv.sample_actions(rng))
+        assert not truncated.any()
+        assert np.all(rewards.sum(axis=1) * (venv.n // 2) == 0) or venv.n == 2
+        for i, g in enumerate(games):
+            expected = np.zeros(venv.n)
+            if len(g.history) != closed[i]:
+                hands[i] += 1
+                if table.get("returns") == "hand":
+                    points = g.history[-1].points
+                    expected[0::2], expected[1::2] = points[0] - points[1], points[1] - points[0]
+                elif g.is_over:
+                    expected[g.winner :: 2], expected[1 - g.winner :: 2] = 1.0, -1.0
+            assert np.array_equal(rewards[i], expected)
+            limit = table.get("max_hands", 0)
+            over = g.is_over or bool(limit and hands[i] >= limit)  # type: ignore[operator]
+            assert terminated[i] == over
+            if over:
+                ended += 1
+                hands[i] = 0
+                assert venv.games()[i] is not g  # dealt again
+    assert ended > 0
+
+
+def test_an_illegal_action_raises_and_no_game_moves() -> None:
+    venv = TrucoVectorEnv(4, seed=1)
+    obs, info = venv.reset()
+    actions = venv.sample_actions(np.random.default_rng(1))
+    actions[2] = int(np.flatnonzero(~info["action_mask"][2])[0])
+    before = [list(g.actions) for g in venv.games()]
+    with pytest.raises(ValueError, match="game 2"):
+        venv.step(actions)
+    with pytest.raises(ValueError, match="expected 4 actions"):
+        venv.step(actions[:3])
+    assert [list(g.actions) for g in venv.games()] == before
+    assert np.array_equal(venv.observations, obs)
+
+
+def test_a_seed_reproduces_the_games() -> None:
+    runs = []
+    for _ in range(2):
+        venv = TrucoVectorEnv(6, seed=11, players=4, first_mano=-1)
+        rng = np.random.default_rng(0)
+        obs, _ = venv.reset()
+        seen = [obs]
+        for _ in range(60):
+            obs, *_ = venv.step(venv.sample_actions(rng))
+            seen.append(obs)
+        runs.append(np.stack(seen))
+    assert np.array_equal(runs[0], runs[1])
+
+
+def test_chance_picks_which_partner_answers() -> None:
+    """Both partners of a called team get to answer, as in the arena."""
+    venv = TrucoVectorEnv(32, seed=2, players=4)
+    rng = np.random.default_rng(2)
+    _, info = venv.reset()
+    picked: dict[tuple[int, ...], set[int]] = {}
+    for _ in range(300):
+        for i, g in enumerate(venv.games()):
+            actors = g.actors()
+            if len(actors) > 1:
+                picked.setdefault(actors, set()).add(int(info["player"][i]))
+        _, _, _, _, info = venv.step(venv.sample_actions(rng))
+    assert picked and all(seats == set(actors) for actors, seats in picked.items())
+
+
+def test_bad_arguments_are_refused() -> None:
+    with pytest.raises(ValueError, match="num_envs"):
+        TrucoVectorEnv(0)
+    with pytest.raises(ValueError, match="megaphone"):
+        TrucoVectorEnv(2, players=4, megaphone=True)
+    with pytest.raises(ValueError, match="reset"):
+        TrucoVectorEnv(2).step([0, 0])
