@@ -1,8 +1,9 @@
 """Train a masked-PPO agent (sb3-contrib's ``MaskablePPO``) against a bot of the project,
 then measure it with ``truco arena`` as the bot ``ppo:PATH``.
 
-The agent plays one-hand episodes (``max_hands=1``, the first mano drawn at random, the
-reward is the hand's points difference) in :class:`truco.rl.env.MaskedBotEnv` against the
+The agent plays one-hand episodes by default (``--hands 1``, the first mano drawn at
+random, the reward the hand's points difference; ``--hands 0 --rewards match`` trains on
+whole matches, +1/-1 at the end) in :class:`truco.rl.env.MaskedBotEnv` against the
 ``--opponents`` (one per parallel environment, in turn), acting only among the legal
 actions (``action_masks()``). The trained model is saved with its table and seated by
 :class:`truco.rl.policy_bot.PolicyBot` (greedy) for whole matches in the arena: duplicate
@@ -34,6 +35,15 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--flor", action="store_true", help="a table con flor")
     p.add_argument(
         "--opponents", default="simple", help="bots to train against, comma separated (simple)"
+    )
+    p.add_argument(
+        "--hands", type=int, default=1, help="hands per training episode (0: whole matches)"
+    )
+    p.add_argument(
+        "--rewards",
+        choices=("hand", "match"),
+        default="hand",
+        help="hand: each hand's points difference; match: +1/-1 when the match ends",
     )
     p.add_argument("--timesteps", type=int, default=250_000, help="learner decisions to train on")
     p.add_argument("--minutes", type=float, default=None, help="stop training after this long")
@@ -72,8 +82,8 @@ def main(argv: list[str] | None = None) -> int:
             learner=team,
             opponent=opponents[i % len(opponents)],
             first_mano=-1,
-            max_hands=1,
-            rewards="hand",
+            max_hands=args.hands,
+            rewards=args.rewards,
         )
 
     venv = VecMonitor(DummyVecEnv([make(i) for i in range(args.n_envs)]))
@@ -108,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
                 mean = sum(rewards) / len(rewards)
                 print(
                     f"{self.num_timesteps:>8} decisions {time.monotonic() - self.started:6.0f} s"
-                    f"  mean hand points (last {len(rewards)} hands) {mean:+.2f}",
+                    f"  mean return (last {len(rewards)} episodes) {mean:+.2f}",
                     file=sys.stderr,
                     flush=True,
                 )

@@ -130,14 +130,21 @@ async def test_a_hand_of_1v1_call_answer_play_and_score() -> None:
         assert "Envido: You 4 · Bot 1 6" in text  # the showdown
         await pilot.press("1")  # 1 de espadas; the bot plays 2 de oros
         await settle(pilot, app)
-        assert "Baza 1: Vos: 1 de espadas   Bot 1: 2 de oros  → Nosotros" in app.screen_text()
+        table = app.query_one("#table").render().plain
+        rows = [line.split() for line in table.splitlines()]
+        assert ["1st"] in rows  # the bazas laid out per seat, who won each under them
+        assert ["●", "You", "1", "espadas"] in rows and ["◆", "Bot", "1", "2", "oros"] in rows
+        assert ["Us"] in rows
         await pilot.press("1")  # 3 de copas beats 5 de copas: the hand is ours
         await settle(pilot, app)
         assert session.game.score == (1, 2)
         assert app.hand_over()
         text = app.screen_text()
         assert "Hand over" in text
-        assert "Ellos +2 (envido)" in text and "Nosotros +1 (truco)" in text
+        assert "— Hand 1: Us +1, Them +2 (1-2)" in text  # the log: what each team scored...
+        assert "Envido: Bot 1 won with 6 — Them +2" in text  # ...and why, in words
+        assert "Truco: not called, won on the bazas (1st Us, 2nd Us) — Us +1" in text
+        assert "You: 3 de copas" in text  # the card that closed the hand is in the log
         assert "shows 6 de espadas" in text  # the winning tanto is shown when the hand closes
         assert "1 · 1 malas" in text and "2 · 2 malas" in text
         await pilot.press("1")  # the next hand waits for Enter
@@ -207,7 +214,7 @@ async def test_a_2v2_match_with_bots_runs_to_its_end_and_saves_a_record(
     app = TrucoApp(session, delay=0, save_dir=tmp_path)
     async with app.run_test(size=(140, 42)) as pilot:
         await pilot.press("w")  # not before the end: the record holds the bots' cards
-        assert "when the match is over" in app.message and not list(tmp_path.iterdir())
+        assert "when the match is over" in app.message and app.saved_path is None
         for _ in range(2000):
             await settle(pilot, app)
             if session.game.is_over:
@@ -222,7 +229,7 @@ async def test_a_2v2_match_with_bots_runs_to_its_end_and_saves_a_record(
     result = json.loads(capsys.readouterr().out)
     assert result["winner"] == session.game.winner
     assert len(result["hands"]) == len(session.game.history)
-    assert json.loads(path.read_text())["headers"]["seats"][0] == "Vos"
+    assert json.loads(path.read_text())["headers"]["seats"][0] == "You"
 
 
 @headless
@@ -248,9 +255,10 @@ async def test_megaphone_words_reach_the_log_in_team_games() -> None:
         await pilot.press("s")
         await pilot.press("3")  # Voy
         await settle(pilot, app)
-        assert (0, "say voy") in [(s, t) for s, t in session.view().log_tokens()]
-        assert "Vos 📣 Voy" in app.screen_text()  # in the log
-        assert "📣 Your team: Vos Voy" in app.screen_text()  # and on the table
+        assert (0, parse_action("say voy")) in session.view().log
+        assert "You 📣 Voy" in app.screen_text()  # in the log
+        assert "📣 Your team: You Voy" in app.screen_text()  # and on the table
+        assert "does nothing" not in app.message  # the word's key spoke it, nothing else
 
 
 def test_the_record_viewer_steps_through_a_record() -> None:
@@ -294,9 +302,10 @@ def test_command_line_errors_are_one_line(tmp_path: Path, capsys) -> None:
     assert truco_main(["show", str(tmp_path / "missing.json")]) == 2
     assert truco_main(["play", "--bots", "nosuch"]) == 2
     assert truco_main(["play", "--players", "2", "--pica-pica"]) == 2
-    assert truco_main(["watch", "--players", "4", "--bots", "random,random"]) == 2
+    assert truco_main(["watch", "--players", "4", "--bots", "random,random,random,random,x"]) == 2
+    assert truco_main(["play", "--table", "abc"]) == 2  # --table without --connect
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 5 and all(line.startswith("truco ") for line in err), err
+    assert len(err) == 6 and all(line.startswith("truco ") for line in err), err
 
 
 @headless
@@ -333,7 +342,18 @@ def test_a_record_with_an_illegal_action_is_shown_up_to_it() -> None:
     viewer = RecordViewer(record)
     assert viewer.error is not None and "may not" in viewer.error
     viewer.last()
-    assert "stops:" in viewer.caption()
+    assert "stops here" in viewer.caption()  # the title points below...
+
+
+@headless
+async def test_an_illegal_records_reason_is_shown_whole() -> None:
+    record = load_record((RECORDS / "11_err_raise_without_right.json").read_bytes())
+    viewer = RecordViewer(record)
+    app = TrucoApp(viewer, delay=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("end", "right")
+        assert viewer.error is not None and viewer.error in app.message  # ...the reason, whole
+        assert viewer.error in app.query_one("#message").render().plain
 
 
 @headless
@@ -375,3 +395,37 @@ async def test_the_rivals_megaphone_never_reaches_the_screen() -> None:
         text = app.screen_text()
         assert "Bot 2 📣 Voy" in text  # ...the partner is heard
         assert "Bot 1 📣" not in text and "Bot 3 📣" not in text  # the rivals are not
+
+
+def test_a_closed_hand_in_the_log_counts_only_the_points_scored() -> None:
+    from truco.tui.render import hand_result_markup
+    from truco.view import PublicHand
+
+    # Us had 14 of 15: the envido's 2 reach 15 (one beyond it), the truco's point is dropped
+    hand = PublicHand(
+        index=4,
+        mano=0,
+        why=((0, "envido", 2), (0, "truco", 1)),
+        points=(3, 0),
+        score=(15, 9),
+        chicos=(1, 0),
+        played=(),
+        revealed=(),
+    )
+    text = hand_result_markup(hand, ("You", "Bot 1"), ("Us", "Them"), (14, 9), 15)
+    assert "— Hand 5: Us +1 (15-9)" in text and "+3" not in text.splitlines()[0]
+    assert "1 point beyond it dropped" in text and "the chico was already won" in text
+
+
+@headless
+async def test_the_record_viewer_names_the_hand_it_shows() -> None:
+    record = load_record((RECORDS / "02_envido_then_truco.json").read_bytes())
+    viewer = RecordViewer(record)
+    app = TrucoApp(viewer, delay=0)
+    end_of_first = max(i for i, (_g, hand, _a) in enumerate(viewer.steps) if hand == 0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        while viewer.index < end_of_first:
+            await pilot.press("right")
+        log = app.query_one("#log").render().plain
+        assert log.splitlines()[0].startswith("Hand 1,")  # not "Hand 2" above hand 1
+        assert "— Hand 1:" in log  # and what it scored, once closed

@@ -51,6 +51,8 @@ def missing_extra(exc: ImportError) -> str | None:
 
 #: Modules with a ``register(subparsers)`` function that adds their commands.
 _COMMAND_MODULES: list[str] = ["truco.tui.cli", "truco.server.cli", "truco.arena", "truco.analysis"]
+#: Command modules of the core package (standard library only): always registered.
+_CORE_MODULES: list[str] = ["truco.verify"]
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -84,7 +86,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 #: Commands of the core package: running them never imports the server, bots or terminal UI.
-_CORE_COMMANDS = {"replay", "bench"}
+_CORE_COMMANDS = {"replay", "bench", "verify"}
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -158,7 +160,7 @@ def build_parser(with_plugins: bool = True) -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_bench)
 
     # Each part of the package adds its own commands (arena, serve, play, ...).
-    for module_name in _COMMAND_MODULES if with_plugins else ():
+    for module_name in _CORE_MODULES + (_COMMAND_MODULES if with_plugins else []):
         module = importlib.import_module(module_name)
         module.register(sub)
     return parser

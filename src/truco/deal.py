@@ -8,14 +8,18 @@ from 0 over the whole match). Every hand is dealt from a fresh full deck.
 - :class:`SeededDealer`: reproducible from a seed, hand by hand (records, tests, arenas);
   a record that carries ``seed`` instead of ``deal`` is replayed with it.
 - :class:`StreamDealer`: draws from a ``random.Random`` you own (fast; simulations).
+- :class:`CommittedDealer`: whole decks sealed with a salt, drawn from a secret key per
+  match, for provably fair deals (commit before the hand, reveal after: :mod:`truco.fairness`).
 """
 
 from __future__ import annotations
 
 import random
+import secrets
 from typing import Protocol
 
 from .cards import DECK
+from .fairness import KEY_BYTES, SealedDeck
 
 Deal = tuple[tuple[int, ...], ...]
 
@@ -86,3 +90,42 @@ class StreamDealer:
         if players == 2:
             return ((deck[0], deck[1], deck[2]), (deck[3], deck[4], deck[5]))
         return _split(deck, players)
+
+
+# ---------------------------------------------------------------- commit-reveal dealing
+class CommittedDealer:
+    """Deals hand ``h`` from a whole deck sealed with a salt (:class:`~truco.fairness.SealedDeck`),
+    both drawn from one secret ``key`` per match (:meth:`SealedDeck.derive`), so the hand's
+    commitment can be published before anyone sees a card and the deck revealed later.
+    Keeping the key (server-side) is keeping every hand's deck: a restarted server deals
+    and reveals exactly what it committed to. Hands before ``first_hand`` are not its own
+    (a match that started before it took over): they have no sealed deck.
+
+    >>> dealer = CommittedDealer()
+    >>> dealer.deal(4, 0) == dealer.sealed(0).deal(4) == CommittedDealer(dealer.key).deal(4, 0)
+    True
+    """
+
+    def __init__(self, key: bytes | None = None, first_hand: int = 0) -> None:
+        self.key = key if key is not None else secrets.token_bytes(KEY_BYTES)
+        self.first_hand = first_hand
+        self._sealed: dict[int, SealedDeck] = {}
+
+    def sealed(self, hand: int) -> SealedDeck | None:
+        """Hand ``hand``'s sealed deck (None before :attr:`first_hand`)."""
+        if hand < self.first_hand:
+            return None
+        sealed = self._sealed.get(hand)
+        if sealed is None:
+            sealed = self._sealed[hand] = SealedDeck.derive(self.key, hand)
+        return sealed
+
+    def sealed_decks(self, hands: int) -> dict[int, SealedDeck]:
+        """The sealed decks of hands ``0 .. hands-1`` that have one."""
+        return {h: sealed for h in range(hands) if (sealed := self.sealed(h)) is not None}
+
+    def deal(self, players: int, hand_index: int) -> Deal:
+        sealed = self.sealed(hand_index)
+        if sealed is None:
+            raise ValueError(f"hand {hand_index} comes before this dealer's first hand")
+        return sealed.deal(players)

@@ -86,28 +86,35 @@ class Baza:
 
 
 def hand_bazas(actions: Sequence[tuple[int, int]], players: int) -> list[Baza]:
-    """The bazas of a hand from its public actions: a baza ends when a seat plays again,
-    or when every seat still in the hand (not gone to the mazo) has played; the highest
-    card wins it for its team, equal highest cards of both teams make it parda. (A
-    pica-pica hand holds several rounds: tell it by its rounds instead.)
+    """The bazas of a hand from its public actions. A baza is finished once every seat
+    still in the hand has played in it (a seat that goes to the mazo is no longer
+    awaited, unless its leaving ends the hand); the highest card wins it for its team,
+    equal highest cards of both teams make it parda. (A pica-pica hand holds several
+    rounds: tell it by its rounds instead.)
 
     >>> from truco.cards import parse_card as c
     >>> actions = [(0, c("3e")), (1, c("3o")), (0, c("4c")), (1, c("5c")), (0, c("1e"))]
     >>> [(b.finished, b.winner, b.best) for b in hand_bazas(actions, 2)]
     [(True, None, None), (True, 1, 1), (False, None, None)]
     """
-    left = {seat for seat, action in actions if action == MAZO}
-    groups: list[list[tuple[int, int]]] = []
-    for seat, card in actions:
-        if not is_play(card):
+    in_hand = set(range(players))
+    groups: list[tuple[list[tuple[int, int]], bool]] = []  # cards, finished
+    for seat, action in actions:
+        if action == MAZO:
+            in_hand.discard(seat)
+            if groups and not groups[-1][1] and _team_in_hand(seat, in_hand):
+                cards = groups[-1][0]
+                groups[-1] = (cards, {s for s, _c in cards} >= in_hand)
             continue
-        if not groups or any(s == seat for s, _ in groups[-1]):
-            groups.append([])
-        groups[-1].append((seat, card))
+        if not is_play(action):
+            continue
+        if not groups or groups[-1][1]:
+            groups.append(([], False))
+        cards = groups[-1][0]
+        cards.append((seat, action))
+        groups[-1] = (cards, {s for s, _c in cards} >= in_hand)
     bazas = []
-    for number, group in enumerate(groups, start=1):
-        seats = {seat for seat, _ in group}
-        finished = number < len(groups) or seats >= set(range(players)) - left
+    for number, (group, finished) in enumerate(groups, start=1):
         top = max(STRENGTH[card] for _, card in group)
         best = [seat for seat, card in group if STRENGTH[card] == top]
         won = finished and len({seat & 1 for seat in best}) == 1
@@ -121,6 +128,11 @@ def hand_bazas(actions: Sequence[tuple[int, int]], players: int) -> list[Baza]:
             )
         )
     return bazas
+
+
+def _team_in_hand(seat: int, in_hand: set[int]) -> bool:
+    """Whether a partner of ``seat`` is still in the hand (else the team went to the mazo)."""
+    return any(s & 1 == seat & 1 for s in in_hand)
 
 
 def explain_hand(
@@ -141,15 +153,16 @@ def explain_hand(
     _ = tr.gettext
     actions = tuple(hand.actions)
     lines: list[str] = []
-    flor_calls = [CALL_NAMES[a] for _s, a in actions if a in _FLOR_CALLS]
+    flor_calls = [CALL_NAMES[a] for _s, a in actions if a in _FLOR_CALLS and a != FLOR]
     envido_steps = _envido_sequences(actions)
     showdowns = iter(hand.showdowns)
     rounds = sum(1 for _t, source, _p in hand.why if source == "truco")
     round_number = 0
     for team, source, points in hand.why:
         gain = f"{team_names[team]} +{points}"
-        if source == "flor":
-            calls = " + ".join(dict.fromkeys(flor_calls)) or "flor"
+        if source == "flor":  # who sang it, and the calls beyond the flor
+            singers = [names[s] for s, a in actions if a == FLOR and s & 1 == team]
+            calls = ", ".join(dict.fromkeys([*singers, *flor_calls])) or "flor"
             lines.append(_("Flor ({calls}) — {gain}").format(calls=calls, gain=gain))
         elif source == "envido":
             lines.append(_envido_line(tr, envido_steps, showdowns, team, gain, names))
@@ -157,7 +170,7 @@ def explain_hand(
             round_number += 1
             lines.append(_("Truco, round {number} — {gain}").format(number=round_number, gain=gain))
         else:
-            lines.append(_truco_line(tr, actions, team, points, gain, names, team_names))
+            lines.append(_truco_line(tr, actions, len(names), points, gain, names, team_names))
     if not hand.why:
         lines.append(_("No points this hand."))
     if target is not None:
@@ -206,7 +219,7 @@ def _envido_line(
 def _truco_line(
     tr: NullTranslations,
     actions: Sequence[tuple[int, int]],
-    team: int,
+    players: int,
     points: int,
     gain: str,
     names: Sequence[str],
@@ -214,7 +227,9 @@ def _truco_line(
 ) -> str:
     _ = tr.gettext
     last_seat, last = actions[-1] if actions else (None, None)
-    if last == MAZO and last_seat is not None:
+    left = {s for s, a in actions if a == MAZO}
+    in_hand = set(range(players)) - left
+    if last == MAZO and last_seat is not None and not _team_in_hand(last_seat, in_hand):
         return _("Truco: {name} went to the mazo — {gain}").format(name=names[last_seat], gain=gain)
     if last == NO_QUIERO and last_seat is not None:
         refused = next((a for _s, a in reversed(actions) if a in TRUCO_CALLS), TRUCO)

@@ -36,8 +36,9 @@ class ViewError(ValueError):
 @dataclass(frozen=True, slots=True)
 class PendingCall:
     """A call waiting for its answer: ``kind`` one of truco, envido, flor, contraflor,
-    contraflor-al-resto; ``team`` the team that must answer; ``level`` the truco level
-    (1 truco, 2 retruco, 3 vale cuatro) or the envido chain."""
+    contraflor-al-resto (:attr:`CallKind.token <truco.vocabulary.CallKind.token>`); ``team``
+    the team that must answer; ``level`` the truco level asked (1 truco, 2 retruco, 3 vale
+    cuatro; 0 for the other calls); ``chain`` the envido calls so far, as record tokens."""
 
     kind: str
     team: int
@@ -143,6 +144,10 @@ class SeatView:
     @property
     def team(self) -> int | None:
         return None if self.seat is None else self.seat & 1
+
+    def log_tokens(self) -> list[tuple[int, str]]:
+        """The visible log with actions as record tokens."""
+        return [(seat, action_token(a)) for seat, a in self.log]
 
     def describe(self) -> str:
         """A short text of the view, for logs and debugging."""

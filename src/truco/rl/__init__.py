@@ -5,7 +5,9 @@
   strings and tensors, ``resample_from_infostate``).
 - :mod:`truco.rl.encoding`: what one seat knows, as a string and as fixed-shape tensors.
 - :mod:`truco.rl.env`: the PettingZoo AEC environment and a Gymnasium environment where
-  the other seats are bots of the project.
+  the other seats are bots of the project (:class:`~truco.rl.env.MaskedBotEnv`: under the
+  masked convention, for maskable learners and Gymnasium's ``check_env``).
+- :mod:`truco.rl.vector`: many games stepped together, observations and masks as arrays.
 - :mod:`truco.rl.policy_bot`: a trained policy seated as a :class:`truco.bots.Bot`.
 - :mod:`truco.rl.openspiel`: registration with ``pyspiel`` where OpenSpiel is installed.
 

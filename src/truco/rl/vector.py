@@ -122,7 +122,7 @@ class TrucoVectorEnv:
         for i in range(self.num_envs):
             self._advance(i, flat, legal)
         self._write(flat, legal)
-        return self.observations.copy(), self._info()
+        return self.observations, self._info()
 
     def step(
         self, actions: np.ndarray | list[int]
@@ -172,7 +172,7 @@ class TrucoVectorEnv:
             self._advance(i, flat, legal)
         self._write(flat, legal)
         truncated = np.zeros(self.num_envs, dtype=bool)
-        return self.observations.copy(), rewards, terminated, truncated, self._info()
+        return self.observations, rewards, terminated, truncated, self._info()
 
     def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
         """A legal action per game, uniformly at random (for baselines and tests)."""
@@ -186,7 +186,7 @@ class TrucoVectorEnv:
         return list(self._games)
 
     def _info(self) -> dict[str, np.ndarray]:
-        return {"action_mask": self.action_masks.copy(), "player": self.players.copy()}
+        return {"action_mask": self.action_masks, "player": self.players.copy()}
 
     # ------------------------------------------------------------------ one game
     def _advance(self, i: int, flat: list[int], legal: list[int]) -> None:
@@ -204,23 +204,21 @@ class TrucoVectorEnv:
         self._counts[i] = self._indices(i, g, seat, actors, flat)
 
     def _write(self, flat: list[int], legal: list[int]) -> None:
-        masks = self.action_masks
-        masks.fill(False)
+        """Fresh arrays (``np.zeros`` hands back zeroed pages cheaply) with the ones."""
+        masks = np.zeros((self.num_envs, NUM_ACTIONS), dtype=bool)
         masks[np.repeat(self._rows, self._legal_counts), legal] = True
-        obs = self.observations
-        obs.fill(0.0)
+        obs = np.zeros((self.num_envs, self.observation_size), dtype=np.float32)
         obs[np.repeat(self._rows, self._counts), flat] = 1.0
+        self.action_masks, self.observations = masks, obs
         hands = np.array([g.hand_index for g in self._games], dtype=np.float32)
         cap = self._enc.max_hands
         obs[:, self._off["hand"]] = np.minimum(hands, cap) / cap
 
     def _head(self, i: int, g: Game, me: int) -> list[int]:
         """The ones of the hand's head (seat, mano, score, chicos, pica-pica, round, cards
-        dealt) for seat ``me``: they change only between hands, so they are kept."""
+        dealt) for seat ``me``: they change only between hands, so they are kept (looked
+        up by :meth:`_indices`)."""
         key = (g.hand_index, me)
-        cached = self._heads[i].get(key)
-        if cached is not None:
-            return cached
         off, n = self._off, self.n
         my_team = me & 1
         t1 = self.rules.target + 1
@@ -254,7 +252,8 @@ class TrucoVectorEnv:
         rel = self._rel[me]  # seat -> seat relative to the viewer
         my_team = me & 1
         start = len(out)
-        out += self._head(i, g, me)
+        head = self._heads[i].get((g.hand_index, me))
+        out += self._head(i, g, me) if head is None else head
         add = out.append
         at = self._o_held
         for c in g.cards[me]:

@@ -26,7 +26,8 @@ from typing import Any, Literal
 from ..actions import ActionError, action_token, is_play, is_say, parse_action
 from ..bots import Bot, make_bot
 from ..cards import card_name, parse_card
-from ..deal import SecureDealer
+from ..deal import CommittedDealer
+from ..fairness import KEY_BYTES, add_to_record
 from ..game import Game, IllegalAction
 from ..record import game_to_record, record_from_json, replay
 from ..rules import Rules
@@ -123,6 +124,25 @@ class Client:
                 self.outbox.get_nowait()
 
 
+def resumed_dealer(data: Any, game: Game, table_id: str) -> CommittedDealer:
+    """The dealer a restored match goes on with: its own key, so that every commitment it
+    published holds (the hand in progress included); a match stored without one (or whose
+    hand in progress does not come from it) gets a new key for the hands still to be dealt."""
+    dealt = game.hand_index + (0 if game.needs_deal else 1)  # hands dealt so far
+    try:
+        key, first = bytes.fromhex(data["key"]), int(data["first_hand"])
+    except (TypeError, KeyError, ValueError):
+        return CommittedDealer(first_hand=dealt)
+    dealer = CommittedDealer(key, first) if len(key) == KEY_BYTES else None
+    sealed = None if dealer is None else dealer.sealed(game.hand_index)
+    if dealer is not None and (
+        game.needs_deal or sealed is None or sealed.deal(game.n) == game.dealt
+    ):
+        return dealer
+    log.warning("table %s: its fair-deal key does not give the hand in progress", table_id)
+    return CommittedDealer(first_hand=dealt)
+
+
 # ------------------------------------------------------------------ inbox messages
 @dataclass(slots=True)
 class Join:
@@ -207,6 +227,7 @@ class Table:
     bot_task: asyncio.Task[None] | None = None  # the bot thinking now
     task: asyncio.Task[None] | None = None
     on_finished: Callable[[Table], None] | None = None
+    dealer: CommittedDealer = field(default_factory=CommittedDealer)  # commit-reveal deals
     _summary_cache: dict[str, Any] = field(default_factory=dict)
     _rules_json: dict[str, Any] = field(init=False, default_factory=dict)
     # write-ahead: what is durable, what waits for the commit to be sent
@@ -429,9 +450,11 @@ class Table:
     def start_if_full(self) -> None:
         if any(seat.kind == "empty" for seat in self.seats):
             return
-        self.game = Game(self.rules, first_mano=secrets.randbelow(self.rules.players))
+        first_mano = secrets.randbelow(self.rules.players)
+        self.game = Game(self.rules, first_mano=first_mano, dealer=self.dealer)
         self.status = "playing"
         self._emit({"kind": "start", "first_mano": self.game.first_mano})
+        self._publish_commitment()
         self._emit({"kind": "deal", "hand": self.game.hand_index, "mano": self.game.mano})
         self._after_move()
 
@@ -508,7 +531,9 @@ class Table:
             if game.is_over:
                 self.status = "finished"
                 self._emit({"kind": "over", "winner": game.winner, "chicos": list(game.chicos)})
+                self._reveal_decks()
             else:
+                self._publish_commitment()
                 self._emit({"kind": "deal", "hand": game.hand_index, "mano": game.mano})
         self._after_move()
 
@@ -543,6 +568,27 @@ class Table:
         self._emit({"kind": "away", "seat": seat, "away": away, "why": why})
         if not away:
             self.clock_deadline = None  # the returning player gets a fresh clock
+
+    # ------------------------------------------------------------------ fair deals
+    def _publish_commitment(self) -> None:
+        """The commitment of the hand just dealt, emitted before its ``deal`` event."""
+        assert self.game is not None
+        sealed = self.dealer.sealed(self.game.hand_index)
+        if sealed is not None:
+            self._emit({"kind": "commitment", "hand": sealed.hand, **sealed.public()})
+
+    def _reveal_decks(self) -> None:
+        """Every hand's deck and salt, to everyone, once the match is over (never before:
+        a deck holds the cards a seat never showed, and those stay secret while the
+        match is played, as the record does)."""
+        assert self.game is not None
+        for hand, sealed in self.dealer.sealed_decks(len(self.game.history)).items():
+            self._emit({"kind": "deck_revealed", "hand": hand, **sealed.revealed()})
+
+    def _fairness_summary(self) -> dict[str, Any] | None:
+        game = self.game
+        sealed = None if game is None or game.is_over else self.dealer.sealed(game.hand_index)
+        return None if sealed is None else {"hand": sealed.hand, **sealed.public()}
 
     # ------------------------------------------------------------------ timers, bots
     def _next_deadline(self) -> float | None:
@@ -712,6 +758,7 @@ class Table:
             "clock": clock,
             "version": self.version,
             "winner": self.game.winner if self.game is not None and self.game.is_over else None,
+            "fairness": self._fairness_summary(),
         }
 
     def _state(
@@ -873,6 +920,8 @@ class Table:
             "seats": [seat.to_json() for seat in self.seats],
             # cards released early (not in the record: they are not played yet)
             "committed": {str(seat): card_name(card) for seat, card in self.committed.items()},
+            # the secret every hand's deck is drawn from: its commitments survive a restart
+            "fair_deals": {"key": self.dealer.key.hex(), "first_hand": self.dealer.first_hand},
         }
 
     def snapshot(self) -> MatchRow:
@@ -886,6 +935,8 @@ class Table:
                     f"team {self.game.winner} wins {self.game.chicos[0]}-{self.game.chicos[1]}"
                 )
             record = game_to_record(self.game, headers)
+            hands = len(record["hands"])
+            add_to_record(record, self.dealer.sealed_decks(hands), closed=len(self.game.history))
         return MatchRow(
             id=self.id,
             name=self.name,
@@ -900,8 +951,8 @@ class Table:
 
     @classmethod
     def restore(cls, row: MatchRow, config: ServerConfig, store: Store | None) -> Table:
-        """The table of a stored row; an unfinished match goes on from its record,
-        dealing its next hands with the secure shuffle."""
+        """The table of a stored row; an unfinished match goes on from its record, its
+        hands (the one in progress included) dealt from its fair-deal key."""
         data = row.table
         table = cls(
             id=row.id,
@@ -930,6 +981,7 @@ class Table:
                 )
             game = result.game
             assert game is not None
+            table.dealer = resumed_dealer(data.get("fair_deals"), game, row.id)
             table.game = game
             for seat, name in data.get("committed", {}).items():
                 card = parse_card(name)
@@ -938,8 +990,9 @@ class Table:
         table.journal = Journal.restored(row, table.game, config.event_buffer)
         if table.game is not None:
             dealing = table.game.needs_deal and not table.game.is_over
-            table.game.deal_from(SecureDealer())
+            table.game.deal_from(table.dealer)
             if dealing:  # the record ends with a closed hand: the next one, journaled first
+                table._publish_commitment()
                 table._emit(
                     {"kind": "deal", "hand": table.game.hand_index, "mano": table.game.mano}
                 )

@@ -36,6 +36,7 @@ from .keys import (
     MEGAPHONE_KEY,
     call_label,
 )
+from .reasons import translate_reason
 from .session import BotTurn, TableSession
 from .viewer import RecordViewer
 from .widgets import HelpScreen, KeyButton, MegaphoneScreen, Panel, QuitScreen
@@ -320,13 +321,11 @@ class TrucoApp(App[None]):
             keys = _("→/←: step   PgDn/PgUp: hand   Home/End")
             return f"{keys}   {quit_keys}"
         if mode == "watch":
-            speed = _("+/-: speed ({speed:.1f}/s)").format(speed=1 / max(self.delay, 1e-9))
             pause = _("space: pause")
-            return (
-                f"{pause}   {speed}   {quit_keys}"
-                if short
-                else (f"{pause}   {speed}   " + _("w: save") + f"   {quit_keys}")
-            )
+            if short:
+                return f"{pause}   +/-   {quit_keys}"
+            speed = _("+/-: speed ({speed:.1f}/s)").format(speed=1 / max(self.delay, 1e-9))
+            return f"{pause}   {speed}   " + _("w: save") + f"   {quit_keys}"
         if self.spectator():
             return quit_keys
         if short:
@@ -449,7 +448,9 @@ class TrucoApp(App[None]):
             self.say(_("The hand is over: press Enter for the next one."))
             return
         reason = self.session.act(action)
-        self.message = _("Not now: {reason}").format(reason=reason) if reason else ""
+        self.message = (
+            _("Not now: {reason}").format(reason=translate_reason(reason)) if reason else ""
+        )
         self.refresh_table()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

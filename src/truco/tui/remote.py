@@ -18,9 +18,9 @@ from urllib.parse import urlsplit, urlunsplit
 from ..actions import action_token
 from ..cards import card_name, parse_card
 from ..game import Game
+from ..locale import _
 from ..rules import Rules, RulesError
 from ..view import SeatView, seat_view
-from ..locale import _
 from .session import SessionDefaults, SessionError, bot_specs, team_names
 
 #: Seconds the client waits for the server's HTTP answers and the WebSocket handshake.
@@ -252,7 +252,9 @@ class RemoteSession(SessionDefaults):
                 seated=seated, players=self.rules.players
             )
         if self.committed is not None:
-            text += " · " + _("{card} goes down on your turn").format(card=card_name(self.committed))
+            text += " · " + _("{card} goes down on your turn").format(
+                card=card_name(self.committed)
+            )
         clock = self.table.get("clock")
         if clock and self.seat in clock.get("actors", []):
             left = clock["remaining"] - (time.monotonic() - self._clock_seen)

@@ -114,16 +114,20 @@ def seats_markup(
         elif view.bazas and not view.in_hand[seat] and view.winner is None:
             tags.append(_("al mazo"))
         line = f"{marker}{team_markup(seat & 1, f'{TEAM_MARKS[seat & 1]} {name}')}"
-        if seat < len(notes) and notes[seat] and not compact:
-            line += f" [dim]({escape(notes[seat])})[/dim]"
         if tags:
             line += f" [dim]· {', '.join(tags)}[/dim]"
         if compact:
-            pass
-        elif seat in open_hands:
-            line += "\n   " + (" ".join(card_short_markup(c) for c in open_hands[seat]) or "-")
+            lines.append(line)
+            continue
+        below = []  # what plays the seat, and its cards (open) or how many it holds
+        if seat < len(notes) and notes[seat]:
+            below.append(f"[dim]{escape(notes[seat])}[/dim]")
+        if seat in open_hands:
+            below.append(" ".join(card_short_markup(c) for c in open_hands[seat]) or "-")
         elif seat != view.seat and in_round and view.winner is None:
-            line += f"\n   [dim]{'🂠 ' * _cards_left(view, seat)}[/dim]"
+            below.append(f"[dim]{'🂠 ' * _cards_left(view, seat)}[/dim]")
+        if below:
+            line += "\n   " + " ".join(below)
         lines.append(line)
     return "\n".join(lines)
 
@@ -208,7 +212,8 @@ def table_markup(
         pair = " vs ".join(escape(names[s]) for s in view.round_seats)
         lines.append(_("[b]Pica-pica[/b] round: {pair}").format(pair=pair))
     seats = view.round_seats or tuple(range(view.rules.players))
-    lines += bazas_grid(view.bazas, view.baza_results, seats, names, team_names, compact=compact)
+    bazas = [baza for baza in view.bazas if baza]  # a baza about to be led is not drawn
+    lines += bazas_grid(bazas, view.baza_results, seats, names, team_names, compact=compact)
     if view.flor_sung:
         lines.append(
             _("Flor: {names}").format(names=", ".join(escape(names[s]) for s in view.flor_sung))

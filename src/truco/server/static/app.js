@@ -16,12 +16,14 @@ const app = $("#app");
 const identity = {
   player: null,
   get name() { return this.player?.name || localStorage.getItem("truco.name") || ""; },
-  async ensure() {
-    if (this.player) return this.player;
+  async resume() { // a session from an earlier visit gets a new expiry
     localStorage.removeItem("truco.token"); // tokens of older versions of this page
     const renewed = await fetch("/api/session/renew", { method: "POST" });
-    if (renewed.ok) return this.remember(await renewed.json());
-    return this.rename(this.name || t("guest"));
+    if (renewed.ok) this.remember(await renewed.json());
+    return this.player;
+  },
+  async ensure() {
+    return this.player || (await this.resume()) || this.rename(this.name || t("guest"));
   },
   async rename(name) {
     const res = await fetch("/api/guest", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name }) });
@@ -98,4 +100,4 @@ document.addEventListener("click", (ev) => {
 });
 await loadLanguage(preferredLanguage());
 topbar();
-route();
+identity.resume().finally(route);

@@ -2,6 +2,7 @@
 // drawn from it. Buttons exist only for the legal actions the server lists: no rule
 // of the game lives here.
 import { $, backImg, cardImg, cardName, el, select } from "./dom.js";
+import { FairDeals } from "./fairness.js";
 import { t } from "./i18n.js";
 import { sound } from "./sound.js";
 import { Story, describeRules } from "./story.js";
@@ -42,6 +43,7 @@ export class TableScreen {
     this.mazoArmed = false;
     this.popped = new Set();  // the speech bubbles already shown
     this.onKey = (ev) => this.key(ev);
+    this.fair = new FairDeals(() => this.state && this.render());  // commitments, verified decks
   }
 
   async open() {
@@ -121,6 +123,7 @@ export class TableScreen {
     const previous = this.state;
     this.version = msg.v;
     this.state = msg;
+    this.fair.receive(msg);
     this.story = new Story(msg.table, msg.you.seat);
     const view = msg.view;
     if (msg.full) {  // start again from what the view holds: the hand so far
@@ -266,7 +269,7 @@ export class TableScreen {
     const parts = [head, el("div", { id: "banner", class: "banner", role: "status" }), board];
     if (view && you.seat !== null && view.winner === null) parts.push(this.myHand(), this.buttons());
     if (you.seat === null && table.status !== "waiting") parts.push(el("p", { class: "muted spectating" }, t("table.spectating")));
-    parts.push(el("div", { class: "side" }, this.summaryPanel(), this.logPanel()));
+    parts.push(el("div", { class: "side" }, this.summaryPanel(), this.logPanel()), this.fair.panel());
     const screen = el("div", { class: `table-screen${this.live ? "" : " offline"}`, "data-live": this.live ? "yes" : "no" }, ...parts);
     if (!this.live) screen.append(this.offlineOverlay());
     this.ctx.app.replaceChildren(screen);

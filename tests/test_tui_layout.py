@@ -1,0 +1,160 @@
+"""The terminal table as drawn on real terminal sizes (120×40, 80×24, 60×20), read from
+the rendered screen, not from the widgets: the whole hand row, the last action of a hand
+in the log, the team markers, the quit confirmation (and the record it saves)."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable, Coroutine, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.content import Content
+
+from truco.actions import MAZO, QUIERO, is_play
+from truco.bots import Bot
+from truco.locale import DEFAULT_LANGUAGE, set_language
+from truco.record import load_record, replay
+from truco.rules import Rules
+from truco.tui.app import TrucoApp
+from truco.tui.cards_text import card_text
+from truco.tui.render import action_text
+from truco.tui.session import LocalSession
+from truco.tui.widgets import QuitScreen
+from truco.view import SeatView
+
+SIZES = [(120, 40), (80, 24), (60, 20)]
+
+
+@pytest.fixture(autouse=True)
+def english() -> Iterator[None]:
+    set_language("en")
+    yield
+    set_language(DEFAULT_LANGUAGE)
+
+
+def headless(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    @functools.wraps(test)
+    def run(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(test(*args, **kwargs))
+
+    return run
+
+
+class PlainBot(Bot):
+    """Accepts every call and plays its first card."""
+
+    name = "plain"
+
+    def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
+        if QUIERO in legal:
+            return QUIERO
+        return next(a for a in legal if is_play(a) or a == MAZO)
+
+
+async def settle(pilot: Any, app: TrucoApp) -> None:
+    for _ in range(3000):
+        await pilot.pause()
+        if app.is_idle():
+            return
+    raise AssertionError("the bots never stopped")
+
+
+def rendered(app: TrucoApp, widget_id: str | None = None) -> list[str]:
+    """The lines the terminal shows (of one widget's region, if given)."""
+    strips = app.screen._compositor.render_strips()
+    if widget_id is None:
+        return [strip.text for strip in strips]
+    region = app.query_one(widget_id).region
+    rows = strips[region.y : region.y + region.height]
+    return [strip.crop(region.x, region.x + region.width).text for strip in rows]
+
+
+def table_for_two_teams(tmp_path: Path) -> tuple[TrucoApp, LocalSession]:
+    session = LocalSession(Rules(players=4), human=0, bots=[PlainBot() for _ in range(3)], seed=6)
+    return TrucoApp(session, delay=0, save_dir=tmp_path), session
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@headless
+async def test_the_table_at_every_size(size: tuple[int, int], tmp_path: Path) -> None:
+    app, session = table_for_two_teams(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        screen = rendered(app)
+        assert len(screen) == size[1]
+
+        # the whole hand row: every card's full name on one line
+        names = [f"{i + 1} {card_text(c)}" for i, c in enumerate(app.view.hand)]
+        assert len(names) == 3
+        assert any(all(name in line for name in names) for line in screen), (names, screen)
+
+        # the teams, marked and coloured the same for every viewer, partner and rivals named
+        seats = "\n".join(rendered(app, "#seats"))
+        assert "● You" in seats and "● Bot 2 · partner" in seats
+        assert "◆ Bot 1 · rival" in seats and "◆ Bot 3 · rival" in seats
+
+        # the keys line keeps its way out at every width
+        assert "Ctrl+Q: quit" in screen[-1]
+
+        # the hand's closing action reaches the log, and the log shows its end
+        await pilot.press("m")  # the person goes to the mazo; the partner plays on
+        await settle(pilot, app)
+        while not session.game.history:
+            await pilot.press("enter" if app.hand_over() else "m")
+            await settle(pilot, app)
+        closed = session.game.history[0]
+        seat, action = closed.actions[-1]
+        last_line = Content.from_markup(action_text(seat, action, session.names)).plain
+        log = app.query_one("#log").render().plain
+        assert last_line in log.splitlines()  # e.g. "Bot 3: irse al mazo"
+        assert "— Hand 1:" in log
+        shown = [line.strip(" │") for line in rendered(app, "#log-box")]
+        shown = [line for line in shown if line.strip("╭╮╰╯─ ")]
+        assert shown and shown[-1].strip() in log.splitlines()[-1]  # scrolled to the end
+
+        # Ctrl+Q mid-match asks first; Escape goes back to the table
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, QuitScreen)
+        assert any("Quit the match?" in line for line in rendered(app))
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, QuitScreen) and app.is_running
+
+        # ...and "w" saves the record so far, then quits
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        await pilot.press("w")
+        await pilot.pause()
+    saved = list(tmp_path.glob("truco-*.json"))
+    assert len(saved) == 1 and app.saved_path == saved[0]
+    result = replay(load_record(saved[0].read_bytes()))
+    assert result.error is None and result.winner is None  # unfinished, and legal
+    assert len(result.hands) >= 1
+
+
+@headless
+async def test_the_screen_is_spanish_by_default(tmp_path: Path) -> None:
+    set_language(DEFAULT_LANGUAGE)
+    app, _session = table_for_two_teams(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        screen = "\n".join(rendered(app))
+        assert "Tanteador" in screen and "Nosotros" in screen and "compañero" in screen
+        assert "Te toca" in screen and "Ctrl+Q: salir" in screen
+        assert "Your turn" not in screen and "Score" not in screen
+
+
+@headless
+async def test_quitting_a_finished_match_or_a_record_does_not_ask(tmp_path: Path) -> None:
+    session = LocalSession(Rules(players=2), human=None, bots=["random"], seed=1)
+    app = TrucoApp(session, delay=0, save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        assert session.game.is_over
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert not app.is_running and not list(tmp_path.iterdir())
