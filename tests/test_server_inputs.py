@@ -4,6 +4,7 @@ changes nothing: the cases found by trying the server as a hostile user would.""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -89,6 +90,18 @@ def test_a_table_name_loses_its_control_characters(
     assert response.json()["name"] == "Mesa de todos"
     response = post_raw(server, auth, '{"name": "\\u0000\\u0001"}')
     assert response.status_code == 201 and response.json()["name"] == "Mesa de Hostil"
+
+
+def test_the_table_body_of_the_protocol_doc_is_accepted_as_written(
+    server: LiveServer, auth: dict[str, str]
+) -> None:
+    """docs/protocol.md's example asked for a bot level the server refuses ('simple:easy')."""
+    doc = (Path(__file__).parent.parent / "docs" / "protocol.md").read_text("utf-8")
+    example = doc.split("`POST /api/tables` body (every field optional):")[1]
+    body = example.split("```json")[1].split("```")[0]
+    response = post_raw(server, auth, body)
+    assert response.status_code == 201, response.text
+    assert [s["kind"] for s in response.json()["seats"]] == ["human", "bot", "empty", "bot"]
 
 
 def test_ids_and_queries_of_any_length_and_charset_get_a_4xx(server: LiveServer) -> None:
