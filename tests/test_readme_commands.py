@@ -97,7 +97,8 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venv]:
 
 
 def test_the_two_commands_are_the_ones_tested() -> None:
-    two = readme_block("## Two commands")
+    start = README.index("## Two commands")
+    two = README[start : README.index("\n## ", start + 1)]
     assert (
         "python3 -m venv .venv && .venv/bin/pip install -e '.[server]' && .venv/bin/truco serve"
         in two
@@ -149,6 +150,21 @@ def test_play_installs_and_serves(venv: Venv, tmp_path: Path) -> None:
             assert page.status == 200 and b"<html" in page.read().lower()
     finally:
         server.stop()
+
+
+def test_the_test_command_installs_and_collects_the_suite(venv: Venv) -> None:
+    pip_install(venv, ".[test]")
+    done = subprocess.run(
+        [venv.bin("python"), "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    per_file = dict(re.findall(r"^(\S+\.py): (\d+)$", done.stdout, re.M))  # "-q -q" counts
+    assert sum(int(n) for n in per_file.values()) > 300, done.stdout[-500:]
+    assert "tests/test_readme_commands.py" in per_file
 
 
 def test_replay_and_bench_as_the_engine_section_shows(venv: Venv) -> None:
@@ -247,9 +263,11 @@ def test_every_terminal_example_runs(tui_venv: Venv, tmp_path: Path) -> None:
     server = Server(tui_venv, tmp_path)
     try:
         assert server.first_line.startswith("Truco Argento: open"), server.first_line
-        table = create_table(server.url)
         for example in examples:
-            line = example.replace("http://127.0.0.1:8000/t/abc123", f"{server.url}/t/{table}")
+            if "/t/abc123" in example:  # a table made just now, waiting with seat 0 free
+                table = create_table(server.url)
+                example = example.replace("/t/abc123", f"/t/{table}")
+            line = example
             line = line.replace("http://127.0.0.1:8000", server.url)
             argv = [tui_venv.bin("truco"), *line.split()[1:]]
             if " --seed" not in line and line.split()[1] in ("play", "watch"):
@@ -264,7 +282,7 @@ def test_every_terminal_example_runs(tui_venv: Venv, tmp_path: Path) -> None:
 
 
 def create_table(url: str) -> str:
-    """A 2v2 table on the server with bots in three seats (one seat left free)."""
+    """A 2v2 table on the server with bots in seats 1-3, seat 0 left free."""
 
     def post(path: str, body: dict[str, object], token: str | None = None) -> dict[str, object]:
         request = urllib.request.Request(
@@ -279,6 +297,6 @@ def create_table(url: str) -> str:
 
     token = str(post("/api/guest", {"name": "Ana"})["token"])
     rules = {"players": 4, "flor": False, "target": 30, "chicos": 1}
-    body = {"rules": rules, "seat": 0, "bots": {"1": "random", "2": "random", "3": "random"}}
+    body = {"rules": rules, "bots": {"1": "random", "2": "random", "3": "random"}}
     body["name"] = "README"
     return str(post("/api/tables", body, token)["id"])

@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from test_tui import headless, person_key
+from test_tui import english, headless, person_key
 from truco.cli import main as truco_main
 from truco.rules import Rules
 from truco.tui.app import TrucoApp
 from truco.tui.remote import RemoteError, RemoteSession, split_url
+
+__all__ = ["english"]  # the screen is read in English here (an autouse fixture)
 
 server_testing = pytest.importorskip("server_testing")
 ServerConfig = pytest.importorskip("truco.server.config").ServerConfig
@@ -96,4 +98,34 @@ async def test_joining_a_table_by_its_link_takes_the_free_seat() -> None:
             await frames(pilot, app, session, 0)
             assert session.seat == 0 and app.view.seat == 0
             assert len(app.view.hand) == 3
-            assert "Vos" in app.screen_text()
+            assert "You" in app.screen_text()
+
+
+@headless
+async def test_a_full_table_makes_a_spectator_whose_keys_say_so() -> None:
+    config = ServerConfig(db_url="sqlite://", bot_delay=0, turn_seconds=0)
+    with server_testing.LiveServer(config) as server:
+        host = server_testing.guest_token(server.url, "host")
+        table = server_testing.create_table(
+            server.url, host, rules={"players": 2}, bots={"1": "random"}
+        )
+        bea = server_testing.TableClient(server.ws_url, table["id"], host)
+        bea.recv()
+        bea.send({"type": "sit", "seat": 0})  # the last free seat goes to someone else
+        bea.wait_state(lambda state: (state.get("you") or {}).get("seat") == 0)
+        session = RemoteSession.connect(f"{server.url}/t/{table['id']}", name="ana")
+        app = TrucoApp(session, delay=0)
+        async with app.run_test(size=(120, 40)) as pilot:
+            for _ in range(500):
+                await pilot.pause()
+                if session.version:
+                    break
+                await asyncio.sleep(0.01)
+            assert session.seat is None
+            text = app.screen_text()
+            assert "You are watching" in text and "online, watching" in text
+            keys = app.query_one("#keys").render().plain
+            assert keys.strip() == "h: help   Ctrl+Q: quit"  # no keys that advertise playing
+            await pilot.press("1")
+            assert "You are watching this table" in app.message
+        bea.close()

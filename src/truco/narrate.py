@@ -153,15 +153,16 @@ def explain_hand(
     _ = tr.gettext
     actions = tuple(hand.actions)
     lines: list[str] = []
-    flor_calls = [CALL_NAMES[a] for _s, a in actions if a in _FLOR_CALLS]
+    flor_calls = [CALL_NAMES[a] for _s, a in actions if a in _FLOR_CALLS and a != FLOR]
     envido_steps = _envido_sequences(actions)
     showdowns = iter(hand.showdowns)
     rounds = sum(1 for _t, source, _p in hand.why if source == "truco")
     round_number = 0
     for team, source, points in hand.why:
         gain = f"{team_names[team]} +{points}"
-        if source == "flor":
-            calls = " + ".join(dict.fromkeys(flor_calls)) or "flor"
+        if source == "flor":  # who sang it, and the calls beyond the flor
+            singers = [names[s] for s, a in actions if a == FLOR and s & 1 == team]
+            calls = ", ".join(dict.fromkeys([*singers, *flor_calls])) or "flor"
             lines.append(_("Flor ({calls}) — {gain}").format(calls=calls, gain=gain))
         elif source == "envido":
             lines.append(_envido_line(tr, envido_steps, showdowns, team, gain, names))

@@ -321,13 +321,11 @@ class TrucoApp(App[None]):
             keys = _("→/←: step   PgDn/PgUp: hand   Home/End")
             return f"{keys}   {quit_keys}"
         if mode == "watch":
-            speed = _("+/-: speed ({speed:.1f}/s)").format(speed=1 / max(self.delay, 1e-9))
             pause = _("space: pause")
-            return (
-                f"{pause}   {speed}   {quit_keys}"
-                if short
-                else (f"{pause}   {speed}   " + _("w: save") + f"   {quit_keys}")
-            )
+            if short:
+                return f"{pause}   +/-   {quit_keys}"
+            speed = _("+/-: speed ({speed:.1f}/s)").format(speed=1 / max(self.delay, 1e-9))
+            return f"{pause}   {speed}   " + _("w: save") + f"   {quit_keys}"
         if self.spectator():
             return quit_keys
         if short:
