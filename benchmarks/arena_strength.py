@@ -27,17 +27,39 @@ RUNS: dict[str, tuple[list[str], int]] = {
     "hard_vs_simple_1v1_flor": (["search:hard", "simple", "--flor"], 200),
     "hard_vs_simple_2v2": (["search:hard", "simple", "--players", "4"], 200),
     "hard_vs_simple_3v3": (["search:hard", "simple", "--players", "6"], 200),
+    # the top level against the old hard (120x4 is search:hard as it was before search:expert)
+    "expert_vs_oldhard_1v1": (["search:expert", "search:120x4"], 400),
+    "expert_vs_oldhard_1v1_15": (["search:expert", "search:120x4", "--target", "15"], 400),
+    "expert_vs_oldhard_2v2": (["search:expert", "search:120x4", "--players", "4"], 200),
+    "expert_vs_oldhard_3v3": (["search:expert", "search:120x4", "--players", "6"], 200),
+    # the gauntlet (matches per opponent style)
+    "expert_gauntlet_30": (["--gauntlet", "search:expert"], 100),
+    "expert_gauntlet_15": (["--gauntlet", "search:expert", "--target", "15"], 100),
+    "expert_gauntlet_30_flor": (["--gauntlet", "search:expert", "--flor"], 100),
+    "expert_gauntlet_15_flor": (["--gauntlet", "search:expert", "--target", "15", "--flor"], 100),
+    "oldhard_gauntlet_30": (["--gauntlet", "search:120x4"], 100),
+    "simple_gauntlet_30": (["--gauntlet", "simple"], 200),
 }
 
 
 def summary(name: str, data: dict) -> str:
+    if "opponents" in data:  # a gauntlet
+        rows = ", ".join(
+            f"{o['opponent']} {o['bots'][0]['match_win_rate']:.0%}/{o['matches']}"
+            for o in data["opponents"]
+        )
+        return (
+            f"{name:<26} {data['bot']}: min {data['min_win_rate']:.1%} ({data['min_opponent']}), "
+            f"mean {data['mean_win_rate']:.1%}  [{rows}]"
+        )
     a = data["bots"][0]
     lo, hi = a["ci95"]
     mlo, mhi = a["points_margin_ci95"]
     return (
         f"{name:<26} {data['matches']:>5} matches  {a['name']} wins {a['match_win_rate']:.1%} "
-        f"[{lo:.1%}, {hi:.1%}]  margin {a['points_margin_per_hand']:+.2f} pts/hand [{mlo:+.2f}, {mhi:+.2f}]  "
-        f"Elo {data['elo_diff']:+.0f}  ms p95 {a['decision_ms_p95']:.1f} (cpu {a['decision_cpu_ms_p95']:.1f})"
+        f"[{lo:.1%}, {hi:.1%}]  margin {a['points_margin_per_hand']:+.2f} pts/hand "
+        f"[{mlo:+.2f}, {mhi:+.2f}]  Elo {data['elo_diff']:+.0f}  "
+        f"ms p95 {a['decision_ms_p95']:.1f} (cpu {a['decision_cpu_ms_p95']:.1f})"
     )
 
 
@@ -57,8 +79,9 @@ def main() -> int:
     for name, (arena_args, matches) in RUNS.items():
         if args.only and name not in args.only:
             continue
+        count = 2 * max(1, round(matches * args.scale / 2))  # duplicate pairs: even
         command = [sys.executable, "-m", "truco.cli", "arena", *arena_args, "--json",
-                   "--matches", str(max(2, int(matches * args.scale))), "--seed", str(args.seed)]  # fmt: skip
+                   "--matches", str(count), "--seed", str(args.seed)]  # fmt: skip
         if args.jobs:
             command += ["--jobs", str(args.jobs)]
         if args.max_seconds:

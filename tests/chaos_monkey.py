@@ -173,8 +173,10 @@ class ChaosRun:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "truco.cli", "serve", "--port", str(self.port),
              "--db", self.db_url, "--turn-seconds", "0", "--bot-delay", "0",
-             "--reconnect-seconds", "3600", "--http-rate", "1000000/minute",
-             "--http-write-rate", "1000000/minute", "--max-tables-per-address", "1000"],
+             "--reconnect-seconds", "3600",
+             # every client comes from one address here: lift the per-address limits
+             "--http-rate", "1000000/minute", "--http-write-rate", "1000000/minute",
+             "--max-tables-per-address", "100000", "--max-tables-per-guest", "100000"],
             stdout=log, stderr=log, env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )  # fmt: skip
         log.close()
@@ -276,11 +278,14 @@ class ChaosRun:
         while not self.done and not seen.over:
             try:
                 async with websockets.connect(
-                    f"{self.ws}/ws/{table_id}", open_timeout=5, max_size=None, close_timeout=1
+                    f"{self.ws}/ws/{table_id}",
+                    open_timeout=5,
+                    max_size=None,
+                    close_timeout=1,
                 ) as ws:
-                    await ws.send(
-                        json.dumps({"type": "hello", "token": token, "since": seen.version})
-                    )
+                    # who we are, and the last version seen: the first message, not the URL
+                    hello = {"type": "hello", "token": token, "since": seen.version}
+                    await ws.send(json.dumps(hello))
                     seen.connections += 1
                     first = True
                     last: dict[str, Any] | None = None

@@ -98,3 +98,15 @@ def test_cli_text_json_and_errors(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert capsys.readouterr().err.count("\n") == 1
     path.write_text("{not json")
     assert main(["analyze", str(path)]) == 2
+
+
+def test_the_record_viewer_marks_the_graded_decisions() -> None:
+    from truco.analysis.cli import marks_text
+    from truco.tui.viewer import RecordViewer
+
+    record = record_from_json(REFUSED_TRUCO)
+    viewer = RecordViewer(record, marks_text(analyze(record, seed=1)))
+    viewer.last()  # the step after seat 0's no-quiero
+    assert "BLUNDER: seat 0 no-quiero" in viewer.caption()
+    viewer.first()
+    assert "BLUNDER" not in viewer.caption()

@@ -16,15 +16,15 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 #: docs/architecture.md, bottom to top: a unit may import the units of lower layers only.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("vocabulary",),  # the game's named types
+    ("vocabulary", "locale"),  # the game's named types; the translations of its words
     ("cards", "rules"),  # the deck; table options
-    ("actions", "deal"),  # the action notation; where the cards come from
-    ("scoring",),  # what every call is worth
+    ("actions", "fairness"),  # the action notation; the commitments that prove a deal fair
+    ("deal", "scoring"),  # where the cards come from; what every call is worth
     ("game",),  # the rules: the match as a state machine
     ("view", "events", "record", "truco"),  # what a seat sees, a hand's story, records; the API
-    ("determinize", "bench"),  # worlds consistent with a view; the engine's speed
+    ("determinize", "bench", "verify", "narrate"),  # built on views and records
     ("bots",),  # players that see only their view
-    ("arena",),  # bots against bots
+    ("arena", "analysis"),  # bots at work: bots against bots, a match's decisions weighed
     ("server", "tui", "rl"),  # the front ends: none imports another
     ("cli",),  # the ``truco`` command, which finds the front ends' commands
 )
@@ -32,7 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 ENGINE = {unit for layer in LAYERS[:6] for unit in layer}
 
 _LAYER_OF = {unit: depth for depth, layer in enumerate(LAYERS) for unit in layer}
-_PACKAGES = {"bots", "arena", "server", "tui", "rl"}
+_PACKAGES = {"analysis", "arena", "bots", "locale", "rl", "server", "tui"}
 
 
 def unit_of(module: str) -> str:

@@ -259,3 +259,16 @@ def test_the_rival_model_is_fitted_to_the_answers_seen() -> None:
     station, scared = _fitted("station"), _fitted("scared")
     assert isinstance(station, PlayerModel) and isinstance(scared, PlayerModel)
     assert station.accepts > 0 > scared.accepts
+
+
+@settings(max_examples=300, deadline=None)
+@given(table=st.sampled_from(TABLES), seed=st.integers(0, 10**9))
+def test_simple_never_calls_falta_without_the_tanto_for_it(table: Rules, seed: int) -> None:
+    from truco.actions import FALTA_ENVIDO
+    from truco.cards import tanto
+
+    game, seat = random_position(table, seed)
+    view = seat_view(game, seat)
+    if FALTA_ENVIDO in view.legal:
+        action = make_bot("simple", seed).choose(view, view.legal, table)
+        assert action != FALTA_ENVIDO or tanto(view.dealt) >= 31

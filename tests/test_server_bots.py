@@ -26,6 +26,7 @@ NOT_OFFERED = [
     "search:30000x4",  # one decision took 25 s and 300 MB
     "linear:/etc/passwd",  # a file path the guest chose
     "linear:policy.npz",
+    "linear",
     "random:../../etc",
     "SIMPLE",
     "search:hard ",
@@ -64,6 +65,9 @@ def position(players: int = 2, steps: int = 0) -> tuple[Game, int]:
 
 # ------------------------------------------------------------------ offered levels only
 def test_the_network_may_only_ask_for_offered_bots(server: LiveServer) -> None:
+    pytest.importorskip("numpy")
+    import truco.rl.policy_bot  # noqa: F401  (registers "linear": it must stay unoffered)
+
     http = httpx.Client(base_url=server.url, timeout=10)
     token = guest_token(server.url, "Ana")
     auth = {"Authorization": f"Bearer {token}"}

@@ -80,6 +80,17 @@ def test_a_good_clock_and_rules_still_work(server: LiveServer, auth: dict[str, s
     assert response.status_code == 201 and response.json()["turn_seconds"] == 20.5
 
 
+def test_a_table_name_loses_its_control_characters(
+    server: LiveServer, auth: dict[str, str]
+) -> None:
+    """A NUL in a table name made every PostgreSQL commit of that table fail forever (503)."""
+    response = post_raw(server, auth, '{"name": "Mesa\\u0000 de\\u202e  \\u0007todos "}')
+    assert response.status_code == 201, response.text
+    assert response.json()["name"] == "Mesa de todos"
+    response = post_raw(server, auth, '{"name": "\\u0000\\u0001"}')
+    assert response.status_code == 201 and response.json()["name"] == "Mesa de Hostil"
+
+
 def test_ids_and_queries_of_any_length_and_charset_get_a_4xx(server: LiveServer) -> None:
     http = httpx.Client(base_url=server.url, timeout=10)
     for path in (

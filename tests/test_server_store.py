@@ -160,7 +160,7 @@ def serve(db_url: str, port: int) -> subprocess.Popen[bytes]:
     """``truco serve`` as its own process; returns once it answers."""
     process = subprocess.Popen(
         [sys.executable, "-m", "truco.cli", "serve", "--port", str(port), "--db", db_url,
-         "--turn-seconds", "0", "--bot-delay", "0"],
+         "--turn-seconds", "0", "--bot-delay", "0", "--max-tables-per-guest", "100"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
     for _ in range(600):

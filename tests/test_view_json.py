@@ -22,7 +22,7 @@ WIRE_KEYS = {
     "seat", "team", "hand_index", "mano", "dealer", "score", "chicos", "winner", "hand",
     "dealt", "played", "bazas", "baza_results", "turn", "actors", "legal", "pending",
     "truco_level", "truco_owner", "envido_open", "showdowns", "flor_sung", "in_hand",
-    "pica_pica", "round_seats", "log", "last_hand",
+    "pica_pica", "round_seats", "log", "last_hand", "notes", "scored",
 }  # fmt: skip
 
 

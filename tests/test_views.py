@@ -45,11 +45,13 @@ FIELDS: dict[str, dict[str, str]] = {
         "turn": PUBLIC, "actors": PUBLIC, "legal": LEGAL, "pending": NESTED,
         "truco_level": PUBLIC, "truco_owner": PUBLIC, "envido_open": PUBLIC,
         "showdowns": NESTED, "flor_sung": PUBLIC, "in_hand": PUBLIC, "pica_pica": PUBLIC,
-        "round_seats": PUBLIC, "log": LOG, "last_hand": NESTED,
+        "round_seats": PUBLIC, "log": LOG, "last_hand": NESTED, "notes": PUBLIC,
+        "scored": PUBLIC,
     },
     "PublicHand": {
         "index": PUBLIC, "mano": PUBLIC, "why": PUBLIC, "points": PUBLIC, "score": PUBLIC,
         "chicos": PUBLIC, "played": PAIRS, "revealed": REVEALED, "showdowns": NESTED,
+        "notes": PUBLIC,
         "actions": LOG,
     },
     "PendingCall": {"kind": PUBLIC, "team": PUBLIC, "level": PUBLIC, "chain": PUBLIC},
@@ -442,6 +444,44 @@ def test_envido_winner_cards_are_shown_when_the_hand_closes() -> None:
             x for _, x in view.last_hand.played
         }
         assert c("12b") not in shown
+
+
+def test_the_envido_winner_and_points_are_in_the_view_at_the_showdown() -> None:
+    # the points wait for the close to reach the score, but every seat knows them now
+    game = new_game("7o 6o 4c", "1e 2e 12b")
+    play(game, "0 envido; 1 quiero")
+    for seat in (0, 1, None):
+        view = seat_view(game, seat)
+        assert view.score == (0, 0)
+        assert view.notes == ((2, "envido", (0, 2)),)
+        assert view.scored == ((0, "envido", 2),)
+    play(game, "0 play 4c; 1 play 1e")
+    view = seat_view(game, None)
+    assert view.notes[-1] == (4, "baza", (0, 1, 1))  # baza 1 to team 1, by seat 1
+    play(game, "1 play 2e; 0 mazo")
+    last = seat_view(game, 0).last_hand
+    assert last is not None
+    assert [kind for _, kind, _ in last.notes] == ["envido", "baza", "round"]
+    assert seat_view(game, 0).notes == () and seat_view(game, 0).scored == ()  # a new hand
+
+
+def test_the_notes_do_not_count_the_other_teams_megaphone_words() -> None:
+    # team 1 talks before a baza is settled: no seat learns how many words from the notes
+    game = new_game("1e 4o 5o", "4c 5c 6c", "1b 4e 5e", "4b 5b 6b")
+    play(game, "1 say voy; 3 say no-tengo-nada; 0 play 4o; 1 play 4c; 2 play 4e; 3 play 4b")
+    notes = {seat: seat_view(game, seat).notes for seat in (0, 1, None)}
+    assert notes[0] == notes[1] == notes[None] == ((4, "baza", (0, -1, 0)),)
+    play(game, "0 play 5o; 1 play 5c; 2 play 5e; 3 play 5b")
+    play(game, "0 play 1e; 1 play 6c; 2 play 1b; 3 play 6b")
+    last = seat_view(game, 0).last_hand
+    assert last is not None and last.notes[0] == (4, "baza", (0, -1, 0))
+
+
+def test_a_refused_envido_is_scored_in_the_view_before_the_close() -> None:
+    game = new_game("7o 6o 4c", "1e 2e 12b")
+    play(game, "0 real-envido; 1 no-quiero")
+    assert seat_view(game, 1).scored == ((0, "envido", 1),)
+    assert seat_view(game, 1).notes == ()  # no showdown: nothing settled by comparison
 
 
 def test_envido_won_by_the_later_declaration_shows_only_the_winner() -> None:

@@ -62,6 +62,10 @@ __all__ = [
     "Outcome",
 ]
 
+# ``_new_call(Call, (kind, team, level))`` is ``Call(kind, team, level)`` without the
+# NamedTuple's Python-level ``__new__``: a call is made on most hands' hot path.
+_new_call = tuple.__new__
+
 # The call kinds and stages as module globals: the hot path reads a global about ten
 # times faster than an enum member. ``P_TRUCO is CallKind.TRUCO``.
 P_TRUCO, P_ENVIDO, P_FLOR, P_CONTRAFLOR, P_AL_RESTO = CallKind
@@ -106,6 +110,24 @@ _ENVIDO_ONCE = "the envido is played only once a hand"
 _SIN_FLOR = "this table is played sin flor"
 _NOT_NOW = "not allowed now"
 _FLOR_WORDS = (FLOR, CONTRAFLOR, CONTRAFLOR_AL_RESTO, CON_FLOR_ME_ACHICO)
+
+
+def _why_no_raise(level: int, accepted_by_us: bool) -> str | None:
+    """Why a seat may not call the next truco level on its turn, or ``None``: vale cuatro
+    is the top, and once a call is accepted only the accepting team raises."""
+    if level == 3:
+        return "vale cuatro is the highest call"
+    if level and not accepted_by_us:
+        return "only the team that accepted the last call may raise"
+    return None
+
+
+# _RAISE_COLUMN[truco level][the seat's team accepted it]: the column of _TURN_CALLS,
+# 3 where the seat may not raise; a table of _why_no_raise, read on every turn.
+_RAISE_COLUMN = tuple(
+    tuple(level if _why_no_raise(level, ours) is None else 3 for ours in (False, True))
+    for level in range(4)
+)
 
 
 def _why_not_after(envido_calls: list[Action], call: Action) -> str:
@@ -474,20 +496,17 @@ class Game:
         if pending:
             kind, team, level = pending[-1]
             acts = self._answers(seat, kind, level) if seat & 1 == team else []
-        elif seat == self.turn:
-            acts = self._turn_actions(seat)
-        else:
+        elif seat != self.turn:
             acts = []
+        elif self.must_sing_flor(seat):
+            acts = [FLOR, MAZO]
+        else:  # on its turn: its cards, the envido if open to it, the next truco call, mazo
+            envido_open = self.why_envido_closed() is None and self.is_pie(seat)
+            raise_column = _RAISE_COLUMN[self.truco_level][self.truco_owner == seat & 1]
+            acts = self.cards[seat] + _TURN_CALLS[envido_open][raise_column]
         if megaphone and self.why_no_megaphone() is None:
             return acts + _SAYS
         return acts
-
-    def _turn_actions(self, seat: Seat) -> list[Action]:
-        if self.must_sing_flor(seat):
-            return [FLOR, MAZO]
-        envido_open = self.why_envido_closed() is None and self.is_pie(seat)
-        level = self.truco_level if self.why_no_raise(seat) is None else 3  # 3: no raise
-        return self.cards[seat] + _TURN_CALLS[envido_open][level]
 
     def _answers(self, seat: Seat, kind: CallKind, level: int) -> list[Action]:
         if kind == P_TRUCO:
@@ -552,14 +571,9 @@ class Game:
         return False
 
     def why_no_raise(self, seat: Seat) -> str | None:
-        """Why ``seat`` may not call the next truco level on its turn, or ``None``:
-        vale cuatro is the top, and once a call is accepted only the accepting team raises."""
-        level = self.truco_level
-        if level == 3:
-            return "vale cuatro is the highest call"
-        if level and self.truco_owner != seat & 1:
-            return "only the team that accepted the last call may raise"
-        return None
+        """Why ``seat`` may not call the next truco level on its turn, or ``None``
+        (see :func:`_why_no_raise`)."""
+        return _why_no_raise(self.truco_level, self.truco_owner == seat & 1)
 
     def why_no_megaphone(self) -> str | None:
         """Why nobody may use the team megaphone now, or ``None``: only 2v2 and 3v3
@@ -763,7 +777,7 @@ class Game:
             if self.flor_holder[seat]:
                 self.flor_sung[seat] = True
             kind = P_CONTRAFLOR if action == CONTRAFLOR else P_AL_RESTO
-            self.pending[-1] = Call(kind, 1 - (seat & 1), 0)
+            self.pending[-1] = _new_call(Call, (kind, 1 - (seat & 1), 0))
 
     push = _apply
     """Apply an action known to be legal (taken from :meth:`legal_actions`) without
@@ -837,19 +851,19 @@ class Game:
         if pending and pending[-1].kind == P_TRUCO:  # a raise as an answer accepts the call below
             self.truco_level = level - 1
             self.truco_owner = seat & 1
-            pending[-1] = Call(P_TRUCO, 1 - (seat & 1), level)
+            pending[-1] = _new_call(Call, (P_TRUCO, 1 - (seat & 1), level))
         else:
-            pending.append(Call(P_TRUCO, 1 - (seat & 1), level))
+            pending.append(_new_call(Call, (P_TRUCO, 1 - (seat & 1), level)))
 
     def _envido_call(self, seat: Seat, call: Action) -> None:
         pending = self.pending
         if pending and pending[-1].kind == P_ENVIDO:
             self.envido_calls.append(call)
-            pending[-1] = Call(P_ENVIDO, 1 - (seat & 1), 0)
+            pending[-1] = _new_call(Call, (P_ENVIDO, 1 - (seat & 1), 0))
         else:
             self.envido_calls = [call]
             self.envido_stage = CALLED
-            pending.append(Call(P_ENVIDO, 1 - (seat & 1), 0))
+            pending.append(_new_call(Call, (P_ENVIDO, 1 - (seat & 1), 0)))
 
     def _flor(self, seat: Seat) -> None:
         self.flor_sung[seat] = True
@@ -864,7 +878,7 @@ class Game:
         rivals = _TEAM_SEATS[self.players][1 - team]
         if any(self.in_hand[s] and self.flor_holder[s] for s in rivals):
             self.flor_stage = CALLED
-            self.pending.append(Call(P_FLOR, 1 - team, 0))
+            self.pending.append(_new_call(Call, (P_FLOR, 1 - team, 0)))
         else:
             self.flor_stage = DONE
             self._flor_uncontested()

@@ -36,8 +36,9 @@ class ViewError(ValueError):
 @dataclass(frozen=True, slots=True)
 class PendingCall:
     """A call waiting for its answer: ``kind`` one of truco, envido, flor, contraflor,
-    contraflor-al-resto; ``team`` the team that must answer; ``level`` the truco level
-    (1 truco, 2 retruco, 3 vale cuatro) or the envido chain."""
+    contraflor-al-resto (:attr:`CallKind.token <truco.vocabulary.CallKind.token>`); ``team``
+    the team that must answer; ``level`` the truco level asked (1 truco, 2 retruco, 3 vale
+    cuatro; 0 for the other calls); ``chain`` the envido calls so far, as record tokens."""
 
     kind: str
     team: int
@@ -59,6 +60,8 @@ class PublicHand:
     played: tuple[tuple[int, int], ...]
     revealed: tuple[tuple[int, tuple[int, ...]], ...]
     showdowns: tuple[tuple[Declaration, ...], ...] = ()
+    #: how the hand was settled, step by step (see :attr:`SeatView.notes`)
+    notes: tuple[tuple[int, str, tuple[int, ...]], ...] = ()
     actions: tuple[tuple[int, int], ...] = ()
 
     def to_json(self) -> JSON:
@@ -73,6 +76,7 @@ class PublicHand:
             "played": _plays_json(self.played),
             "revealed": [[seat, _cards_json(cards)] for seat, cards in self.revealed],
             "showdowns": _showdowns_json(self.showdowns),
+            "notes": _notes_json(self.notes),
             "actions": [[seat, action_token(a)] for seat, a in self.actions],
         }
 
@@ -89,6 +93,7 @@ class PublicHand:
             played=_plays(data["played"]),
             revealed=tuple((seat, _cards(cards)) for seat, cards in data["revealed"]),
             showdowns=_showdowns(data.get("showdowns", ())),
+            notes=_notes(data.get("notes", ())),
             actions=tuple((seat, parse_action(token)) for seat, token in data.get("actions", ())),
         )
 
@@ -127,10 +132,22 @@ class SeatView:
     round_seats: tuple[int, ...]
     log: tuple[tuple[int, int], ...]
     last_hand: PublicHand | None
+    #: the hand's settlements so far, all public: ``(after, kind, data)`` with kind
+    #: ``baza`` (number, result, winning seat), ``envido`` (winning seat, points),
+    #: ``flor`` (team, points) or ``round`` (team, points); ``after`` counts the hand's
+    #: public actions (calls, answers, cards: not the megaphone words)
+    notes: tuple[tuple[int, str, tuple[int, ...]], ...] = ()
+    #: points won in this hand so far, ``(team, source, points)``: they reach the
+    #: score when the hand closes
+    scored: tuple[tuple[int, str, int], ...] = ()
 
     @property
     def team(self) -> int | None:
         return None if self.seat is None else self.seat & 1
+
+    def log_tokens(self) -> list[tuple[int, str]]:
+        """The visible log with actions as record tokens."""
+        return [(seat, action_token(a)) for seat, a in self.log]
 
     def describe(self) -> str:
         """A short text of the view, for logs and debugging."""
@@ -189,6 +206,8 @@ class SeatView:
             "round_seats": list(self.round_seats),
             "log": [[seat, action_token(a)] for seat, a in self.log],
             "last_hand": None if self.last_hand is None else self.last_hand.to_json(),
+            "notes": _notes_json(self.notes),
+            "scored": [list(w) for w in self.scored],
         }
 
     @classmethod
@@ -247,10 +266,20 @@ class SeatView:
             round_seats=tuple(data["round_seats"]),
             log=tuple((seat, parse_action(token)) for seat, token in data["log"]),
             last_hand=None if last_hand is None else PublicHand.from_json(last_hand),
+            notes=_notes(data.get("notes", ())),
+            scored=tuple((team, source, points) for team, source, points in data.get("scored", ())),
         )
 
 
 # ------------------------------------------------------------------ JSON pieces
+def _notes_json(notes: tuple[tuple[int, str, tuple[int, ...]], ...]) -> list[list[Any]]:
+    return [[after, kind, list(data)] for after, kind, data in notes]
+
+
+def _notes(data: Sequence[Sequence[Any]]) -> tuple[tuple[int, str, tuple[int, ...]], ...]:
+    return tuple((after, kind, tuple(values)) for after, kind, values in data)
+
+
 def _pair(values: Sequence[int]) -> tuple[int, int]:
     first, second = values
     return (first, second)
@@ -289,6 +318,17 @@ def _visible_log(
     return tuple(a for a in actions if not is_say(a[1]) or a[0] & 1 == team)
 
 
+def _public_notes(
+    actions: Sequence[tuple[int, int]], notes: Iterable[tuple[int, str, tuple[int, ...]]]
+) -> tuple[tuple[int, str, tuple[int, ...]], ...]:
+    """The notes with ``after`` counting only public actions: counting megaphone words
+    would tell a seat how many signals the other team exchanged."""
+    public = [0]
+    for _, action in actions:
+        public.append(public[-1] + (not is_say(action)))
+    return tuple((public[after], kind, data) for after, kind, data in notes)
+
+
 def public_hand(result: HandResult) -> PublicHand:
     """The public face of a closed hand (no unplayed card except those revealed)."""
     played = tuple((s, a) for s, a in result.actions if a < 40)
@@ -302,6 +342,7 @@ def public_hand(result: HandResult) -> PublicHand:
         played=played,
         revealed=result.revealed,
         showdowns=result.showdowns,
+        notes=_public_notes(result.actions, result.notes),
         actions=_visible_log(result.actions, None),
     )
 
@@ -345,4 +386,6 @@ def seat_view(game: Game, seat: int | None) -> SeatView:
         round_seats=() if waiting else game.round_seats,
         log=_visible_log(actions, seat),
         last_hand=public_hand(game.history[-1]) if game.history else None,
+        notes=() if waiting else _public_notes(game.actions, game.notes),
+        scored=() if waiting else tuple(game.why_flor + game.why_envido + game.why_truco),
     )

@@ -1,53 +1,35 @@
 """The page in headless Chromium (Debian's ``chromium``, driven by Playwright): people
-create and join tables, call and answer, play a hand and see the score change.
-Screenshots are kept in ``tests/e2e/artifacts/`` (ignored by git)."""
+create and join tables, call and answer, see the envido settled at the showdown, read
+how each hand was scored, lose the connection and finish a match, on a desktop and on
+a 390x844 phone. Screenshots of those moments are kept in ``tests/e2e/artifacts/``
+(ignored by git): look at them after a change to the page."""
 
 from __future__ import annotations
 
-import os
+import contextlib
 import random
-import shutil
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_kit import ARGS, ARTIFACTS, CHROMIUM, DESKTOP, PHONE, config, sync_api
 
 from server_testing import (
     LiveServer,
     TableClient,
     create_table,
+    drain,
     guest_token,
     play_out,
 )
-from truco.server import ServerConfig
-
-CHROMIUM = os.environ.get("TRUCO_CHROMIUM", "/usr/bin/chromium")
-ARTIFACTS = Path(__file__).parent / "artifacts"
-ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]  # fmt: skip
-
-if not (Path(CHROMIUM).exists() or shutil.which("chromium")):
-    pytest.skip(
-        f"no Chromium at {CHROMIUM}: install Debian's chromium (.ci/run does)",
-        allow_module_level=True,
-    )
-sync_api = pytest.importorskip("playwright.sync_api")
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    db = tmp_path_factory.mktemp("e2e") / "truco.sqlite3"
-    config = ServerConfig(
-        db_url=f"sqlite:///{db}",
-        bot_delay=0.05,
-        turn_seconds=120,
-        disconnect_grace=3600,
-    )
-    with LiveServer(config) as live:
+    with LiveServer(config(tmp_path_factory.mktemp("e2e") / "truco.sqlite3")) as live:
         yield live
 
 
@@ -60,11 +42,13 @@ def browser() -> Iterator[Any]:
 
 
 def new_page(browser: Any, server: LiveServer, name: str, **context: Any) -> Any:
-    page = browser.new_context(**context).new_page()
+    options = {**DESKTOP, "locale": "es-AR", **context}
+    page = browser.new_context(**options).new_page()
     page.set_default_timeout(15000)
+    page.on("pageerror", lambda e: print("PAGEERROR", name, e))
     page.goto(server.url + "/")
+    page.wait_for_selector("#create-form")  # the page is ready: its catalog loaded
     page.fill("#name", name)
-    page.press("#name", "Enter")
     page.dispatch_event("#name", "change")
     page.wait_for_function(f"localStorage.getItem('truco.name') === {name!r}")
     return page
@@ -80,34 +64,82 @@ def shot(page: Any, name: str) -> Path:
 def points(page: Any) -> int:
     return int(
         page.eval_on_selector_all(
-            "[data-points]",
+            "#score [data-points]",
             "els => els.reduce((a, e) => a + Number(e.dataset.points), 0)",
         )
     )
 
 
-def play_until_score_changes(pages: list[Any], timeout: float = 60.0) -> None:
-    """Each person plays a card when one is playable, or answers a call, until a
-    hand closes and the score changes."""
+def team_points(page: Any) -> list[int]:
+    return [
+        int(page.get_attribute(f"#score .team-{t} [data-points]", "data-points")) for t in (0, 1)
+    ]
+
+
+def hands_closed(page: Any) -> int:
+    return int(page.evaluate("window.truco?.summary ? window.truco.summary.index + 1 : 0"))
+
+
+def last_log_line_visible(page: Any) -> bool:
+    """The newest line of "Lo que pasó" is inside the scroll box's visible part."""
+    return bool(
+        page.evaluate(
+            """() => {
+              const box = document.querySelector('#log ol');
+              const last = box && box.lastElementChild;
+              if (!last) return false;
+              const b = box.getBoundingClientRect(), l = last.getBoundingClientRect();
+              return l.top >= b.top - 1 && l.bottom <= b.bottom + 1;
+            }"""
+        )
+    )
+
+
+def seats_as_seen(page: Any) -> list[dict[str, str]]:
+    """Each seat's shown name, its team colour, and the scoreboard's team colours."""
+    return list(
+        page.evaluate(
+            """() => [...document.querySelectorAll('.seat')]
+                .sort((a, b) => a.dataset.seat - b.dataset.seat)
+                .map((s) => ({
+                  seat: s.dataset.seat,
+                  name: s.querySelector('.who').textContent,
+                  colour: getComputedStyle(s.querySelector('.dot')).backgroundColor,
+                  score: getComputedStyle(document.querySelector(
+                    `#score .team-${s.dataset.seat % 2}`)).backgroundColor,
+                }))"""
+        )
+    )
+
+
+CHOICES = (
+    '#actions button[data-action="quiero"]',
+    "#my-hand .card-button.playable",
+    '#actions button[data-action="flor"]',
+)
+
+
+def play_a_hand(pages: list[Any], timeout: float = 60.0) -> None:
+    """Each person plays a card when one is playable, or answers a call, until one
+    more hand has closed on every page."""
+    start = [hands_closed(p) for p in pages]
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if all(points(p) > 0 for p in pages):
+        if all(hands_closed(p) > s for p, s in zip(pages, start, strict=True)):
             return
         for page in pages:
-            for choice in ('#actions button[data-action="quiero"]', "#my-hand img.playable",
-                           '#actions button[data-action="flor"]'):  # fmt: skip
+            for choice in CHOICES:
                 target = page.locator(choice)
                 if target.count():
-                    try:  # the page may re-render (a partner answered first): then move on
+                    # the page may re-render (a partner answered first): then move on
+                    with contextlib.suppress(sync_api.TimeoutError):
                         target.first.click(timeout=1000)
-                    except sync_api.TimeoutError:
-                        pass
                     break
         pages[0].wait_for_timeout(60)
     raise AssertionError("the hand did not close in time")
 
 
-def test_two_people_create_join_call_envido_and_finish_a_hand(
+def test_two_people_call_envido_see_the_showdown_and_the_hand_explained(
     browser: Any, server: LiveServer
 ) -> None:
     ana = new_page(browser, server, "Ana")
@@ -117,17 +149,17 @@ def test_two_people_create_join_call_envido_and_finish_a_hand(
     code = ana.text_content("#table-code")
     assert code and ana.locator(".seat[data-seat='1'] button.sit").count() == 1
 
-    beto = new_page(browser, server, "Beto")
+    beto = new_page(browser, server, "Beto", **PHONE)
     beto.fill("#join-form input[name=code]", code)
     beto.click("#join-form button")
     beto.wait_for_url(f"**/t/{code}")
     beto.click(".seat[data-seat='1'] button.sit")
     for page in (ana, beto):
-        page.wait_for_selector("#my-hand img.card")
-        assert page.locator("#my-hand img.card").count() == 3
+        page.wait_for_selector("#my-hand .card-button")
+        assert page.locator("#my-hand .card-button").count() == 3
         assert page.locator(".seat").count() == 2
 
-    # the mano calls envido; the rival sees the call and answers quiero
+    # the mano calls envido; both see the call pending, the rival answers quiero
     caller, other = (
         (ana, beto) if ana.locator('#actions button[data-action="envido"]').count() else (beto, ana)
     )
@@ -135,29 +167,63 @@ def test_two_people_create_join_call_envido_and_finish_a_hand(
     assert caller.locator(".clock").count() == 1  # the turn's countdown
     caller.click('#actions button[data-action="envido"]')
     other.wait_for_selector("#pending")
-    assert "Envido" in other.text_content("#pending")
+    caller.wait_for_selector("#pending")
+    assert "¡Te cantaron Envido!" in other.text_content("#pending")
+    assert "Ellos tienen que responder" in caller.text_content("#pending")
     assert other.locator('#actions button[data-action="no-quiero"]').count() == 1
     assert other.locator('#actions button[data-action="real-envido"]').count() == 1
-    other.click('#actions button[data-action="quiero"]')
-    caller.wait_for_function("!document.querySelector('#pending')")
+    caller_bubble = caller.text_content(
+        f".seat[data-seat='{caller.evaluate('truco.mySeat')}'] .bubble"
+    )
+    assert caller_bubble == "¡Envido!"  # the call is a speech bubble at the seat that sang it
+    shot(ana, "call-pending-desktop.png")
+    shot(beto, "call-pending-phone.png")
 
-    play_until_score_changes([ana, beto])
+    # the showdown: who won the envido and with what, before the hand closes
+    other.click('#actions button[data-action="quiero"]')
     for page in (ana, beto):
-        page.wait_for_selector("#last-hand .revealed, #last-hand .showdown")
-        assert "envido" in page.text_content("#last-hand")
+        page.wait_for_selector("#envido-result")
+        result = page.text_content("#envido-result")
+        assert re.search(
+            r"(Ana|Beto) gana el envido con \d+: 2 puntos para (nosotros|ellos)", result
+        )
+        assert points(page) == 0  # the points reach the score when the hand closes
+        assert "+2 al cerrar la mano" in page.text_content("#score")
+        assert page.locator(".bubble.tanto").count() >= 1  # "Tengo 33" / "Son buenas" at the seats
+        assert last_log_line_visible(page)
+    winner = re.match(r"(Ana|Beto)", ana.text_content("#envido-result"))
+    assert winner and winner.group(1) in ana.locator("#log li").last.text_content()
+    shot(ana, "showdown-desktop.png")
+    shot(beto, "showdown-phone.png")
+
+    play_a_hand([ana, beto])
+    for page in (ana, beto):
+        summary = page.text_content("#last-hand")
+        assert "Cómo se anotó la mano 1" in summary
+        assert re.search(r"(Ana|Beto) ganó el envido con \d+", summary)
+        assert re.search(r"(fue para|se fue al mazo|no quiso)", summary)
+        assert last_log_line_visible(page)
+        assert page.locator("#talk, .talk").count() == 0
     assert points(ana) == points(beto) >= 3  # envido (2) and the hand (1)
-    # at the close the cards of the winning tanto are shown to both (one card for a tanto under 20)
-    shown = [
-        ana.locator("#last-hand img.card").count(),
-        beto.locator("#last-hand img.card").count(),
-    ]
-    assert shown[0] == shown[1] >= 1
-    shot(ana, "table-1v1.png")
+    # on the board itself, until one plays again: how the hand ended, and a link to why
+    for page in (ana, beto):
+        assert re.match(
+            r"Mano 1: \d+ puntos? para (nosotros|ellos)", page.text_content("#just-closed")
+        )
+        assert page.get_attribute("#just-closed a", "href") == "#last-hand"
+    # the winning tanto's cards are shown to both, at a readable size
+    assert ana.locator("#last-hand img.card").count() == beto.locator("#last-hand img.card").count()
+    width = ana.eval_on_selector("#last-hand img.card", "img => img.getBoundingClientRect().width")
+    assert width >= 50
+    shot(ana, "hand-end-desktop.png")
+    shot(beto, "hand-end-phone.png")
     ana.context.close()
     beto.context.close()
 
 
-def test_a_2v2_table_with_two_people_and_two_bots(browser: Any, server: LiveServer) -> None:
+def test_a_2v2_table_names_partners_and_colours_the_same_for_everyone(
+    browser: Any, server: LiveServer
+) -> None:
     ana = new_page(browser, server, "Ana")
     ana.select_option("select[name=players]", "4")
     ana.select_option("select[name=target]", "15")
@@ -166,34 +232,173 @@ def test_a_2v2_table_with_two_people_and_two_bots(browser: Any, server: LiveServ
     for seat in (1, 3):
         ana.click(f".seat[data-seat='{seat}'] button.add-bot")
         ana.wait_for_selector(f".seat[data-seat='{seat}'] button:has-text('Sacar bot')")
-    url = ana.url
-    # the partner joins from a phone-sized screen by the table's link
-    cami = new_page(
-        browser,
-        server,
-        "Cami",
-        viewport={"width": 390, "height": 844},
-        is_mobile=True,
-        has_touch=True,
-    )
-    cami.goto(url)
+    code = ana.text_content("#table-code")
+    cami = new_page(browser, server, "Cami", **PHONE)  # the partner joins by link on a phone
+    cami.goto(ana.url)
     cami.click(".seat[data-seat='2'] button.sit")
     for page in (ana, cami):
-        page.wait_for_selector("#my-hand img.card")
-        assert page.locator(".seat").count() == 4
-    names = ana.text_content(".board")
-    assert "Bot simple" in names and "Cami" in names
-    # partners share the megaphone: a word reaches the partner
+        page.wait_for_selector("#my-hand .card-button")
+    spectator = TableClient(server.ws_url, str(code))
+
+    seen = [seats_as_seen(p) for p in (ana, cami)]
+    assert seen[0] == seen[1]  # same names, same team colours, whoever looks
+    names = [s["name"] for s in seen[0]]
+    assert names == ["Ana", "Bot 1 (simple)", "Cami", "Bot 2 (simple)"]
+    assert seen[0][0]["colour"] == seen[0][2]["colour"] != seen[0][1]["colour"]
+    assert seen[0][0]["score"] != seen[0][1]["score"]
+    assert ana.text_content(".seat[data-seat='2'] .tag-partner") == "compañero"
+    assert cami.text_content(".seat[data-seat='0'] .tag-partner") == "compañero"
+    assert ana.locator(".seat[data-seat='1'] .tag-partner").count() == 0
+    # partners share the megaphone: a word reaches the partner as a bubble at the speaker
     if ana.locator('#megaphone button[data-action="say voy"]').count():
         ana.click('#megaphone button[data-action="say voy"]')
-        cami.wait_for_selector(".talk")
-        assert "Voy" in cami.text_content(".talk")
-    play_until_score_changes([ana, cami])
-    assert points(ana) == points(cami) > 0
-    shot(ana, "table-2v2.png")
+        cami.wait_for_selector(".seat[data-seat='0'] .bubble.say")
+        assert "Voy" in cami.text_content(".seat[data-seat='0'] .bubble.say")
+
+    said = cami.locator(".seat[data-seat='0'] .bubble.say").count()
+    play_a_hand([ana, cami])
+    if said:  # last hand's signals do not stay next to this hand's
+        assert cami.locator(".bubble.say").count() == 0
+    # the score after the hand is the engine's, as a spectator's view has it
+    drain(spectator)
+    engine = spectator.view
+    assert engine is not None and engine["last_hand"] is not None
+    for page in (ana, cami):
+        assert team_points(page) == engine["score"]
+        assert last_log_line_visible(page)
+        # a screen reader hears the newest line
+        heard, shown = page.evaluate(
+            "[document.querySelector('#announce').textContent,"
+            " document.querySelector('#log li:last-child').textContent]"
+        )
+        assert heard == shown
+    assert ana.text_content("#last-hand h3") == cami.text_content("#last-hand h3")
+    shot(ana, "table-2v2-desktop.png")
     shot(cami, "table-2v2-phone.png")
+    spectator.close()
     ana.context.close()
     cami.context.close()
+
+
+def test_a_3v3_table_with_bots_reads_on_a_phone_and_a_desktop(
+    browser: Any, server: LiveServer
+) -> None:
+    page = new_page(browser, server, "Ana", **PHONE)
+    page.select_option("select[name=players]", "6")
+    page.select_option("select[name=bots]", "simple")
+    page.click("#create")
+    page.wait_for_url("**/t/*")
+    page.wait_for_selector("#my-hand .card-button")
+    desk = new_page(browser, server, "Vero")
+    desk.goto(page.url)
+    desk.wait_for_selector(".seat .who")
+    seen = seats_as_seen(page)
+    assert seen == seats_as_seen(desk)
+    names = [s["name"] for s in seen]
+    assert names == ["Ana", *(f"Bot {n} (simple)" for n in range(1, 6))]
+    partners = page.locator(".seat .tag-partner")
+    assert partners.count() == 2 and set(partners.all_text_contents()) == {"compañero"}
+    assert desk.locator(".seat .tag-partner").count() == 0  # a spectator has no partner
+    assert "Estás mirando la mesa." in desk.text_content("body")
+    shot(page, "table-3v3-phone.png")
+    shot(desk, "table-3v3-desktop.png")
+    page.context.close()
+    desk.context.close()
+
+
+def test_a_match_to_the_end_played_from_the_keyboard(browser: Any, server: LiveServer) -> None:
+    """Beto goes to the mazo (M twice) or refuses (N) every hand until the bot wins."""
+    beto = new_page(browser, server, "Beto", **PHONE)
+    beto.select_option("select[name=players]", "2")
+    beto.select_option("select[name=target]", "15")
+    beto.select_option("select[name=bots]", "random")
+    beto.click("#create")
+    beto.wait_for_url("**/t/*")
+    watcher = new_page(browser, server, "Vero")
+    watcher.goto(beto.url)
+    deadline = time.monotonic() + 120
+    while not beto.locator("#winner").count():
+        assert time.monotonic() < deadline, "the match did not end"
+        if beto.locator('#actions button[data-action="no-quiero"]').count():
+            beto.keyboard.press("n")
+        elif beto.locator('#actions button[data-action="mazo"]').count():
+            beto.keyboard.press("m")
+            beto.keyboard.press("m")
+        beto.wait_for_timeout(80)
+    watcher.wait_for_selector("#winner")
+    ours = team_points(beto)
+    assert max(ours) == 15
+    expected = "¡Ganamos!" if ours[0] == 15 else "¡Ganaron ellos!"
+    assert expected in beto.text_content("#winner")
+    assert re.search(r"¡Ganó (Beto|Bot 1 \(random\))!", watcher.text_content("#winner"))
+    assert "Ganó Ellos" not in beto.text_content("body")
+    summary = beto.text_content("#last-hand")
+    assert "El chico es" in summary
+    assert last_log_line_visible(beto) and last_log_line_visible(watcher)
+    assert "Terminó el partido" in beto.locator("#log li").last.text_content()
+    shot(beto, "match-end-phone.png")
+    shot(watcher, "match-end-desktop.png")
+    beto.context.close()
+    watcher.context.close()
+
+
+def test_disconnected_the_page_stands_still_and_says_so(browser: Any, tmp_path: Path) -> None:
+    with LiveServer(config(tmp_path / "offline.sqlite3")) as live:
+        ana = new_page(browser, live, "Ana")
+        ana.select_option("select[name=players]", "2")
+        ana.select_option("select[name=bots]", "simple")
+        ana.click("#create")
+        ana.wait_for_url("**/t/*")
+        ana.wait_for_selector("#my-hand .card-button")
+        phone = new_page(browser, live, "Vero", **PHONE)
+        phone.goto(ana.url)
+        phone.wait_for_selector(".seat")
+        ana.wait_for_selector(".clock .clock-text:has-text(' s')")
+        live.stop()
+        for page in (ana, phone):
+            page.wait_for_selector("#offline")
+            assert "Sin conexión" in page.text_content("#offline")
+            assert page.get_attribute(".table-screen", "data-live") == "no"
+        assert ana.locator("#my-hand .card-button:disabled").count() == 3
+        assert ana.locator("#actions button:enabled").count() == 0
+        frozen = ana.text_content(".clock-text")
+        ana.wait_for_timeout(1500)
+        assert ana.text_content(".clock-text") == frozen == "en pausa"
+        shot(ana, "disconnected-desktop.png")
+        shot(phone, "disconnected-phone.png")
+        ana.context.close()
+        phone.context.close()
+
+
+def test_a_bad_or_unknown_table_code_stops_with_a_message(browser: Any, server: LiveServer) -> None:
+    page = new_page(browser, server, "Dani", **PHONE)
+    page.goto(server.url + "/t/" + "x" * 300)
+    page.wait_for_selector("#final")
+    assert "no es un código de mesa" in page.text_content("#final")
+    page.goto(server.url + "/t/zzzzzz")
+    page.wait_for_selector("#final")
+    assert "No existe la mesa «zzzzzz»" in page.text_content("#final")
+    page.wait_for_timeout(1500)
+    assert page.evaluate("window.truco.attempts") == 0  # no retry loop
+    shot(page, "no-table-phone.png")
+    page.context.close()
+
+
+def test_english_by_the_browsers_language_and_by_the_switch(
+    browser: Any, server: LiveServer
+) -> None:
+    page = new_page(browser, server, "Eve", locale="en-US")
+    page.wait_for_selector("#create-form")
+    assert page.text_content("#create-form h2") == "New table"
+    assert page.evaluate("document.documentElement.lang") == "en"
+    assert page.get_attribute("#mute", "aria-pressed") == "true"
+    page.click("#mute")
+    assert page.get_attribute("#mute", "aria-pressed") == "false"
+    assert page.evaluate("localStorage.getItem('truco.muted')") == "1"
+    page.select_option("#lang", "es")
+    page.wait_for_selector("#create-form h2:has-text('Nueva mesa')")
+    assert page.evaluate("document.documentElement.lang") == "es-AR"
+    page.context.close()
 
 
 def test_lobby_lists_tables_and_history_replays(browser: Any, server: LiveServer) -> None:

@@ -7,8 +7,9 @@ import json
 import sys
 from typing import Any
 
+from ..actions import action_token
 from ..record import RecordError, load_record, replay
-from .engine import DEFAULT_WORLDS, analyze
+from .engine import DEFAULT_WORLDS, Analysis, analyze
 
 
 def register(subparsers: Any) -> None:
@@ -28,6 +29,7 @@ def register(subparsers: Any) -> None:
         help=f"worlds sampled per decision, the cost bound (default {DEFAULT_WORLDS})",
     )
     p.add_argument("--json", action="store_true", help="print the analysis as one JSON object")
+
     p.set_defaults(func=run_analyze)
 
 
@@ -64,3 +66,13 @@ def run_analyze(args: argparse.Namespace) -> int:
     else:
         print(analysis.text())
     return 0
+
+
+def marks_text(analysis: Analysis) -> dict[tuple[int, int], str]:
+    """One line per graded decision, by (hand, action number), for the record viewer."""
+    return {
+        key: f"{d.grade.upper()}: seat {d.seat} {action_token(d.chosen)} "
+        f"(-{d.loss:.2f}), better {action_token(d.best)}"
+        for key, d in analysis.marks().items()
+        if d.grade is not None
+    }

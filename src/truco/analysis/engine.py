@@ -5,7 +5,9 @@ the analysis rebuilds that seat's :class:`~truco.view.SeatView` (its own cards, 
 public table: never another seat's hidden cards) and asks the determinized search
 (:meth:`~truco.bots.search.SearchBot.evaluate`) what every legal action is worth: the
 expected points of the hand for the seat's team (with the match-value bonus of
-:func:`~truco.bots.search.hand_utility`). The **loss** of a decision is the best
+:func:`~truco.bots.search.hand_utility`). The best action is the cautious search's
+choice (a risky call must beat the best quiet action by a standard error, so a call is
+not named "better" on the luck of the sample). The **loss** of a decision is the best
 action's value minus the chosen one's, in those points.
 
 Grades (documented thresholds, in expected points of the hand):
@@ -32,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..actions import action_token, is_say
-from ..bots.search import Evaluation, SearchBot, paired_error
+from ..bots.search import Evaluation, Method, SearchBot, paired_error
 from ..game import Game
 from ..record import Record
 from ..view import SeatView, seat_view
@@ -193,8 +195,9 @@ def analyze(
         if len(candidates) < 2 or action not in candidates:
             continue
         bot = SearchBot(f"{worlds}x3", seed=_decision_seed(seed, h, step))
+        bot.method = Method(worlds, 3, cautious=1.0)  # the cautious search's choice is "best"
         evaluation = bot.evaluate(view, candidates, rules)
-        decision = _decision(h, step, seat, action, evaluation)
+        decision = _decision(h, step, seat, action, evaluation, bot.cautious_choice(evaluation))
         decisions.append(decision)
         team = seat & 1
         best = max(evaluation.values)
@@ -218,9 +221,8 @@ def analyze(
     return Analysis(decisions, players, graph, seed, worlds)
 
 
-def _decision(hand: int, step: int, seat: int, action: int, ev: Evaluation) -> Decision:
+def _decision(hand: int, step: int, seat: int, action: int, ev: Evaluation, best: int) -> Decision:
     values = dict(zip(ev.actions, ev.values, strict=True))
-    best = ev.best()
     i, b = ev.actions.index(action), ev.actions.index(best)
     loss = max(0.0, values[best] - values[action])
     error = paired_error(ev.samples[i], ev.samples[b]) if i != b else 0.0

@@ -85,9 +85,8 @@ def play_match(
         action = bots[seat].choose(view, legal, rules)
         elapsed, cpu_elapsed = clock() - start, cpu_clock() - cpu_start
         if action not in legal:
-            raise BotError(
-                f"{specs[bot_of_team(seat & 1, swapped)]} at seat {seat} chose an illegal action {action}"
-            )
+            name = specs[bot_of_team(seat & 1, swapped)]
+            raise BotError(f"{name} at seat {seat} chose an illegal action {action}")
         if sum(1 for a in legal if not is_say(a)) > 1:
             times[bot_of_team(seat & 1, swapped)].append(elapsed)
             cpu_times[bot_of_team(seat & 1, swapped)].append(cpu_elapsed)

@@ -65,14 +65,19 @@ class ArenaReport:
 
     def table(self) -> str:
         """The report as a text table."""
-        head = f"{'bot':<16} {'wins':>6} {'win rate':>9} {'95% CI':>15} {'pts/hand':>9} {'margin/hand (95% CI)':>26} {'ms mean':>8} {'ms p95':>8} {'cpu p95':>8}"
+        head = (
+            f"{'bot':<16} {'wins':>6} {'win rate':>9} {'95% CI':>15} {'pts/hand':>9} "
+            f"{'margin/hand (95% CI)':>26} {'ms mean':>8} {'ms p95':>8} {'cpu p95':>8}"
+        )
         lines = [head, "-" * len(head)]
         for b in self.bots:
             ci = f"{b.ci95[0]:.3f}-{b.ci95[1]:.3f}"
-            margin = f"{b.points_margin:+.3f} ({b.points_margin_ci95[0]:+.3f},{b.points_margin_ci95[1]:+.3f})"
+            lo, hi = b.points_margin_ci95
+            margin = f"{b.points_margin:+.3f} ({lo:+.3f},{hi:+.3f})"
             lines.append(
-                f"{b.name:<16} {b.match_wins:>6} {b.match_win_rate:>9.3f} {ci:>15} {b.points_per_hand:>9.3f} "
-                f"{margin:>26} {b.decision_ms_mean:>8.2f} {b.decision_ms_p95:>8.2f} {b.decision_cpu_ms_p95:>8.2f}"
+                f"{b.name:<16} {b.match_wins:>6} {b.match_win_rate:>9.3f} {ci:>15} "
+                f"{b.points_per_hand:>9.3f} {margin:>26} {b.decision_ms_mean:>8.2f} "
+                f"{b.decision_ms_p95:>8.2f} {b.decision_cpu_ms_p95:>8.2f}"
             )
         pairs = "pair" if self.pairs == 1 else "pairs"
         lines.append(
@@ -118,7 +123,7 @@ class GauntletReport:
         """One line per opponent: the bot's wins, win rate, interval and margin."""
         head = (
             f"{'opponent':<14} {'matches':>7} {'wins':>5} {'win rate':>9} {'95% CI':>13} "
-            f"{'margin/hand (95% CI)':>26} {'ms p95':>7}"
+            f"{'margin/hand (95% CI)':>26} {'cpu p95':>7}"
         )
         lines = [head, "-" * len(head)]
         for name, r in self.reports:
@@ -128,7 +133,7 @@ class GauntletReport:
             margin = f"{b.points_margin:+.3f} ({lo:+.3f},{hi:+.3f})"
             lines.append(
                 f"{name:<14} {r.matches:>7} {b.match_wins:>5} {b.match_win_rate:>9.3f} {ci:>13} "
-                f"{margin:>26} {b.decision_ms_p95:>7.1f}"
+                f"{margin:>26} {b.decision_cpu_ms_p95:>7.1f}"
             )
         rival, worst = self.minimum
         lines.append(

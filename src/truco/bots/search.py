@@ -48,6 +48,7 @@ class Method:
     oversample: int
     cautious: float = 0.0
     adaptive: bool = False  # fit the rivals' model to their play (:mod:`.opponent`)
+    team_worlds: int | None = None  # worlds on 2v2 and 3v3 tables (default: ``worlds``)
     families: bool = True  # a rival's falta shows what its envido would (rollout.action_likelihood)
 
 
@@ -55,7 +56,7 @@ LEVELS = {
     "easy": Method(8, 3, cautious=1.0),
     "medium": Method(40, 3, cautious=1.0),
     "hard": Method(120, 4, cautious=1.0),
-    "expert": Method(240, 4, cautious=1.0, adaptive=True),
+    "expert": Method(240, 4, cautious=1.0, adaptive=True, team_worlds=180),
 }
 ALIASES = {"default": "medium", "normal": "medium"}
 
@@ -164,7 +165,7 @@ class SearchBot(Bot):
         evaluation = self.evaluate(view, candidates, rules)
         if not self.method.cautious:
             return evaluation.best()
-        return self._cautious_choice(evaluation)
+        return self.cautious_choice(evaluation)
 
     def evaluate(self, view: SeatView, candidates: Sequence[int], rules: Rules) -> Evaluation:
         """Every action of ``candidates`` (at least one) played out in the same sampled
@@ -175,7 +176,10 @@ class SearchBot(Bot):
         samples: list[list[float]] = [[] for _ in candidates]
         score, target = view.score, rules.target
         models = (NEUTRAL, self.rivals) if team == 0 else (self.rivals, NEUTRAL)
-        for world in self._worlds(Determinizer(view), team):
+        worlds = self.worlds
+        if view.rules.players > 2 and self.method.team_worlds is not None:
+            worlds = self.method.team_worlds
+        for world in self._worlds(Determinizer(view), team, worlds):
             world.dealer = None  # only this hand is played out
             closed = len(world.history)
             rollout_seed = rng.random()
@@ -192,7 +196,7 @@ class SearchBot(Bot):
             tuple(candidates), tuple(values), tuple(errors), n, tuple(map(tuple, samples))
         )
 
-    def _cautious_choice(self, evaluation: Evaluation) -> int:
+    def cautious_choice(self, evaluation: Evaluation) -> int:
         """The best quiet action, unless a risky call beats it by ``cautious`` errors."""
         actions, values, samples = evaluation.actions, evaluation.values, evaluation.samples
         quiet = [i for i, a in enumerate(actions) if a not in RISKY]
@@ -208,24 +212,25 @@ class SearchBot(Bot):
                     choice, margin = i, gain
         return actions[choice]
 
-    def _worlds(self, determinizer: Determinizer, team: int) -> list[Game]:
+    def _worlds(
+        self, determinizer: Determinizer, team: int, count: int | None = None
+    ) -> list[Game]:
         """The worlds to play out: uniform among the consistent deals, or (oversampling)
         resampled by the likelihood of the rivals' logged actions under the rollout policy."""
         rng, model, families = self.rng, self.rivals, self.method.families
+        count = self.worlds if count is None else count
         if self.oversample <= 1:
-            return [determinizer.sample(rng) for _ in range(self.worlds)]
+            return [determinizer.sample(rng) for _ in range(count)]
 
         def rivals(game: Game, seat: int, action: int) -> float:
             if seat & 1 == team:
                 return 1.0
             return action_likelihood(game, seat, action, model, families)
 
-        drawn = [
-            determinizer.sample_weighted(rng, rivals) for _ in range(self.worlds * self.oversample)
-        ]
+        drawn = [determinizer.sample_weighted(rng, rivals) for _ in range(count * self.oversample)]
         worlds = [w for w, _ in drawn]
         weights = [weight for _, weight in drawn]
-        return rng.choices(worlds, weights=weights, k=self.worlds)
+        return rng.choices(worlds, weights=weights, k=count)
 
 
 class MirrorBot(SearchBot):

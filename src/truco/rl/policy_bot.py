@@ -164,11 +164,15 @@ class MaskablePPOPolicy:
     @classmethod
     def load(cls, path: str | Path) -> MaskablePPOPolicy:
         try:
+            import torch  # type: ignore[import-not-found,unused-ignore]
             from sb3_contrib import MaskablePPO  # type: ignore[import-not-found,unused-ignore]
         except ImportError:
             raise ValueError(
                 "a ppo: bot needs sb3-contrib (pip install 'truco-argento[ppo]')"
             ) from None
+        # one decision at a time needs no thread pool, and a pool started before the
+        # arena forks its workers deadlocks them
+        torch.set_num_threads(1)
         return cls(MaskablePPO.load(str(path), device="cpu"))
 
     def probabilities(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -29,6 +29,12 @@ SeatNumber = Annotated[int, Field(ge=0, le=5)]
 BotSpec = Annotated[str, Field(max_length=40, description="one of /api/options 'bots'")]
 
 
+def _printable(text: str) -> str:
+    """Text without control or format characters (NUL, bidi overrides), spaces collapsed:
+    PostgreSQL refuses NUL in text, and a table name is shown to every guest in the lobby."""
+    return " ".join("".join(ch for ch in text if ch.isprintable()).split())
+
+
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -147,7 +153,7 @@ async def create_table(
     table = server.lobby.create(
         player,
         rules,
-        body.name.strip(),
+        _printable(body.name),
         body.turn_seconds,
         body.bots,
         body.seat,

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ..bots import BOTS, Bot, make_bot
+from ..bots import BOTS, PLUGIN_BOTS, Bot, make_bot
 from ..rules import Rules
 from ..view import SeatView
 
@@ -41,6 +41,8 @@ def offered_bots() -> list[str]:
     levels when its module lists them (``LEVELS``). Never a file path (``linear:``)."""
     choices: list[str] = []
     for name, factory in BOTS.items():
+        if name in PLUGIN_BOTS:  # registered once loaded; their level is a file, not a strength
+            continue
         levels = getattr(factory, "LEVELS", None) or _known_levels(name)
         if levels:
             choices.extend(f"{name}:{level}" for level in levels)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from typing import Any
 
@@ -136,5 +137,6 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         uvicorn.Config(app, log_level="warning", ws_max_size=1 << 16),
         address=f"http://{args.host}:{sock.getsockname()[1]}/",
     )
-    server.run(sockets=[sock])
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C: uvicorn has shut down cleanly
+        server.run(sockets=[sock])
     return 0 if server.started else 1

@@ -141,7 +141,9 @@ def _cmd_watch(args: argparse.Namespace) -> int:
     return _run(session, args)
 
 
-def show_record(file: str, command: str = "show", lang: str | None = None) -> int:
+def show_record(
+    file: str, command: str = "show", lang: str | None = None, analyze: bool = False
+) -> int:
     """Step through the record in ``file`` on the terminal table, in ``lang`` (default:
     the environment's); a file that cannot be read or is not a record gets one line on
     stderr and status 2."""
@@ -157,7 +159,8 @@ def show_record(file: str, command: str = "show", lang: str | None = None) -> in
     except OSError as exc:
         return _fail(command, f"cannot read {file}: {exc.strerror}")
     try:
-        viewer = RecordViewer(load_record(text))
+        record = load_record(text)
+        viewer = RecordViewer(record, _analysis_marks(record) if analyze else None)
     except RecordError as exc:
         return _fail(command, f"{file}: {exc}")
     from .app import TrucoApp
@@ -166,8 +169,16 @@ def show_record(file: str, command: str = "show", lang: str | None = None) -> in
     return 0
 
 
+def _analysis_marks(record: Any) -> dict[tuple[int, int], str]:
+    """``truco analyze``'s grades of the record's decisions, for the viewer's caption."""
+    from ..analysis import analyze
+    from ..analysis.cli import marks_text
+
+    return marks_text(analyze(record))
+
+
 def _cmd_show(args: argparse.Namespace) -> int:
-    return show_record(args.file, lang=args.lang)
+    return show_record(args.file, lang=args.lang, analyze=args.analyze)
 
 
 def register(sub: Any) -> None:
@@ -206,5 +217,6 @@ def register(sub: Any) -> None:
         "(→/← step, PgDn/PgUp jump a hand, Home/End).",
     )
     p.add_argument("file", metavar="FILE", help="a truco-record/1 file")
+    p.add_argument("--analyze", action="store_true", help="mark the decisions truco analyze grades")
     _lang_option(p)
     p.set_defaults(func=_cmd_show)

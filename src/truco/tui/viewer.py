@@ -25,8 +25,10 @@ class RecordViewer(SessionDefaults):
     mode = "show"
     seat: int | None = None  # a record is read as a spectator, every hand open
 
-    def __init__(self, record: Record) -> None:
+    def __init__(self, record: Record, marks: Mapping[tuple[int, int], str] | None = None) -> None:
         self.rules = record.rules
+        #: notes on some actions, by (hand, action number): ``truco analyze --show``'s grades
+        self.marks: Mapping[tuple[int, int], str] = marks or {}
         seats = record.headers.get("seats")
         n = record.rules.players
         if isinstance(seats, list) and len(seats) == n and all(isinstance(x, str) for x in seats):
@@ -118,6 +120,9 @@ class RecordViewer(SessionDefaults):
         text = _("step {step}/{steps} · hand {hand}, {where}").format(
             step=self.index + 1, steps=len(self.steps), hand=hand + 1, where=where
         )
+        mark = self.marks.get((hand, action))
+        if mark:
+            text += f" · {mark}"
         if self.error and self.at_end():
             text += " · " + _("the record stops here (see below)")
         return text
