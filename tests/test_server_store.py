@@ -178,7 +178,7 @@ def serve(db_url: str, port: int) -> subprocess.Popen[bytes]:
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
-    """Ctrl+C: a clean shutdown (exit status 130, the shell's convention for it)."""
+    """Ctrl+C: a clean shutdown (exit 0; 130, the shell's code for an interrupt, is accepted)."""
     process.send_signal(signal.SIGINT)
     _, errors = process.communicate(timeout=30)
     assert process.returncode in (0, 130), errors.decode()

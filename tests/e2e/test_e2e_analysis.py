@@ -25,7 +25,15 @@ sync_api = pytest.importorskip("playwright.sync_api")
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     db = tmp_path_factory.mktemp("e2e-analysis") / "truco.sqlite3"
-    config = ServerConfig(db_url=f"sqlite:///{db}", bot_delay=0, turn_seconds=120)
+    config = ServerConfig(
+        db_url=f"sqlite:///{db}",
+        bot_delay=0,
+        turn_seconds=120,
+        rate_per_second=1000,  # the script plays as fast as it can
+        rate_burst=1000,
+        http_rate="100000/minute",
+        http_write_rate="100000/minute",
+    )
     with LiveServer(config) as live:
         yield live
 

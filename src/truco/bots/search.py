@@ -212,10 +212,13 @@ class SearchBot(Bot):
                     choice, margin = i, gain
         return actions[choice]
 
-    def _worlds(self, determinizer: Determinizer, team: int, count: int) -> list[Game]:
+    def _worlds(
+        self, determinizer: Determinizer, team: int, count: int | None = None
+    ) -> list[Game]:
         """The worlds to play out: uniform among the consistent deals, or (oversampling)
         resampled by the likelihood of the rivals' logged actions under the rollout policy."""
         rng, model, families = self.rng, self.rivals, self.method.families
+        count = self.worlds if count is None else count
         if self.oversample <= 1:
             return [determinizer.sample(rng) for _ in range(count)]
 
