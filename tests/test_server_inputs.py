@@ -4,6 +4,7 @@ changes nothing: the cases found by trying the server as a hostile user would.""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -174,3 +175,13 @@ def test_a_table_event_never_carries_a_client_supplied_bot_name(server: LiveServ
     assert all("etc" not in seat["name"] for seat in summary["seats"])
     assert json.dumps(summary).count("../") == 0
     client.close()
+
+
+def test_every_route_of_the_server_is_in_the_protocol_doc(server: LiveServer) -> None:
+    """The analysis endpoints were served but not documented in docs/protocol.md."""
+    doc = (Path(__file__).parent.parent / "docs" / "protocol.md").read_text("utf-8")
+    documented = {re.sub(r"\{\w+\}", "{}", p) for p in re.findall(r"`(?:[A-Z]+ )?(/[^`? ]*)", doc)}
+    for route in server.app.routes:
+        path = getattr(route, "path", "")
+        if path.startswith(("/api/", "/ws/")) and not path.startswith("/api/docs"):
+            assert re.sub(r"\{\w+\}", "{}", path) in documented, path
