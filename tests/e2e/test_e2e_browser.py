@@ -306,6 +306,20 @@ def test_a_3v3_table_with_bots_reads_on_a_phone_and_a_desktop(
     desk.context.close()
 
 
+def test_a_name_typed_just_before_create_names_the_table(browser: Any, server: LiveServer) -> None:
+    """The rename raced the create: the table went to "Invitado" instead of the typed name."""
+    page = browser.new_context(**DESKTOP, locale="es-AR").new_page()
+    page.goto(server.url + "/")
+    page.wait_for_selector("#create-form")
+    page.fill("#name", "Ramona")
+    page.select_option("select[name=bots]", "simple")
+    page.click("#create")  # the click blurs the name: its change and the submit race
+    page.wait_for_url("**/t/*")
+    page.wait_for_selector(".seat[data-seat='0'] .who")
+    assert page.text_content(".seat[data-seat='0'] .who") == "Ramona"
+    page.context.close()
+
+
 def test_a_table_without_a_clock_shows_no_countdown(browser: Any, server: LiveServer) -> None:
     """With turn_seconds 0 the seat to act showed a full gold bar that never moved."""
     page = new_page(browser, server, "Ana")

@@ -15,6 +15,7 @@ const app = $("#app");
 // token, it only knows whether it has a session and under which name.
 const identity = {
   player: null,
+  renaming: null, // the POST /api/guest in flight, if any
   get name() { return this.player?.name || localStorage.getItem("truco.name") || ""; },
   async resume() { // a session from an earlier visit gets a new expiry
     localStorage.removeItem("truco.token"); // tokens of older versions of this page
@@ -23,11 +24,17 @@ const identity = {
     return this.player;
   },
   async ensure() {
+    await this.renaming; // a name typed just before "create" is the one the table gets
     return this.player || (await this.resume()) || this.rename(this.name || t("guest"));
   },
-  async rename(name) {
-    const res = await fetch("/api/guest", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name }) });
-    return this.remember(await res.json());
+  rename(name) {
+    this.renaming = (async () => {
+      const res = await fetch("/api/guest", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name }) });
+      const data = await res.json();
+      if (!res.ok) throw new Error(data.detail || res.statusText);
+      return this.remember(data);
+    })();
+    return this.renaming;
   },
   remember(data) {
     this.player = { id: data.id, name: data.name };
