@@ -24,7 +24,7 @@ const identity = {
     return this.player;
   },
   async ensure() {
-    await this.renaming; // a name typed just before "create" is the one the table gets
+    await this.renaming?.catch(() => {}); // a name typed just before "create" is the one the table gets
     return this.player || (await this.resume()) || this.rename(this.name || t("guest"));
   },
   rename(name) {
@@ -86,7 +86,7 @@ function topbar() {
   $("#name-label").textContent = t("top.name");
   $("#name").value = identity.name;
   $("#name").addEventListener("change", async (ev) => {
-    await identity.rename(ev.target.value);
+    try { await identity.rename(ev.target.value); } catch (e) { ev.target.value = identity.name; ev.target.title = e.message; return; }
     if (current instanceof TableScreen) { const id = current.id; current.close(); current = new TableScreen(id, ctx); window.truco = current; await current.open(); }
   });
   const language = $("#lang");
