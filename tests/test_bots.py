@@ -143,7 +143,7 @@ def test_search_worlds_agree_with_the_public_information(table: Rules, seed: int
     game, seat = random_position(table, seed)
     view = seat_view(game, seat)
     bot = SearchBot("4x3", seed)
-    for world in bot._worlds(Determinizer(view), seat & 1):
+    for world in bot._worlds(Determinizer(view), seat & 1, bot.worlds):
         seen = seat_view(world, seat)
         assert dataclasses.replace(seen, last_hand=None) == dataclasses.replace(
             view, last_hand=None

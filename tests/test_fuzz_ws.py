@@ -19,7 +19,13 @@ from websockets.sync.client import connect
 
 from server_testing import LiveServer, TableClient, create_table, drain, guest_token
 from truco.server import ServerConfig
-from truco.server.protocol import MESSAGE_TYPES, ProtocolError, parse_client_message
+from truco.server.protocol import (
+    MESSAGE_TYPES,
+    Hello,
+    ProtocolError,
+    Sit,
+    parse_client_message,
+)
 
 EXAMPLES = int(os.environ.get("TRUCO_FUZZ_EXAMPLES", "25"))
 
@@ -174,3 +180,25 @@ def test_a_bad_first_message_closes_with_a_code_and_a_reason(
         except ConnectionClosed as closed:
             assert closed.rcvd is not None, "dropped without a close frame"
             assert closed.rcvd.code in (4400, 4401, 4408) and closed.rcvd.reason
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        '{"type": "sit", "seat": true}',
+        '{"type": "sit", "seat": 1.0}',
+        '{"type": "sit", "seat": "1"}',
+        '{"type": "sync", "since": "3"}',
+        '{"type": "hello", "since": true}',
+    ],
+)
+def test_numbers_are_taken_only_as_json_numbers(frame: str) -> None:
+    """Messages are strict: `true`, `1.0` or `"1"` were quietly read as seat 1 or version 3."""
+    with pytest.raises(ProtocolError) as caught:
+        parse_client_message(frame)
+    assert caught.value.code == "bad_message"
+
+
+def test_plain_json_numbers_still_parse() -> None:
+    assert parse_client_message('{"type": "sit", "seat": 1}') == Sit(type="sit", seat=1)
+    assert parse_client_message('{"type": "hello", "since": 3}') == Hello(type="hello", since=3)

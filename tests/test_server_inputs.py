@@ -4,6 +4,8 @@ changes nothing: the cases found by trying the server as a hostile user would.""
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -91,6 +93,18 @@ def test_a_table_name_loses_its_control_characters(
     assert response.status_code == 201 and response.json()["name"] == "Mesa de Hostil"
 
 
+def test_the_table_body_of_the_protocol_doc_is_accepted_as_written(
+    server: LiveServer, auth: dict[str, str]
+) -> None:
+    """docs/protocol.md's example asked for a bot level the server refuses ('simple:easy')."""
+    doc = (Path(__file__).parent.parent / "docs" / "protocol.md").read_text("utf-8")
+    example = doc.split("`POST /api/tables` body (every field optional):")[1]
+    body = example.split("```json")[1].split("```")[0]
+    response = post_raw(server, auth, body)
+    assert response.status_code == 201, response.text
+    assert [s["kind"] for s in response.json()["seats"]] == ["human", "bot", "empty", "bot"]
+
+
 def test_ids_and_queries_of_any_length_and_charset_get_a_4xx(server: LiveServer) -> None:
     http = httpx.Client(base_url=server.url, timeout=10)
     for path in (
@@ -161,3 +175,13 @@ def test_a_table_event_never_carries_a_client_supplied_bot_name(server: LiveServ
     assert all("etc" not in seat["name"] for seat in summary["seats"])
     assert json.dumps(summary).count("../") == 0
     client.close()
+
+
+def test_every_route_of_the_server_is_in_the_protocol_doc(server: LiveServer) -> None:
+    """The analysis endpoints were served but not documented in docs/protocol.md."""
+    doc = (Path(__file__).parent.parent / "docs" / "protocol.md").read_text("utf-8")
+    documented = {re.sub(r"\{\w+\}", "{}", p) for p in re.findall(r"`(?:[A-Z]+ )?(/[^`? ]*)", doc)}
+    served = [*server.app.openapi()["paths"], "/ws/{table_id}"]
+    assert len(served) > 10
+    for path in served:
+        assert re.sub(r"\{\w+\}", "{}", path) in documented, path

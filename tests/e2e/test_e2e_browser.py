@@ -306,6 +306,21 @@ def test_a_3v3_table_with_bots_reads_on_a_phone_and_a_desktop(
     desk.context.close()
 
 
+def test_a_table_without_a_clock_shows_no_countdown(browser: Any, server: LiveServer) -> None:
+    """With turn_seconds 0 the seat to act showed a full gold bar that never moved."""
+    page = new_page(browser, server, "Ana")
+    page.select_option("select[name=players]", "2")
+    page.select_option("select[name=bots]", "simple")
+    page.click("#create-form details summary")
+    page.fill("input[name=turn_seconds]", "0")
+    page.click("#create")
+    page.wait_for_url("**/t/*")
+    page.wait_for_selector(".seat.acting")
+    assert page.locator(".seat.acting").count() == 1
+    assert page.locator(".clock").count() == 0
+    page.context.close()
+
+
 def test_a_match_to_the_end_played_from_the_keyboard(browser: Any, server: LiveServer) -> None:
     """Beto goes to the mazo (M twice) or refuses (N) every hand until the bot wins."""
     beto = new_page(browser, server, "Beto", **PHONE)

@@ -55,8 +55,10 @@ def browser() -> Iterator[Any]:
         browser.close()
 
 
-def new_page(browser: Any, server: LiveServer, init_script: str | None = None) -> Any:
-    context = browser.new_context()
+def new_page(
+    browser: Any, server: LiveServer, init_script: str | None = None, locale: str = "es-AR"
+) -> Any:
+    context = browser.new_context(locale=locale)
     if init_script:
         context.add_init_script(init_script)
     page = context.new_page()
@@ -126,6 +128,14 @@ def test_the_page_shows_commitments_and_verifies_every_deck(
     beto.goto(f"{server.url}/t/{table_id}")
     beto.wait_for_selector("#fair-current code.commitment")
     assert beto.evaluate("!(globalThis.crypto && crypto.subtle)")
+
+    # in English the panel speaks English (it was hard-coded Spanish)
+    eve = new_page(browser, server, locale="en-US")
+    eve.goto(f"{server.url}/t/{table_id}")
+    eve.wait_for_selector("#fair-current code.commitment")
+    assert eve.text_content("#fairness h3") == "Fair deal"
+    assert "deck committed" in (eve.text_content("#fair-current") or "")
+    eve.context.close()
 
     play_to_the_end(ana)
     record = finished_record(server, table_id)

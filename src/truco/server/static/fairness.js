@@ -6,6 +6,8 @@
 // where the browser offers it (secure contexts: https, localhost); elsewhere a small
 // SHA-256 written here does, and the panel says so.
 
+import { t } from "./i18n.js";
+
 const SCHEME = "truco-fair/1";
 const CARD = /^(?:[1-7]|1[012])[eboc]$/;
 
@@ -114,7 +116,7 @@ export class FairDeals {
     try {
       reason = await checkReveal(reveal, this.commitments.get(reveal.hand), this.mine.get(reveal.hand));
     } catch (err) {
-      reason = `no se pudo verificar: ${err.message}`;
+      reason = t("fair.failed", { reason: err.message });
     }
     this.results.set(reveal.hand, reason);
     if (!this.commitments.has(reveal.hand)) this.commitments.set(reveal.hand, reveal.commitment);
@@ -129,24 +131,24 @@ export class FairDeals {
       return n;
     };
     const short = (c) => node("code", { class: "commitment", title: c, "data-commitment": c }, `${c.slice(0, 12)}…`);
-    const panel = node("section", { class: "panel fairness", id: "fairness" }, node("h3", {}, "Reparto justo"));
+    const panel = node("section", { class: "panel fairness", id: "fairness" }, node("h3", {}, t("fair.title")));
     if (this.current) {
       panel.append(node("p", { id: "fair-current", "data-hand": this.current.hand },
-        `Mano ${this.current.hand + 1}: mazo comprometido `, short(this.current.commitment)));
+        t("fair.current", { hand: this.current.hand + 1 }), " ", short(this.current.commitment)));
     }
     if (this.results.size) {
       const bad = [...this.results.values()].filter((r) => r !== null).length;
-      const mark = bad ? `✗ ${bad} reparto(s) no verifican` : `✓ ${this.results.size} reparto(s) verificados en tu navegador`;
+      const mark = bad ? t("fair.bad", { n: bad }) : t("fair.good", { n: this.results.size });
       panel.append(node("p", { id: "fair-verdict", class: bad ? "error" : "verified", "data-verified": String(!bad) }, mark));
       const list = node("ul", { class: "fair-hands" });
       for (const [hand, reason] of [...this.results.entries()].sort((a, b) => a[0] - b[0])) {
         list.append(node("li", { "data-hand": hand, "data-verified": String(reason === null) },
-          `Mano ${hand + 1} `, short(this.commitments.get(hand) || ""), reason === null ? " ✓ verificada" : ` ✗ ${reason}`));
+          t("fair.hand", { hand: hand + 1 }), " ", short(this.commitments.get(hand) || ""), " ", reason === null ? t("fair.verified") : `✗ ${reason}`));
       }
       panel.append(list);
-      if (!hasWebCrypto()) panel.append(node("p", { class: "muted", id: "fair-fallback" }, "Sin WebCrypto en esta página (no es un contexto seguro): SHA-256 calculado con JavaScript propio."));
+      if (!hasWebCrypto()) panel.append(node("p", { class: "muted", id: "fair-fallback" }, t("fair.no_webcrypto")));
     } else if (this.current) {
-      panel.append(node("p", { class: "muted" }, "Los mazos se revelan al terminar el partido y esta página los verifica."));
+      panel.append(node("p", { class: "muted" }, t("fair.pending")));
     }
     return panel;
   }

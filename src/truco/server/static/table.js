@@ -358,7 +358,7 @@ export class TableScreen {
       tags.push(el("span", { class: "badge" }, t(view.round_seats.includes(seat) ? "seat.mazo" : "seat.waits_round")));
     }
     box.append(el("div", { class: "seat-name" }, el("span", { class: "dot", "aria-hidden": "true" }), el("span", { class: "who" }, name), ...tags));
-    if (isTurn) box.append(el("div", { class: "clock", "data-clock-seat": seat }, el("div", { class: "clock-bar" }), el("span", { class: "clock-text" })));
+    if (isTurn && table.clock) box.append(el("div", { class: "clock", "data-clock-seat": seat }, el("div", { class: "clock-bar" }), el("span", { class: "clock-text" })));
     if (table.status === "waiting") return this.seating(box, seat, info, you);
     if (!view) return box;
     const bubble = this.bubbleOf[seat];
