@@ -133,12 +133,12 @@ class SeatView:
     log: tuple[tuple[int, int], ...]
     last_hand: PublicHand | None
     #: the hand's settlements so far, all public: ``(after, kind, data)`` with kind
-    #: ``baza`` (number, result, winning seat), ``envido`` (winning seat, points),
-    #: ``flor`` (team, points) or ``round`` (team, points); ``after`` counts the hand's
+    #: ``baza`` (number, result, winning seat), ``envido`` (winning seat, points) or
+    #: ``round`` (team, points) (flor only in ``last_hand``); ``after`` counts the hand's
     #: public actions (calls, answers, cards: not the megaphone words)
     notes: tuple[tuple[int, str, tuple[int, ...]], ...] = ()
-    #: points won in this hand so far, ``(team, source, points)``: they reach the
-    #: score when the hand closes
+    #: envido and truco points won in this hand so far, ``(team, source, points)``:
+    #: they reach the score when the hand closes (flor points are told then)
     scored: tuple[tuple[int, str, int], ...] = ()
 
     @property
@@ -386,6 +386,10 @@ def seat_view(game: Game, seat: int | None) -> SeatView:
         round_seats=() if waiting else game.round_seats,
         log=_visible_log(actions, seat),
         last_hand=public_hand(game.history[-1]) if game.history else None,
-        notes=() if waiting else _public_notes(game.actions, game.notes),
-        scored=() if waiting else tuple(game.why_flor + game.why_envido + game.why_truco),
+        # a compared flor's winner is known at the close (the flores are shown then): no
+        # flor in the hand's notes and points before it
+        notes=()
+        if waiting
+        else tuple(n for n in _public_notes(game.actions, game.notes) if n[1] != "flor"),
+        scored=() if waiting else tuple(game.why_envido + game.why_truco),
     )
