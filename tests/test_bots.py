@@ -137,10 +137,6 @@ def test_a_bot_is_given_no_hidden_card(rules: Rules) -> None:
         assert all(not is_say(a) or s & 1 == seat & 1 for s, a in view.log)
 
 
-@pytest.mark.xfail(
-    reason="open bug: some 3v3 pica-pica con flor worlds settle the flor for the other team "
-    "(random_position(TABLES[5], 9), seat 4: notes flor (1, 4) in the game, (0, 4) in a world)",
-)
 @settings(max_examples=100, deadline=None)
 @given(table=st.sampled_from(TABLES), seed=st.integers(0, 10**9))
 def test_search_worlds_agree_with_the_public_information(table: Rules, seed: int) -> None:
