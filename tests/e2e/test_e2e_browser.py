@@ -251,9 +251,15 @@ def test_a_2v2_table_names_partners_and_colours_the_same_for_everyone(
     assert ana.locator(".seat[data-seat='1'] .tag-partner").count() == 0
     # partners share the megaphone: a word reaches the partner as a bubble at the speaker
     if ana.locator('#megaphone button[data-action="say voy"]').count():
+        # a bot playing a card clears the bubbles, so record every bubble Cami's page draws
+        cami.evaluate(
+            """() => { window.saidAtAna = []; new MutationObserver(() => {
+                for (const b of document.querySelectorAll(".seat[data-seat='0'] .bubble.say"))
+                    window.saidAtAna.push(b.textContent);
+            }).observe(document.body, { childList: true, subtree: true }); }"""
+        )
         ana.click('#megaphone button[data-action="say voy"]')
-        cami.wait_for_selector(".seat[data-seat='0'] .bubble.say")
-        assert "Voy" in cami.text_content(".seat[data-seat='0'] .bubble.say")
+        cami.wait_for_function("() => window.saidAtAna.some(text => text.includes('Voy'))")
 
     said = cami.locator(".seat[data-seat='0'] .bubble.say").count()
     play_a_hand([ana, cami])
