@@ -86,6 +86,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         try:
             yield
         finally:
+            analysis = getattr(app.state, "analysis", None)
+            if isinstance(analysis, analysis_api.AnalysisService):
+                await analysis.stop()
             await lobby.stop()
 
     app = FastAPI(title="Truco Argento", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)

@@ -25,6 +25,7 @@ from .players import Player
 from .protocol import Hello, ProtocolError, close_reason, error_message, parse_client_message
 from .sessions import COOKIE, same_origin
 from .table import Client, Command, Join, Leave
+from .tasks import spawn
 
 router = APIRouter()
 
@@ -116,7 +117,7 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
         return
     player, since = who
     client = Client(player, server.config.outbox_size)
-    sender = asyncio.create_task(_send_loop(websocket, client))
+    sender = spawn(_send_loop(websocket, client), f"ws-send-{table_id}")
     await table.inbox.put(Join(client, since))
     try:
         await _receive_loop(websocket, client, table.inbox, server.config)

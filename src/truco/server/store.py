@@ -43,6 +43,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import StaticPool
 
 from .journal import LIVE, JournalError, TableWrite, fold
+from .tasks import spawn
 
 log = logging.getLogger("truco.server")
 
@@ -234,7 +235,7 @@ class Store:
 
     async def start(self) -> None:
         self._wake = asyncio.Event()
-        self._writer = asyncio.create_task(self._write_loop(), name="truco-store-writer")
+        self._writer = spawn(self._write_loop(), "truco-store-writer")
 
     async def _write_loop(self) -> None:
         assert self._wake is not None
