@@ -12,6 +12,7 @@ from ..rules import Rules
 from .bot_pool import BotPool, check_bot_spec, offered_bots
 from .config import ServerConfig
 from .players import Player
+from .ratings import record_unrecorded
 from .store import Store
 from .table import Seat, Table, TableError
 
@@ -51,6 +52,8 @@ class Lobby:
         if self.store is None:
             return
         await self.store.start()
+        # results of matches that finished before this server recorded them (issue 12)
+        await asyncio.to_thread(record_unrecorded, self.store.engine)
         rows = await asyncio.to_thread(
             self.store.load, unfinished=True, limit=self.config.max_tables
         )
