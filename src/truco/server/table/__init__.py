@@ -17,7 +17,7 @@ from .clients import Client, Peer
 from .errors import TableError
 from .events import EVERYONE, Audience, TableEvent
 from .inbox import BotMove, Command, Join, Leave, Stop
-from .seating import Seat
+from .seating import Seat, name_bots, seat_names
 from .stored import resumed_dealer
 
 __all__ = [
@@ -34,5 +34,7 @@ __all__ = [
     "Table",
     "TableError",
     "TableEvent",
+    "name_bots",
     "resumed_dealer",
+    "seat_names",
 ]

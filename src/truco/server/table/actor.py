@@ -24,6 +24,7 @@ from ...bots import Bot
 from ...cards import card_name
 from ...deal import CommittedDealer
 from ...game import Game, IllegalAction
+from ...narrate import explain_last_hand
 from ...rules import Rules
 from ...view import SeatView, public_hand, seat_view
 from ..bot_pool import BotPool
@@ -54,7 +55,7 @@ from .errors import TableError
 from .events import EVERYONE, Audience, EventLog, TableEvent
 from .fanout import Round
 from .inbox import GROUP_LIMIT, BotMove, Command, Join, Leave, Message, Stop
-from .seating import Seat, Seating
+from .seating import Seat, Seating, seat_names
 
 log = logging.getLogger("truco.server")
 
@@ -75,6 +76,7 @@ class Table:
         store: Store | None,
         creator: str | None = None,
         turn_seconds: float = 30.0,
+        rated: bool = False,
         seats: list[Seat] | None = None,
         status: Status = "waiting",
         version: int = 0,
@@ -90,7 +92,7 @@ class Table:
         self.created_at = time.time() if created_at is None else created_at
         self.game: Game | None = None
         self.dealer = CommittedDealer()  # commit-reveal deals
-        self.seating = Seating(rules.players, creator, seats)
+        self.seating = Seating(rules.players, creator, seats, rated)
         self.log = EventLog(config.event_buffer, version)
         self.inbox: asyncio.Queue[Message] = asyncio.Queue()
         self.clients: dict[Peer, int] = {}  # connection -> the version it was sent
@@ -101,11 +103,13 @@ class Table:
         self.durability = Durability(id, store, Journal(event_buffer=config.event_buffer))
         self.task: asyncio.Task[None] | None = None
         self.on_finished: Callable[[Table], None] | None = None
+        self.on_over: Callable[[Table], None] | None = None  # once the finished match is durable
         self._rules_json = rules.to_dict()
         self._describe = rules.describe()
         self._summary: dict[str, Any] = {}  # as of the last durable round
         self._resyncs: list[tuple[Peer, int | None]] = []
         self._replies: list[tuple[Peer, Reply]] = []
+        self._story: dict[str, Any] | None = None  # the last closed hand told in words
 
     # ------------------------------------------------------------------ parts' state
     @property
@@ -120,6 +124,11 @@ class Table:
     @property
     def seats(self) -> list[Seat]:
         return self.seating.seats
+
+    @property
+    def rated(self) -> bool:
+        """Accounts only, no bots; the result moves ratings (:mod:`..ratings`)."""
+        return self.seating.rated
 
     @property
     def creator(self) -> str | None:
@@ -187,6 +196,9 @@ class Table:
                         break
                     stopping = self._take(self.inbox.get_nowait())
             await self._publish()
+            if self.journal.status == "finished" and self.on_over is not None:
+                on_over, self.on_over = self.on_over, None
+                on_over(self)
             if stopping:
                 for client in list(self.clients):
                     client.close("the server is stopping")
@@ -379,7 +391,13 @@ class Table:
             del self.committed[seat]
         if len(game.history) > hands:
             self.committed.clear()
-            self._emit({"kind": "hand_closed", **public_hand_json(public_hand(game.history[-1]))})
+            self._emit(
+                {
+                    "kind": "hand_closed",
+                    **public_hand_json(public_hand(game.history[-1])),
+                    "story": self._hand_story(),
+                }
+            )
             if game.is_over:
                 self.status = "finished"
                 self._emit({"kind": "over", "winner": game.winner, "chicos": list(game.chicos)})
@@ -533,6 +551,7 @@ class Table:
             "status": self.status,
             "creator": self.creator,
             "turn_seconds": self.turn_seconds,
+            "rated": self.rated,
             "seats": seats,
             "clock": clock,
             "version": self.version,
@@ -540,12 +559,22 @@ class Table:
             "fairness": self._fairness_summary(),
         }
 
+    def _hand_story(self) -> dict[str, Any] | None:
+        """The last closed hand explained in every language: told once per hand."""
+        game = self.game
+        if game is None or not game.history:
+            return None
+        if self._story is None or self._story["index"] != game.history[-1].index:
+            names = seat_names(self.seats)
+            self._story = explain_last_hand(game.history, names, self.rules.target)
+        return self._story
+
     def _view_of(self, seat: int | None) -> dict[str, Any] | None:
         return None if self.game is None else view_json(seat_view(self.game, seat))
 
     def _round(self) -> Round:
         self._summary = self.summary()
-        return Round(self.log, self._summary, self._view_of, self.committed)
+        return Round(self.log, self._summary, self._view_of, self.committed, self._hand_story)
 
     def _send(self, round: Round, client: Peer, since: int | None, answer: bool) -> None:
         frame = round.frame(client, self._seat_of(client), since, answer=answer)
@@ -607,6 +636,7 @@ class Table:
             store=store,
             creator=data.get("creator"),
             turn_seconds=float(data.get("turn_seconds", config.turn_seconds)),
+            rated=bool(data.get("rated", False)),
             seats=[Seat.from_json(s) for s in data["seats"]],
             status=row.status,  # type: ignore[arg-type]
             version=row.version,

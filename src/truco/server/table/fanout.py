@@ -31,12 +31,15 @@ class Round:
         summary: dict[str, Any],
         view_of: ViewOf,
         committed: dict[int, int],
+        story: Callable[[], dict[str, Any] | None],
     ) -> None:
         self.log = log
         self.version = log.version
         self._summary = orjson.dumps(summary)
         self._view_of = view_of
         self._committed = committed
+        self._story_of = story
+        self._story: bytes | None = None
         self._views: dict[int | None, bytes] = {}
         self._events: dict[tuple[int | None, int], bytes] = {}
 
@@ -45,6 +48,11 @@ class Round:
         if view is None:
             view = self._views[seat] = orjson.dumps(self._view_of(seat))
         return view
+
+    def _last_story(self) -> bytes:
+        if self._story is None:
+            self._story = orjson.dumps(self._story_of())
+        return self._story
 
     def _events_since(self, seat: int | None, since: int) -> bytes:
         """The events after ``since`` that ``seat`` may see, as a JSON list ("" if none)."""
@@ -88,6 +96,8 @@ class Round:
                 self._view(seat),
                 b',"you":',
                 you,
+                # a page that comes in late reads the last hand's story here
+                b',"story":' + self._last_story() if full == b"true" else b"",
                 b"}",
             )
         ).decode()

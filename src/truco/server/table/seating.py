@@ -43,13 +43,44 @@ class Seat:
         )
 
 
+def name_bots(seats: list[Seat]) -> None:
+    """Number the bots in seat order, as every client, record and listing names them
+    ("Bot 1 (simple)"); run whenever a bot sits or stands, before the match starts."""
+    number = 0
+    for seat in seats:
+        if seat.kind == "bot":
+            number += 1
+            seat.name = f"Bot {number} ({seat.bot})"
+
+
+def seat_names(seats: list[Seat]) -> list[str]:
+    """The seats' names as the page shows them: two people of one name told apart by
+    their seat number, a free seat by its number."""
+    names = [seat.name for seat in seats]
+    return [
+        f"Seat {i + 1}"
+        if seat.kind == "empty" or not seat.name
+        else f"{seat.name} ({i + 1})"
+        if names.count(seat.name) > 1
+        else seat.name
+        for i, seat in enumerate(seats)
+    ]
+
+
 class Seating:
     """The seats of a table, its creator (who seats and removes bots) and the bot of
     every seat a bot plays or covers. Refusals raise :class:`TableError`; whether seats
     may change at all (before the match) is the table's to check."""
 
-    def __init__(self, players: int, creator: str | None, seats: list[Seat] | None = None) -> None:
+    def __init__(
+        self,
+        players: int,
+        creator: str | None,
+        seats: list[Seat] | None = None,
+        rated: bool = False,
+    ) -> None:
         self.creator = creator
+        self.rated = rated  # accounts only, no bots
         self.seats: list[Seat] = seats or [Seat() for _ in range(players)]
         self.bots: dict[int, Bot] = {}
 
@@ -77,6 +108,8 @@ class Seating:
         """Seat ``player`` (leaving the seat they held: returned)."""
         if player is None:
             raise TableError("no_player", "sitting needs a guest token (POST /api/guest)")
+        if self.rated and not player.account:
+            raise TableError("account_needed", "a rated table seats accounts only: log in first")
         self.require_empty(seat)
         old = self.seat_of(player)
         if old is not None:
@@ -99,18 +132,22 @@ class Seating:
     def add_bot(self, seat: int, level: str) -> Bot:
         """Seat a bot of ``level`` (one the server offers)."""
         self.require_empty(seat)
+        if self.rated:
+            raise TableError("rated_no_bots", "a rated table has no bots: people only")
         try:
             bot = make_bot(check_bot_spec(level))
         except ValueError as exc:
             raise TableError("bad_bot", str(exc)) from None
         self.bots[seat] = bot
-        self.seats[seat] = Seat("bot", None, f"Bot {level}", level)
+        self.seats[seat] = Seat("bot", None, "", level)
+        name_bots(self.seats)
         return bot
 
     def remove_bot(self, seat: int) -> None:
         if seat >= len(self.seats) or self.seats[seat].kind != "bot":
             raise TableError("no_bot", f"there is no bot in seat {seat}")
         self.seats[seat] = Seat()
+        name_bots(self.seats)
         self.bots.pop(seat, None)
 
     def bot_controls(self, seat: int) -> bool:

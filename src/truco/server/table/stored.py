@@ -26,6 +26,7 @@ def table_json(table: Table) -> dict[str, Any]:
         "rules": table._rules_json,
         "creator": table.creator,
         "turn_seconds": table.turn_seconds,
+        "rated": table.rated,
         "seats": table.seating.to_json(),
         # cards released early (not in the record: they are not played yet)
         "committed": {str(seat): card_name(card) for seat, card in table.committed.items()},
