@@ -16,6 +16,7 @@ from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.routing import WebSocketRoute
 
 from . import accounts_api, analysis_api, api, live
 from .card_art import card_back_svg, card_svg
@@ -102,7 +103,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.include_router(pages)
     app.include_router(api.router)
     app.include_router(accounts_api.router)
-    app.include_router(live.router)
+    app.router.routes.append(WebSocketRoute(live.PATH, live.table_socket))
     app.include_router(analysis_api.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(HttpLimits, rate=config.http_rate, write_rate=config.http_write_rate)

@@ -26,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 from sqlalchemy import (
     Boolean,
     Column,
@@ -216,11 +217,11 @@ class Store:
                     conn.execute(
                         matches_table.update()
                         .where(matches_table.c.id == w.match_id)
-                        .values(table_json=json.dumps(w.table), updated_at=time.time())
+                        .values(table_json=_dumps(w.table), updated_at=time.time())
                     )
                 if w.entry is not None:
                     entries.append(
-                        {"match_id": w.match_id, "version": w.version, "entry": json.dumps(w.entry)}
+                        {"match_id": w.match_id, "version": w.version, "entry": _dumps(w.entry)}
                     )
             if entries:
                 conn.execute(journal_table.insert(), entries)
@@ -345,6 +346,11 @@ class Store:
         self.engine.dispose()
 
 
+def _dumps(data: Any) -> str:
+    """JSON as stored (orjson: the write path runs once per commit of every table)."""
+    return orjson.dumps(data).decode()
+
+
 def _put_row(conn: Connection, row: MatchRow) -> None:
     values = {
         "name": row.name,
@@ -353,8 +359,8 @@ def _put_row(conn: Connection, row: MatchRow) -> None:
         "updated_at": row.updated_at,
         "version": row.version,
         "winner": row.winner,
-        "table_json": json.dumps(row.table),
-        "record_json": None if row.record is None else json.dumps(row.record),
+        "table_json": _dumps(row.table),
+        "record_json": None if row.record is None else _dumps(row.record),
     }
     done = conn.execute(matches_table.update().where(matches_table.c.id == row.id).values(**values))
     if done.rowcount == 0:
