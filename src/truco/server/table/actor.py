@@ -110,6 +110,7 @@ class Table:
         self._resyncs: list[tuple[Peer, int | None]] = []
         self._replies: list[tuple[Peer, Reply]] = []
         self._story: dict[str, Any] | None = None  # the last closed hand told in words
+        self._fairness: tuple[Any, dict[str, Any] | None] = (None, None)
 
     # ------------------------------------------------------------------ parts' state
     @property
@@ -445,9 +446,15 @@ class Table:
             self._emit({"kind": "deck_revealed", "hand": hand, **sealed.revealed()})
 
     def _fairness_summary(self) -> dict[str, Any] | None:
+        """The commitment of the hand being played (hashed once per hand)."""
         game = self.game
-        sealed = None if game is None or game.is_over else self.dealer.sealed(game.hand_index)
-        return None if sealed is None else {"hand": sealed.hand, **sealed.public()}
+        if game is None or game.is_over:
+            return None
+        if self._fairness[0] != (game.hand_index, self.dealer.key):
+            sealed = self.dealer.sealed(game.hand_index)
+            public = None if sealed is None else {"hand": sealed.hand, **sealed.public()}
+            self._fairness = ((game.hand_index, self.dealer.key), public)
+        return self._fairness[1]
 
     # ------------------------------------------------------------------ timers, bots
     def _on_timers(self, now: float) -> None:
