@@ -15,7 +15,7 @@ from .config import ServerConfig
 from .players import Player
 from .ratings import record_result, record_unrecorded
 from .store import Store
-from .table import Seat, Table, TableError
+from .table import Seat, Table, TableError, name_bots
 
 log = logging.getLogger("truco.server")
 
@@ -140,7 +140,8 @@ class Lobby:
                 table.bots[where] = make_bot(check_bot_spec(level))
             except ValueError as exc:
                 raise TableError("bad_bot", str(exc)) from None
-            table.seats[where] = Seat("bot", None, f"Bot {level}", level)
+            table.seats[where] = Seat("bot", None, "", level)
+        name_bots(table.seats)
         if seat is not None:
             if not 0 <= seat < rules.players or table.seats[seat].kind != "empty":
                 raise TableError("no_seat", f"seat {seat} is not free")

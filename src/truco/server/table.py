@@ -29,6 +29,7 @@ from ..cards import card_name, parse_card
 from ..deal import CommittedDealer
 from ..fairness import KEY_BYTES, add_to_record
 from ..game import Game, IllegalAction
+from ..narrate import explain_last_hand
 from ..record import game_to_record, record_from_json, replay
 from ..rules import Rules
 from ..view import public_hand, seat_view
@@ -89,6 +90,30 @@ class Seat:
             data.get("bot"),
             bool(data.get("away")),
         )
+
+
+def name_bots(seats: list[Seat]) -> None:
+    """Number the bots in seat order, as every client, record and listing names them
+    ("Bot 1 (simple)"); run whenever a bot sits or stands, before the match starts."""
+    number = 0
+    for seat in seats:
+        if seat.kind == "bot":
+            number += 1
+            seat.name = f"Bot {number} ({seat.bot})"
+
+
+def seat_names(seats: list[Seat]) -> list[str]:
+    """The seats' names as the page shows them: two people of one name told apart by
+    their seat number, a free seat by its number."""
+    names = [seat.name for seat in seats]
+    return [
+        f"Seat {i + 1}"
+        if seat.kind == "empty" or not seat.name
+        else f"{seat.name} ({i + 1})"
+        if names.count(seat.name) > 1
+        else seat.name
+        for i, seat in enumerate(seats)
+    ]
 
 
 class Client:
@@ -241,6 +266,7 @@ class Table:
         default_factory=list
     )
     _durable: asyncio.Condition | None = None
+    _story: dict[str, Any] | None = None  # the last closed hand told in words
 
     def __post_init__(self) -> None:
         self._rules_json = self.rules.to_dict()
@@ -436,7 +462,8 @@ class Table:
             raise TableError("bad_bot", str(exc)) from None
         if self.bot_pool is not None:
             self.bot_pool.warm([self.bots[seat]])
-        self.seats[seat] = Seat("bot", None, f"Bot {level}", level)
+        self.seats[seat] = Seat("bot", None, "", level)
+        name_bots(self.seats)
         self._emit(
             {
                 "kind": "seated",
@@ -453,6 +480,7 @@ class Table:
         if seat >= len(self.seats) or self.seats[seat].kind != "bot":
             raise TableError("no_bot", f"there is no bot in seat {seat}")
         self.seats[seat] = Seat()
+        name_bots(self.seats)
         self.bots.pop(seat, None)
         self._emit({"kind": "stood", "seat": seat})
 
@@ -535,6 +563,7 @@ class Table:
                 {
                     "kind": "hand_closed",
                     **public_hand_json(public_hand(game.history[-1])),
+                    "story": self._hand_story(),
                 }
             )
             if game.is_over:
@@ -782,23 +811,33 @@ class Table:
         if seat not in views:
             views[seat] = None if self.game is None else view_json(seat_view(self.game, seat))
         committed = self.committed.get(seat) if seat is not None else None
-        return json.dumps(
-            {
-                "type": "state",
-                "v": self.version,
-                "full": full,
-                "events": events,
-                "table": self._summary_cache,
-                "view": views[seat],
-                "you": {
-                    "seat": seat,
-                    "player": None
-                    if client.player is None
-                    else {"id": client.player.id, "name": client.player.name},
-                    "committed": None if committed is None else card_name(committed),
-                },
-            }
-        )
+        state: dict[str, Any] = {
+            "type": "state",
+            "v": self.version,
+            "full": full,
+            "events": events,
+            "table": self._summary_cache,
+            "view": views[seat],
+            "you": {
+                "seat": seat,
+                "player": None
+                if client.player is None
+                else {"id": client.player.id, "name": client.player.name},
+                "committed": None if committed is None else card_name(committed),
+            },
+        }
+        if full:  # a page that comes in late reads the last hand's story here
+            state["story"] = self._hand_story()
+        return json.dumps(state)
+
+    def _hand_story(self) -> dict[str, Any] | None:
+        """The last closed hand explained in every language: told once per hand."""
+        game = self.game
+        if game is None or not game.history:
+            return None
+        if self._story is None or self._story["index"] != game.history[-1].index:
+            self._story = explain_last_hand(game.history, seat_names(self.seats), self.rules.target)
+        return self._story
 
     def _send_full(self, client: Client) -> None:
         self._summary_cache = self.summary()
