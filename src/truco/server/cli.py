@@ -84,7 +84,12 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--http-write-rate",
         default="20/minute",
-        help="new guests, renewals and new tables per address (default 20/minute)",
+        help="new guests, accounts, renewals and new tables per address (default 20/minute)",
+    )
+    p.add_argument(
+        "--login-rate",
+        default="10/minute",
+        help="failed logins per account name and per address before a pause (default 10/minute)",
     )
     p.add_argument(
         "--secure-cookies",
@@ -115,6 +120,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         session_seconds=args.session_days * 24 * 3600,
         http_rate=args.http_rate,
         http_write_rate=args.http_write_rate,
+        login_rate=args.login_rate,
         secure_cookies=args.secure_cookies,
     )
     try:
