@@ -7,6 +7,13 @@ import { lang, t } from "./i18n.js";
 import { sound } from "./sound.js";
 import { Story, describeRules } from "./story.js";
 
+/** The server's refusals the page words itself, by code (i18n: refusal.<code>). */
+const REFUSALS = new Set(["bad_json", "unknown_type", "bad_message", "too_large", "rate_limited", "bad_action",
+  "bad_bot", "full", "no_bot", "no_player", "no_seat", "not_creator", "not_playing", "not_seated", "seat_taken",
+  "started", "too_many_tables", "illegal"]);
+/** An ``error`` frame in the page's language; a code this page does not know: the server's words. */
+const refusal = (msg) => (REFUSALS.has(msg.code) ? t(`refusal.${msg.code}`) : msg.reason);
+
 const POSITIONS = { 2: ["bot", "top"], 4: ["bot", "r", "top", "l"], 6: ["bot", "br", "tr", "top", "tl", "bl"] };
 const TRUCO_LEVELS = ["", "truco", "retruco", "vale-cuatro"];
 const KEYS = {
@@ -114,7 +121,7 @@ export class TableScreen {
 
   // ------------------------------------------------------------------ receiving
   receive(msg) {
-    if (msg.type === "error") { this.banner(t("table.error", { reason: msg.reason }), true); return; }
+    if (msg.type === "error") { this.banner(t("table.error", { reason: refusal(msg) }), true); return; }
     if (msg.type !== "state") return;
     this.live = true;
     this.attempts = 0;
