@@ -229,6 +229,7 @@ class Table:
     store: Store | None
     creator: str | None = None
     turn_seconds: float = 30.0
+    rated: bool = False  # accounts only, no bots; the result moves ratings (ratings.py)
     seats: list[Seat] = field(default_factory=list)
     status: Status = "waiting"
     game: Game | None = None
@@ -252,6 +253,7 @@ class Table:
     bot_task: asyncio.Task[None] | None = None  # the bot thinking now
     task: asyncio.Task[None] | None = None
     on_finished: Callable[[Table], None] | None = None
+    on_over: Callable[[Table], None] | None = None  # once, when the finished match is durable
     dealer: CommittedDealer = field(default_factory=CommittedDealer)  # commit-reveal deals
     _summary_cache: dict[str, Any] = field(default_factory=dict)
     _rules_json: dict[str, Any] = field(init=False, default_factory=dict)
@@ -312,6 +314,9 @@ class Table:
                         break
                     stopping = self._take(self.inbox.get_nowait())
             await self._publish()
+            if self.journal.status == "finished" and self.on_over is not None:
+                on_over, self.on_over = self.on_over, None
+                on_over(self)
             if stopping:
                 for client in list(self.clients):
                     client.close("the server is stopping")
@@ -413,6 +418,8 @@ class Table:
     def _sit(self, client: Client, seat: int) -> None:
         if client.player is None:
             raise TableError("no_player", "sitting needs a guest token (POST /api/guest)")
+        if self.rated and not client.player.account:
+            raise TableError("account_needed", "a rated table seats accounts only: log in first")
         self._require_waiting()
         self._require_empty(seat)
         old = self._seat_of(client)
@@ -447,6 +454,8 @@ class Table:
         self._require_creator(client)
         self._require_waiting()
         self._require_empty(seat)
+        if self.rated:
+            raise TableError("rated_no_bots", "a rated table has no bots: people only")
         try:
             self.bots[seat] = make_bot(check_bot_spec(level))
         except ValueError as exc:
@@ -783,6 +792,7 @@ class Table:
             "status": self.status,
             "creator": self.creator,
             "turn_seconds": self.turn_seconds,
+            "rated": self.rated,
             "seats": seats,
             "clock": clock,
             "version": self.version,
@@ -956,6 +966,7 @@ class Table:
             "rules": self._rules_json,
             "creator": self.creator,
             "turn_seconds": self.turn_seconds,
+            "rated": self.rated,
             "seats": [seat.to_json() for seat in self.seats],
             # cards released early (not in the record: they are not played yet)
             "committed": {str(seat): card_name(card) for seat, card in self.committed.items()},
@@ -1001,6 +1012,7 @@ class Table:
             store=store,
             creator=data.get("creator"),
             turn_seconds=float(data.get("turn_seconds", config.turn_seconds)),
+            rated=bool(data.get("rated", False)),
             seats=[Seat.from_json(s) for s in data["seats"]],
             status=row.status,  # type: ignore[arg-type]
             version=row.version,
