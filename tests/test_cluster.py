@@ -23,7 +23,7 @@ from tests.cluster_testing import (
     redis_unreachable,
 )
 from tests.databases import postgres_schema, postgres_unreachable
-from tests.server_testing import TableClient, create_table, drain, guest_token, play_out
+from tests.server_testing import TableClient, create_table, guest_token, play_out
 from websockets.exceptions import ConnectionClosed
 
 RULES = {"players": 2, "target": 15}
