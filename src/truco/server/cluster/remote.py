@@ -79,6 +79,7 @@ class Route:
         self.owner: str | None = None  # else the node that does (None: being found)
         self.version: int | None = None  # the last version delivered to the client
         self.left = False
+        self.unanswered = False  # a command went to the owner and nothing came back since
         self._finding: asyncio.Task[None] | None = None
 
     async def put(self, message: Join | Leave | Command) -> None:
@@ -99,6 +100,7 @@ class Route:
         elif self.owner is not None:
             text = message.message.model_dump_json()
             self.lobby.bus.send(self.owner, {"k": "cmd", "c": self.conn, "m": text})
+            self.unanswered = True
         else:
             message.client.send(MOVING)
 
@@ -110,17 +112,19 @@ class Route:
         if kind == "out":
             self.client.send(message["x"])
             self.version = int(message["v"])
+            self.unanswered = False
         elif kind == "close":
             self.client.close(str(message["r"]))
         elif kind == "gone":
-            if message.get("r") == "cmd":  # the command met the table gone: not acknowledged
-                self.client.send(MOVING)
             self.follow()
 
     def follow(self) -> None:
         """The owner is gone or no longer runs the table: find where it runs now."""
         if self.left or self._finding is not None:
             return
+        if self.unanswered and self.client is not None:  # it may be lost: not acknowledged
+            self.client.send(MOVING)
+            self.unanswered = False
         self.owner = self.local = None
         self._finding = asyncio.create_task(self._refind())
 
