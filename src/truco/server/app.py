@@ -17,11 +17,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from . import analysis_api, api, live
+from . import accounts_api, analysis_api, api, live
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import Server
-from .limits import HttpLimits, parse_rate
+from .limits import Attempts, HttpLimits, parse_rate
 from .lobby import Lobby
 from .players import TokenSigner
 from .store import Store
@@ -103,10 +103,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.state.lobby = lobby
     app.state.signer = server.signer
     app.state.config = config
+    app.state.login_attempts = Attempts(config.login_rate)
     app.add_exception_handler(TableError, _table_error)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.include_router(pages)
     app.include_router(api.router)
+    app.include_router(accounts_api.router)
     app.include_router(live.router)
     app.include_router(analysis_api.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
