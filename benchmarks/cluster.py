@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import multiprocessing as mp
 import os
@@ -32,6 +33,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.cookiejar import DefaultCookiePolicy
 from typing import Any
@@ -54,6 +56,8 @@ class Loader:
     stopping: Any  # mp.Event
     killed: Any  # mp.Value: the time of the kill (0: none)
     dead: Any  # mp.Value: index of the killed node (-1: none)
+    tables: int
+    seated: asyncio.Event = field(default_factory=asyncio.Event)
     latencies: list[float] = field(default_factory=list)
     actions: int = 0
     errors: Counter[str] = field(default_factory=Counter)
@@ -83,6 +87,8 @@ async def player(load: Loader, table: TableLoad, token: str, seat: int, rng: ran
 
     node = rng.randrange(len(load.nodes))
     seen = load.seen.setdefault(table.id, {}).setdefault(seat, {})
+    if len(load.seen) >= load.tables:
+        load.seated.set()
     sat = False
     while not table.done.is_set() and not load.stopping.is_set():
         if node == load.dead.value:
@@ -209,18 +215,16 @@ def loader_main(nodes: list[str], tables: int, seed: int, rate: float, shared: A
     async def run() -> None:
         import httpx
 
-        load = Loader(nodes, rate, measuring, stopping, killed, dead)
+        load = Loader(nodes, rate, measuring, stopping, killed, dead, tables)
         rng = random.Random(seed)
         limits = httpx.Limits(max_connections=50)
         async with httpx.AsyncClient(timeout=60, limits=limits) as http:
             # no session cookie: each guest request must make a new player
             http.cookies.jar.set_policy(DefaultCookiePolicy(allowed_domains=[]))
             lanes = [asyncio.create_task(lane(load, http, i, rng)) for i in range(tables)]
-            while len(load.seen) < tables:  # every table created and seated
-                await asyncio.sleep(0.1)
+            await load.seated.wait()  # every table created and its players connecting
             ready.release()
-            while not stopping.is_set():
-                await asyncio.sleep(0.1)
+            await asyncio.to_thread(stopping.wait)
             await asyncio.sleep(0.5)
             for task in lanes:
                 task.cancel()
@@ -309,7 +313,7 @@ def pct(values: list[float], p: float) -> float:
     return 1000 * ordered[min(len(ordered) - 1, int(p * len(ordered)))] if ordered else float("nan")
 
 
-def main() -> int:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=2, help="node processes (default 2)")
     parser.add_argument("--tables", type=int, default=1000, help="concurrent tables (default 1000)")
@@ -323,7 +327,12 @@ def main() -> int:
     args = parser.parse_args()
     if args.kill_one and args.nodes < 2:
         parser.error("--kill-one needs --nodes 2 or more")
+    return args
 
+
+@contextlib.contextmanager
+def site(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
+    """A PostgreSQL schema and a Redis prefix of this run's own, removed afterwards."""
     import psycopg
     import redis
 
@@ -332,24 +341,33 @@ def main() -> int:
     with psycopg.connect(PG_DSN, autocommit=True) as conn:
         conn.execute(f"CREATE SCHEMA {schema}")
     db = f"{PG_BASE}?options=-csearch_path%3D{schema}"
-    store_ready = subprocess.run(  # the schema once, before the nodes start together
-        [sys.executable, "-c", f"from truco.server.store import Store; Store({db!r}).secret_key()"],
-        check=True,
-    )
-    del store_ready
+    try:
+        yield db, prefix
+    finally:
+        r = redis.Redis.from_url(args.redis)
+        keys = list(r.scan_iter(f"{prefix}*", count=1000))
+        if keys:
+            r.delete(*keys)
+        with psycopg.connect(PG_DSN, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+def run(args: argparse.Namespace, db: str, prefix: str) -> dict[str, Any]:
+    """Start the nodes and the loaders, measure the window (killing a node halfway with
+    ``--kill-one``), stop everything; the figures."""
+    import redis
+
     r = redis.Redis.from_url(args.redis)
-    processes: list[subprocess.Popen[str]] = []
     ctx = mp.get_context("spawn")
-    measuring, stopping = ctx.Event(), ctx.Event()
-    ready = ctx.Semaphore(0)
+    measuring, stopping, ready = ctx.Event(), ctx.Event(), ctx.Semaphore(0)
     killed, dead = ctx.Value("d", 0.0), ctx.Value("i", -1)
     results_queue = ctx.Queue()
-    result: dict[str, Any] = {}
+    shared = (measuring, stopping, ready, killed, dead, results_queue)
+    processes: list[subprocess.Popen[str]] = []
     try:
         for i in range(args.nodes):
             processes.append(start_node(db, args.redis, prefix, args.port + i, args.tables))
         urls = [f"http://127.0.0.1:{args.port + i}" for i in range(args.nodes)]
-        shared = (measuring, stopping, ready, killed, dead, results_queue)
         per = [
             args.tables // args.loaders + (i < args.tables % args.loaders)
             for i in range(args.loaders)
@@ -366,91 +384,112 @@ def main() -> int:
         setup = time.perf_counter() - setup
         time.sleep(2)  # let the first actions settle
         cpu0 = [cpu_seconds(p.pid) for p in processes]
+        used = [0.0] * len(processes)
         redis0 = redis_cpu(r)
         measuring.set()
         start = time.perf_counter()
-        kill_at = None
+        kill_at = 0.0
         if args.kill_one:
             time.sleep(args.seconds / 2)
-            victim = 0
-            cpu_victim = cpu_seconds(processes[victim].pid) - cpu0[victim]
+            used[0] = cpu_seconds(processes[0].pid) - cpu0[0]
             kill_at = time.perf_counter()
-            dead.value = victim
+            dead.value = 0
             killed.value = kill_at  # (perf_counter is system-wide on Linux: the loaders' clock too)
-            processes[victim].send_signal(signal.SIGKILL)
-            processes[victim].wait()
+            processes[0].send_signal(signal.SIGKILL)
+            processes[0].wait()
             time.sleep(args.seconds / 2)
         else:
             time.sleep(args.seconds)
         elapsed = time.perf_counter() - start
-        cpu = sum(
-            (cpu_victim if args.kill_one and i == 0 else cpu_seconds(p.pid) - cpu0[i])
-            for i, p in enumerate(processes)
-        )
+        for i, p in enumerate(processes):
+            if p.poll() is None:
+                used[i] = cpu_seconds(p.pid) - cpu0[i]
         redis_used = redis_cpu(r) - redis0
         stopping.set()
         results = [results_queue.get(timeout=120) for _ in loaders]
         for p in loaders:
             p.join(60)
-        for p in processes:
+    finally:
+        stopping.set()
+        for p in processes:  # SIGINT: each node commits and hands its tables back
             if p.poll() is None:
                 p.send_signal(signal.SIGINT)
         for p in processes:
-            p.wait(60)
-        latencies = [x for res in results for x in res["latencies"]]
-        actions = sum(res["actions"] for res in results)
-        errors: Counter[str] = Counter()
-        for res in results:
-            errors.update(res["errors"])
-        result = {
-            "nodes": args.nodes,
-            "tables_held": args.tables,
-            "rate_per_table": args.rate,
-            "seconds": round(elapsed, 1),
-            "setup_seconds": round(setup, 1),
-            "actions": actions,
-            "actions_per_second": round(actions / elapsed, 1),
-            "latency_ms_p50": round(pct(latencies, 0.50), 2),
-            "latency_ms_p99": round(pct(latencies, 0.99), 2),
-            "errors": sum(errors.values()),
-            "error_codes": dict(errors),
-            "server_cpu_ms_per_action": round(1000 * cpu / max(1, actions), 3),
-            "redis_cpu_ms_per_action": round(1000 * redis_used / max(1, actions), 3),
-            "load_average_1min": round(os.getloadavg()[0], 2),
-            "cpus": os.cpu_count(),
-        }
-        if args.kill_one and kill_at is not None:
-            theirs = [t for res in results for t, home in res["owner"].items() if home == 0]
-            back = {t: at for res in results for t, at in res["back"].items()}
-            times = [back[t] - kill_at for t in theirs if t in back]
-            finished = {t for res in results for t in res["finished"]}
-            result.update(
-                {
-                    "killed_node_tables": len(theirs),
-                    "tables_back": len(times),
-                    "tables_finished_before_back": len(
-                        [t for t in theirs if t in finished and t not in back]
-                    ),
-                    "tables_stalled": len(
-                        [t for t in theirs if t not in finished and t not in back]
-                    ),
-                    "takeover_s_median": round(statistics.median(times), 2) if times else None,
-                    "takeover_s_max": round(max(times), 2) if times else None,
-                    "reconnects": sum(res["reconnects"] for res in results),
-                    "acknowledged_actions_lost": lost_actions(results, stored_actions(db)),
-                }
-            )
-    finally:
-        stopping.set()
-        for p in processes:
-            if p.poll() is None:
+            try:
+                p.wait(60)
+            except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
-        keys = list(r.scan_iter(f"{prefix}*", count=1000))
-        if keys:
-            r.delete(*keys)
-        with psycopg.connect(PG_DSN, autocommit=True) as conn:
-            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+    result = figures(args, results, elapsed, setup, sum(used), redis_used)
+    if args.kill_one:
+        result.update(failover(results, kill_at, stored_actions(db)))
+    return result
+
+
+def figures(
+    args: argparse.Namespace,
+    results: list[dict[str, Any]],
+    elapsed: float,
+    setup: float,
+    cpu: float,
+    redis_used: float,
+) -> dict[str, Any]:
+    latencies = [x for res in results for x in res["latencies"]]
+    actions = sum(res["actions"] for res in results)
+    errors: Counter[str] = Counter()
+    for res in results:
+        errors.update(res["errors"])
+    return {
+        "nodes": args.nodes,
+        "tables_held": args.tables,
+        "rate_per_table": args.rate,
+        "seconds": round(elapsed, 1),
+        "setup_seconds": round(setup, 1),
+        "actions": actions,
+        "actions_per_second": round(actions / elapsed, 1),
+        "latency_ms_p50": round(pct(latencies, 0.50), 2),
+        "latency_ms_p99": round(pct(latencies, 0.99), 2),
+        "errors": sum(errors.values()),
+        "error_codes": dict(errors),
+        "server_cpu_ms_per_action": round(1000 * cpu / max(1, actions), 3),
+        "redis_cpu_ms_per_action": round(1000 * redis_used / max(1, actions), 3),
+        "load_average_1min": round(os.getloadavg()[0], 2),
+        "cpus": os.cpu_count(),
+    }
+
+
+def failover(
+    results: list[dict[str, Any]], kill_at: float, stored: dict[str, list[Action]]
+) -> dict[str, Any]:
+    """How the killed node's tables came back, and what the database kept."""
+    theirs = [t for res in results for t, home in res["owner"].items() if home == 0]
+    back = {t: at for res in results for t, at in res["back"].items()}
+    finished = {t for res in results for t in res["finished"]}
+    times = [back[t] - kill_at for t in theirs if t in back]
+    return {
+        "killed_node_tables": len(theirs),
+        "tables_back": len(times),
+        "tables_finished_before_back": len([t for t in theirs if t in finished and t not in back]),
+        "tables_stalled": len([t for t in theirs if t not in finished and t not in back]),
+        "takeover_s_median": round(statistics.median(times), 2) if times else None,
+        "takeover_s_max": round(max(times), 2) if times else None,
+        "reconnects": sum(res["reconnects"] for res in results),
+        "acknowledged_actions_lost": lost_actions(results, stored),
+    }
+
+
+def main() -> int:
+    args = parse_args()
+    with site(args) as (db, prefix):
+        subprocess.run(  # the schema once, before the nodes start together
+            [
+                sys.executable,
+                "-c",
+                f"from truco.server.store import Store; Store({db!r}).secret_key()",
+            ],
+            check=True,
+        )
+        result = run(args, db, prefix)
     if args.json:
         print(json.dumps(result))
     else:
