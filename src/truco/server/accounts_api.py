@@ -201,14 +201,19 @@ async def profile(
         if account is None:
             return None
         with server.store.engine.connect() as conn:
+            # a result's rows are committed together but read one query at a time: the
+            # ratings last, so that they include every match the other parts show
+            matches = ratings.matches_of(conn, account.id)
+            record = ratings.record_of(conn, account.id)
+            history = ratings.history_of(conn, account.id)
             skills = ratings.ratings_of(conn, account.id)
-            return {
-                "name": account.name,
-                "ratings": {mode: skill.to_json() for mode, skill in skills.items()},
-                "history": ratings.history_of(conn, account.id),
-                "record": ratings.record_of(conn, account.id),
-                "matches": ratings.matches_of(conn, account.id),
-            }
+        return {
+            "name": account.name,
+            "ratings": {mode: skill.to_json() for mode, skill in skills.items()},
+            "history": history,
+            "record": record,
+            "matches": matches,
+        }
 
     found = await asyncio.to_thread(read)
     if found is None:

@@ -219,6 +219,7 @@ class Lobby:
             creator=creator.id,
             turn_seconds=self.config.turn_seconds if turn_seconds is None else turn_seconds,
             rated=rated,
+            on_over=self._record,  # set here too: a cluster node opens new tables its own way
         )
 
     def _open(self, table: Table) -> None:
