@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from ..journal import LIVE
 from ..lobby import Lobby
 from ..protocol import ProtocolError, error_message, parse_client_message
+from ..ratings import record_unrecorded
 from ..table import Command, Join, Leave, Table
 from .bus import Bus, Message
 from .lease import Lease, Leases
@@ -87,6 +88,8 @@ class ClusterLobby(Lobby):
         """Join the site: list the unfinished tables of the database (the takeover loop
         hands them out among the nodes), listen to the bus, start the loops."""
         await self.store.start()
+        # results of matches that finished before they were recorded (issue 12)
+        await asyncio.to_thread(record_unrecorded, self.store.engine)
         self.store.on_fence_lost = self._fence_lost
         self.bus.on_unreachable = self._unreachable
         await self.bus.start(self._on_message)
@@ -112,6 +115,7 @@ class ClusterLobby(Lobby):
         await self.bus.stop()
         await self.redis.zrem(self.key("nodes"), self.node)
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.recorded()
         self.bot_pool.shutdown()
         await self.store.close()
         await self.redis.aclose()
@@ -164,7 +168,8 @@ class ClusterLobby(Lobby):
         if table.id in self.held:  # taken over: the lease and the fence are in place
             super()._open(table)
             return
-        table.on_finished = self._forget  # a new table: its lease first, then its actor
+        table.on_over = self._record  # a new table: its lease first, then its actor
+        table.on_finished = self._forget
         table.bot_pool = self.bot_pool
         self.tables[table.id] = table
         self._spawn(self._host_new(table))
