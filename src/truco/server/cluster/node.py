@@ -77,6 +77,9 @@ class ClusterLobby(Lobby):
         self._published: dict[str, int] = {}  # table -> version whose summary is in Redis
         self._broken: set[str] = set()  # tables that do not restore: left alone
         self._taking: dict[str, asyncio.Future[Table | None]] = {}
+        #: tables being stopped here: not taken again until their actor has stopped, so that
+        #: a node never runs two actors of one table under one token
+        self._dropping: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loops: list[asyncio.Task[None]] = []
 
@@ -191,7 +194,7 @@ class ClusterLobby(Lobby):
         as of its last commit. None if another node got it, or it is no longer live."""
         if table_id in self.tables:
             return self.tables[table_id]
-        if table_id in self._broken:
+        if table_id in self._broken or table_id in self._dropping:
             return None
         running = self._taking.get(table_id)
         if running is not None:
@@ -261,17 +264,23 @@ class ClusterLobby(Lobby):
     async def _drop(self, table_id: str) -> None:
         """Stop running a table (lease lost, or this node stops): its remote clients follow
         it to its next owner, local ones are closed and reconnect."""
-        table = self.tables.pop(table_id, None)
-        lease = self.held.pop(table_id, None)
-        if table is not None:
-            for client in table.clients:
-                if isinstance(client, RemoteClient):
-                    client.moving = True
-            await table.stop()
-        self.store.fences.pop(table_id, None)
-        self._published.pop(table_id, None)
-        if lease is not None:
-            await self.leases.release(lease)
+        if table_id in self._dropping:
+            return
+        self._dropping.add(table_id)
+        try:
+            table = self.tables.pop(table_id, None)
+            lease = self.held.pop(table_id, None)
+            if table is not None:
+                for client in table.clients:
+                    if isinstance(client, RemoteClient):
+                        client.moving = True
+                await table.stop()
+            self.store.fences.pop(table_id, None)
+            self._published.pop(table_id, None)
+            if lease is not None:
+                await self.leases.release(lease)
+        finally:
+            self._dropping.discard(table_id)
 
     def _fence_lost(self, table_id: str) -> None:
         log.warning("node %s: table %s was taken over by another node", self.node, table_id)
