@@ -8,6 +8,7 @@ in front of the API and the sockets (:class:`~.limits.HttpLimits`).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,7 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from . import accounts_api, analysis_api, api, live
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
-from .deps import Server
+from .deps import ID_RE, Server, ServerDep
 from .limits import Attempts, HttpLimits, parse_rate
 from .lobby import Lobby
 from .players import TokenSigner
@@ -35,10 +36,27 @@ pages = APIRouter(include_in_schema=False)
 
 
 @pages.get("/")
-@pages.get("/t/{table_id}")
-@pages.get("/replay/{match_id}")
 async def page() -> FileResponse:
     return FileResponse(STATIC / "index.html")
+
+
+async def _known_match(server: Server, match_id: str) -> bool:
+    """Whether ``match_id`` names a table being played or a stored match."""
+    if match_id in server.lobby.tables:
+        return True
+    if not ID_RE.match(match_id):
+        return False
+    rows = await asyncio.to_thread(server.store.load, match_id=match_id, limit=1)
+    return bool(rows)
+
+
+@pages.get("/t/{table_id}")
+@pages.get("/replay/{table_id}")
+async def match_page(table_id: str, server: ServerDep) -> FileResponse:
+    """The page; for a table or match that does not exist, with status 404 (the page
+    then says so in its language)."""
+    status = 200 if await _known_match(server, table_id) else 404
+    return FileResponse(STATIC / "index.html", status_code=status)
 
 
 @pages.get("/cards/{name}.svg")

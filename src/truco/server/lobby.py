@@ -62,7 +62,8 @@ class Lobby:
             return
         await self.store.start()
         # results of matches that finished before this server recorded them (issue 12)
-        await asyncio.to_thread(record_unrecorded, self.store.engine)
+        engine = self.store.engine
+        await self.store.in_writer(lambda: record_unrecorded(engine))
         rows = await asyncio.to_thread(
             self.store.load, unfinished=True, limit=self.config.max_tables
         )
@@ -232,8 +233,9 @@ class Lobby:
         """A match is over and durable: its result (and ratings) are recorded in a thread."""
         if self.store is None:
             return
+        engine = self.store.engine
         task = asyncio.create_task(
-            asyncio.to_thread(record_result, self.store.engine, table.id),
+            self.store.in_writer(lambda: record_result(engine, table.id)),
             name=f"record-{table.id}",
         )
         self._recording.add(task)

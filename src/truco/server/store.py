@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import (
     BigInteger,
@@ -52,6 +52,7 @@ from .journal import LIVE, JournalError, TableWrite, fold
 from .migrations import upgrade
 
 log = logging.getLogger("truco.server")
+T = TypeVar("T")
 
 #: the tables the code queries; the schema itself is made by the migrations
 #: (:mod:`truco.server.migrations`), which the migration test checks against this
@@ -324,6 +325,11 @@ class Store:
                         log.exception("table %s: its journal does not fit its checkpoint", key)
                         rows.remove(row)  # left in the database as it is, not served
         return rows
+
+    async def in_writer(self, work: Callable[[], T]) -> T:
+        """Run ``work`` (a transaction of its own) in the writer's thread, between group
+        commits: one writer at a time, as SQLite wants (and an in-memory one needs)."""
+        return await asyncio.get_running_loop().run_in_executor(self._thread, work)
 
     # ---------------------------------------------------------------- group commit
     async def commit(self, write: TableWrite) -> None:
