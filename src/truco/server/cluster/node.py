@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from ..journal import LIVE
 from ..lobby import Lobby
 from ..protocol import ProtocolError, error_message, parse_client_message
+from ..ratings import record_unrecorded
 from ..table import Command, Join, Leave, Table
 from .bus import Bus, Message
 from .lease import Lease, Leases
@@ -76,6 +77,9 @@ class ClusterLobby(Lobby):
         self._published: dict[str, int] = {}  # table -> version whose summary is in Redis
         self._broken: set[str] = set()  # tables that do not restore: left alone
         self._taking: dict[str, asyncio.Future[Table | None]] = {}
+        #: tables being stopped here: not taken again until their actor has stopped, so that
+        #: a node never runs two actors of one table under one token
+        self._dropping: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loops: list[asyncio.Task[None]] = []
 
@@ -87,6 +91,8 @@ class ClusterLobby(Lobby):
         """Join the site: list the unfinished tables of the database (the takeover loop
         hands them out among the nodes), listen to the bus, start the loops."""
         await self.store.start()
+        # results of matches that finished before they were recorded (issue 12)
+        await asyncio.to_thread(record_unrecorded, self.store.engine)
         self.store.on_fence_lost = self._fence_lost
         self.bus.on_unreachable = self._unreachable
         await self.bus.start(self._on_message)
@@ -112,6 +118,7 @@ class ClusterLobby(Lobby):
         await self.bus.stop()
         await self.redis.zrem(self.key("nodes"), self.node)
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.recorded()
         self.bot_pool.shutdown()
         await self.store.close()
         await self.redis.aclose()
@@ -164,7 +171,8 @@ class ClusterLobby(Lobby):
         if table.id in self.held:  # taken over: the lease and the fence are in place
             super()._open(table)
             return
-        table.on_finished = self._forget  # a new table: its lease first, then its actor
+        table.on_over = self._record  # a new table: its lease first, then its actor
+        table.on_finished = self._forget
         table.bot_pool = self.bot_pool
         self.tables[table.id] = table
         self._spawn(self._host_new(table))
@@ -186,7 +194,7 @@ class ClusterLobby(Lobby):
         as of its last commit. None if another node got it, or it is no longer live."""
         if table_id in self.tables:
             return self.tables[table_id]
-        if table_id in self._broken:
+        if table_id in self._broken or table_id in self._dropping:
             return None
         running = self._taking.get(table_id)
         if running is not None:
@@ -256,17 +264,23 @@ class ClusterLobby(Lobby):
     async def _drop(self, table_id: str) -> None:
         """Stop running a table (lease lost, or this node stops): its remote clients follow
         it to its next owner, local ones are closed and reconnect."""
-        table = self.tables.pop(table_id, None)
-        lease = self.held.pop(table_id, None)
-        if table is not None:
-            for client in table.clients:
-                if isinstance(client, RemoteClient):
-                    client.moving = True
-            await table.stop()
-        self.store.fences.pop(table_id, None)
-        self._published.pop(table_id, None)
-        if lease is not None:
-            await self.leases.release(lease)
+        if table_id in self._dropping:
+            return
+        self._dropping.add(table_id)
+        try:
+            table = self.tables.pop(table_id, None)
+            lease = self.held.pop(table_id, None)
+            if table is not None:
+                for client in table.clients:
+                    if isinstance(client, RemoteClient):
+                        client.moving = True
+                await table.stop()
+            self.store.fences.pop(table_id, None)
+            self._published.pop(table_id, None)
+            if lease is not None:
+                await self.leases.release(lease)
+        finally:
+            self._dropping.discard(table_id)
 
     def _fence_lost(self, table_id: str) -> None:
         log.warning("node %s: table %s was taken over by another node", self.node, table_id)

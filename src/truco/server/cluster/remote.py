@@ -148,13 +148,12 @@ class Route:
                 return
             owner = (await lobby.leases.owners([self.table_id]))[0]
             if owner is None:
-                if await lobby.take_over(self.table_id) is None and not await lobby.listed(
-                    self.table_id
-                ):
+                if await lobby.take_over(self.table_id) is not None:
+                    continue
+                if not await lobby.listed(self.table_id):
                     client.close("the table is over or gone: see the lobby")
                     return
-                continue
-            if owner[0] != lobby.node and await lobby.alive(owner[0]):
+            elif owner[0] != lobby.node and await lobby.alive(owner[0]):
                 self.owner = owner[0]
                 lobby.routes[self.conn] = self
                 lobby.bus.send(
