@@ -44,7 +44,7 @@ def browser() -> Iterator[Any]:
 def new_page(browser: Any, server: LiveServer, name: str, **context: Any) -> Any:
     options = {**DESKTOP, "locale": "es-AR", **context}
     page = browser.new_context(**options).new_page()
-    page.set_default_timeout(15000)
+    page.set_default_timeout(30000)  # a loaded 2-core CI machine: wait, do not flake
     page.on("pageerror", lambda e: print("PAGEERROR", name, e))
     page.goto(server.url + "/")
     page.wait_for_selector("#create-form")  # the page is ready: its catalog loaded
@@ -119,6 +119,18 @@ CHOICES = (
 )
 
 
+def first_to_show(pages: list[Any], selector: str, timeout: float = 30.0) -> Any:
+    """The first of ``pages`` that shows ``selector`` (waiting for it: a page may not
+    have drawn its latest state yet when the question is asked)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for page in pages:
+            if page.locator(selector).count():
+                return page
+        pages[0].wait_for_timeout(50)
+    raise AssertionError(f"no page showed {selector}")
+
+
 def play_a_hand(pages: list[Any], timeout: float = 60.0) -> None:
     """Each person plays a card when one is playable, or answers a call, until one
     more hand has closed on every page."""
@@ -147,6 +159,7 @@ def test_two_people_call_envido_see_the_showdown_and_the_hand_explained(
     ana.click("#create")
     ana.wait_for_url("**/t/*")
     code = ana.text_content("#table-code")
+    ana.wait_for_selector(".seat[data-seat='1'] button.sit")
     assert code and ana.locator(".seat[data-seat='1'] button.sit").count() == 1
 
     beto = new_page(browser, server, "Beto", **PHONE)
@@ -160,10 +173,9 @@ def test_two_people_call_envido_see_the_showdown_and_the_hand_explained(
         assert page.locator(".seat").count() == 2
 
     # the mano calls envido; both see the call pending, the rival answers quiero
-    caller, other = (
-        (ana, beto) if ana.locator('#actions button[data-action="envido"]').count() else (beto, ana)
-    )
-    caller.wait_for_selector('#actions button[data-action="envido"]')
+    envido = '#actions button[data-action="envido"]'
+    caller = first_to_show([ana, beto], envido)  # the mano's page, once it has drawn it
+    other = beto if caller is ana else ana
     assert caller.locator(".clock").count() == 1  # the turn's countdown
     caller.click('#actions button[data-action="envido"]')
     other.wait_for_selector("#pending")
