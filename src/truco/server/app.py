@@ -90,12 +90,22 @@ async def _invalid(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": f"{where}: {first['msg']}", "errors": errors}, status_code=422)
 
 
+def _cluster_lobby(config: ServerConfig, store: Store) -> Lobby:
+    """A node of a cluster (imported here: the embedded server never loads Redis)."""
+    from .cluster.node import ClusterLobby
+
+    assert config.redis_url is not None
+    return ClusterLobby(
+        config, store, config.redis_url, config.redis_prefix, lease_ms=config.lease_ms
+    )
+
+
 def create_app(config: ServerConfig | None = None) -> FastAPI:
     """The whole server as one ASGI application."""
     config = config or ServerConfig()
     parse_rate(config.http_rate), parse_rate(config.http_write_rate)  # refuse a bad one now
     store = Store(config.db_url)
-    lobby = Lobby(config, store)
+    lobby = Lobby(config, store) if config.redis_url is None else _cluster_lobby(config, store)
     server = Server(config, store, lobby, TokenSigner(store.secret_key(), config.session_seconds))
 
     @asynccontextmanager
