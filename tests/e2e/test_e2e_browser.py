@@ -139,7 +139,9 @@ def play_a_hand(pages: list[Any], timeout: float = 60.0) -> None:
     while time.monotonic() < deadline:
         if all(hands_closed(p) > s for p, s in zip(pages, start, strict=True)):
             return
-        for page in pages:
+        for page, before in zip(pages, start, strict=True):
+            if hands_closed(page) > before:
+                continue  # this page saw the close: playing on would start the next hand
             for choice in CHOICES:
                 target = page.locator(choice)
                 if target.count():
@@ -383,6 +385,12 @@ def test_a_match_to_the_end_played_from_the_keyboard(browser: Any, server: LiveS
     assert re.search(r"Chico para (Azules|Rojos) \(15 puntos\)", summary)
     assert last_log_line_visible(beto) and last_log_line_visible(watcher)
     assert "Terminó el partido" in beto.locator("#log li").last.text_content()
+    # the bot has the same name in the history listing and in the record as on the page
+    code = beto.text_content("#table-code")
+    listed = [h for h in beto.request.get(f"{server.url}/api/history").json() if h["id"] == code]
+    assert listed and listed[0]["seats"] == ["Beto", "Bot 1 (random)"]
+    record = beto.request.get(f"{server.url}/api/matches/{code}/record").json()
+    assert record["headers"]["seats"] == ["Beto", "Bot 1 (random)"]
     shot(beto, "match-end-phone.png")
     shot(watcher, "match-end-desktop.png")
     beto.context.close()
