@@ -170,3 +170,6 @@ def test_every_refusal_the_server_sends_has_a_message_in_every_client() -> None:
     for lang in ("es", "en"):
         page = json.loads((server / "static" / "i18n" / f"{lang}.json").read_text("utf-8"))
         assert {f"refusal.{code}" for code in codes} <= set(page), lang
+    table_js = (server / "static" / "table.js").read_text("utf-8")
+    listed = re.search(r"const REFUSALS = new Set\(\[(.*?)\]\)", table_js, re.S)
+    assert listed and codes <= set(re.findall(r'"([a-z_]+)"', listed.group(1)))

@@ -108,10 +108,17 @@ class CommandParser(argparse.ArgumentParser):
                     action.help = gettext("show this help message and exit")
 
     def _words(self, text: str) -> str:
-        """``text`` with argparse's usage prefix in the parser's language."""
+        """``text`` with argparse's usage prefix in the parser's language (the usage's
+        continuation lines indented to match)."""
         if self.lang is None or not text.startswith("usage: "):
             return text
-        return translation(self.lang).gettext("usage: ") + text.removeprefix("usage: ")
+        prefix = translation(self.lang).gettext("usage: ")
+        shift = len(prefix) - len("usage: ")
+        usage, blank, rest = text.removeprefix("usage: ").partition("\n\n")
+        lines = usage.split("\n")
+        for i in range(1, len(lines)):
+            lines[i] = " " * max(0, shift) + lines[i][max(0, -shift) :]
+        return prefix + "\n".join(lines) + blank + rest
 
     def format_usage(self) -> str:
         return self._words(super().format_usage())

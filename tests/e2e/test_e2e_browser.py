@@ -44,7 +44,7 @@ def browser() -> Iterator[Any]:
 def new_page(browser: Any, server: LiveServer, name: str, **context: Any) -> Any:
     options = {**DESKTOP, "locale": "es-AR", **context}
     page = browser.new_context(**options).new_page()
-    page.set_default_timeout(15000)
+    page.set_default_timeout(30000)  # a loaded 2-core CI machine: wait, do not flake
     page.on("pageerror", lambda e: print("PAGEERROR", name, e))
     page.goto(server.url + "/")
     page.wait_for_selector("#create-form")  # the page is ready: its catalog loaded
@@ -119,6 +119,18 @@ CHOICES = (
 )
 
 
+def first_to_show(pages: list[Any], selector: str, timeout: float = 30.0) -> Any:
+    """The first of ``pages`` that shows ``selector`` (waiting for it: a page may not
+    have drawn its latest state yet when the question is asked)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for page in pages:
+            if page.locator(selector).count():
+                return page
+        pages[0].wait_for_timeout(50)
+    raise AssertionError(f"no page showed {selector}")
+
+
 def play_a_hand(pages: list[Any], timeout: float = 60.0) -> None:
     """Each person plays a card when one is playable, or answers a call, until one
     more hand has closed on every page."""
@@ -127,7 +139,9 @@ def play_a_hand(pages: list[Any], timeout: float = 60.0) -> None:
     while time.monotonic() < deadline:
         if all(hands_closed(p) > s for p, s in zip(pages, start, strict=True)):
             return
-        for page in pages:
+        for page, before in zip(pages, start, strict=True):
+            if hands_closed(page) > before:
+                continue  # this page saw the close: playing on would start the next hand
             for choice in CHOICES:
                 target = page.locator(choice)
                 if target.count():
@@ -147,6 +161,7 @@ def test_two_people_call_envido_see_the_showdown_and_the_hand_explained(
     ana.click("#create")
     ana.wait_for_url("**/t/*")
     code = ana.text_content("#table-code")
+    ana.wait_for_selector(".seat[data-seat='1'] button.sit")
     assert code and ana.locator(".seat[data-seat='1'] button.sit").count() == 1
 
     beto = new_page(browser, server, "Beto", **PHONE)
@@ -160,10 +175,9 @@ def test_two_people_call_envido_see_the_showdown_and_the_hand_explained(
         assert page.locator(".seat").count() == 2
 
     # the mano calls envido; both see the call pending, the rival answers quiero
-    caller, other = (
-        (ana, beto) if ana.locator('#actions button[data-action="envido"]').count() else (beto, ana)
-    )
-    caller.wait_for_selector('#actions button[data-action="envido"]')
+    envido = '#actions button[data-action="envido"]'
+    caller = first_to_show([ana, beto], envido)  # the mano's page, once it has drawn it
+    other = beto if caller is ana else ana
     assert caller.locator(".clock").count() == 1  # the turn's countdown
     caller.click('#actions button[data-action="envido"]')
     other.wait_for_selector("#pending")
@@ -371,6 +385,12 @@ def test_a_match_to_the_end_played_from_the_keyboard(browser: Any, server: LiveS
     assert re.search(r"Chico para (Azules|Rojos) \(15 puntos\)", summary)
     assert last_log_line_visible(beto) and last_log_line_visible(watcher)
     assert "Terminó el partido" in beto.locator("#log li").last.text_content()
+    # the bot has the same name in the history listing and in the record as on the page
+    code = beto.text_content("#table-code")
+    listed = [h for h in beto.request.get(f"{server.url}/api/history").json() if h["id"] == code]
+    assert listed and listed[0]["seats"] == ["Beto", "Bot 1 (random)"]
+    record = beto.request.get(f"{server.url}/api/matches/{code}/record").json()
+    assert record["headers"]["seats"] == ["Beto", "Bot 1 (random)"]
     shot(beto, "match-end-phone.png")
     shot(watcher, "match-end-desktop.png")
     beto.context.close()

@@ -103,6 +103,9 @@ REFUSALS = {
     "seat_taken": "that seat is taken",
     "started": "the match has started: seats cannot change now",
     "too_many_tables": "you have too many open tables",
+    "account_needed": "a rated table seats accounts only: log in first",
+    "rated_no_bots": "a rated table has no bots: people only",
+    "moving": "the table was moving to another server: send it again",
 }
 
 
