@@ -17,12 +17,13 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from . import analysis_api, api, live
+from . import analysis_api, api, live, queue_api
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import Server
 from .limits import HttpLimits, parse_rate
 from .lobby import Lobby
+from .matchmaking import MemoryQueue
 from .players import TokenSigner
 from .store import Store
 from .table import TableError
@@ -37,6 +38,8 @@ pages = APIRouter(include_in_schema=False)
 @pages.get("/")
 @pages.get("/t/{table_id}")
 @pages.get("/replay/{match_id}")
+@pages.get("/ranking")
+@pages.get("/u/{player_name}")
 async def page() -> FileResponse:
     return FileResponse(STATIC / "index.html")
 
@@ -72,6 +75,15 @@ async def _invalid(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": f"{where}: {first['msg']}", "errors": errors}, status_code=422)
 
 
+def queue_backend(config: ServerConfig) -> queue_api.QueueBackend:
+    """Where quick match's tickets wait: Redis (``config.queue_url``), else here."""
+    if config.queue_url:
+        from .redis_queue import RedisQueue
+
+        return RedisQueue.from_url(config.queue_url)
+    return MemoryQueue()
+
+
 def create_app(config: ServerConfig | None = None) -> FastAPI:
     """The whole server as one ASGI application."""
     config = config or ServerConfig()
@@ -79,13 +91,16 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     store = Store(config.db_url)
     lobby = Lobby(config, store)
     server = Server(config, store, lobby, TokenSigner(store.secret_key(), config.session_seconds))
+    matchmaker = queue_api.Matchmaker(server, queue_backend(config))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await lobby.start()
+        await matchmaker.start()
         try:
             yield
         finally:
+            await matchmaker.stop()
             await lobby.stop()
 
     app = FastAPI(title="Truco Argento", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
@@ -93,10 +108,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.state.lobby = lobby
     app.state.signer = server.signer
     app.state.config = config
+    app.state.matchmaker = matchmaker
     app.add_exception_handler(TableError, _table_error)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.include_router(pages)
     app.include_router(api.router)
+    app.include_router(queue_api.router)  # before /ws/{table}: /ws/queue is not a table
     app.include_router(live.router)
     app.include_router(analysis_api.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

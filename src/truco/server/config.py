@@ -21,7 +21,8 @@ class ServerConfig:
     an address ``max_tables_per_address``. Session tokens last ``session_seconds``
     and can be renewed while valid. Each address may make ``http_rate`` requests
     (``"N/minute"``, the notation of the ``limits`` library) and ``http_write_rate``
-    of them may create guests or tables."""
+    of them may create guests or tables. ``queue_url`` (``redis://…``) keeps the
+    quick-match queues in Redis, shared by every node; empty: in this process."""
 
     db_url: str = "sqlite:///truco.sqlite3"
     turn_seconds: float = 30.0
@@ -48,3 +49,4 @@ class ServerConfig:
     http_rate: str = "300/minute"
     http_write_rate: str = "20/minute"
     secure_cookies: bool = False
+    queue_url: str = ""
