@@ -160,6 +160,23 @@ def test_without_a_session_or_with_a_bad_message(server: LiveServer) -> None:
     ws.close()
 
 
+def test_a_table_the_lobby_refuses_closes_the_wait_with_its_reason() -> None:
+    with LiveServer(ServerConfig(db_url="sqlite://", max_tables_per_guest=1)) as live:
+        hugo = guest_token(live.url, "Hugo")
+        httpx.post(
+            f"{live.url}/api/tables",
+            json={"seat": 0},
+            headers={"Authorization": f"Bearer {hugo}"},
+        ).raise_for_status()
+        ws = queue_socket(live, hugo, f"queue={CASUAL}&bots_after=0")
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                ws.recv(timeout=10)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4400
+        assert "you have 1 open tables" in closed.value.rcvd.reason
+        assert counts(live)["queues"] == {}
+
+
 # ------------------------------------------------------------------ Redis
 def redis_unreachable() -> str | None:
     try:
@@ -256,3 +273,45 @@ def test_redis_many_players_two_nodes_nobody_twice_and_who_left_never_seated() -
             assert sum(left.values()) == len(unseated)
 
     run(scenario())
+
+
+def test_two_servers_sharing_a_redis_queue_pair_their_players() -> None:
+    """Ana waits on one node and Beto on another: one of them pairs them, both hear
+    the same table code (the node that paired holds the table)."""
+    why = redis_unreachable()
+    if why:
+        pytest.skip(why)
+    from redis.asyncio import Redis
+
+    from truco.server.redis_queue import RedisQueue
+
+    prefix = f"truco-test:{uuid.uuid4().hex[:10]}:"
+    nodes = [LiveServer(ServerConfig(db_url="sqlite://", bot_delay=0)) for _ in range(2)]
+    for node in nodes:
+        node.app.state.matchmaker.backend = RedisQueue(
+            Redis(host="127.0.0.1", port=6379, decode_responses=True), prefix
+        )
+    try:
+        with nodes[0] as one, nodes[1] as two:
+            ana = queue_socket(one, guest_token(one.url, "Ana"), f"queue={CASUAL}")
+            next_frame(ana, "queued")
+            assert counts(two)["queues"] == {CASUAL: 1}  # the other node sees her wait
+            beto = queue_socket(two, guest_token(two.url, "Beto"), f"queue={CASUAL}")
+            codes = {
+                f["table"]
+                for ws in (ana, beto)
+                for f in frames_until_close(ws)
+                if f["type"] == "matched"
+            }
+            assert len(codes) == 1
+            code = codes.pop()
+            held = [httpx.get(f"{n.url}/api/tables/{code}").status_code for n in (one, two)]
+            assert sorted(held) == [200, 404]
+    finally:
+        import redis
+
+        plain = redis.Redis(host="127.0.0.1", port=6379)
+        keys = list(plain.scan_iter(match=prefix + "*"))
+        if keys:
+            plain.delete(*keys)
+        plain.close()

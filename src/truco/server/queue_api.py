@@ -119,9 +119,12 @@ class Matchmaker:
         for pairing in await self.backend.match(self.clock()):
             try:
                 code = await self.seat(pairing)
-            except TableError as exc:
+            except TableError as exc:  # the lobby refuses (a cap): the players hear why
                 log.warning("matchmaker: no table for %s: %s", pairing.names(), exc.reason)
                 code = f"!{exc.reason}"
+            except Exception:  # never leave paired players waiting for a table that is not coming
+                log.exception("matchmaker: no table for %s", pairing.names())
+                code = "!the table could not be made: try again"
             for ticket in pairing.tickets():
                 await self.backend.announce(ticket.player_id, code)
 
