@@ -91,6 +91,12 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="mark the session cookie Secure (when served over https)",
     )
+    p.add_argument(
+        "--queue-url",
+        default="",
+        help="redis://host:port: quick-match queues in Redis, shared by several servers "
+        "(default: in this process)",
+    )
     p.set_defaults(func=_cmd_serve)
 
 
@@ -116,6 +122,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         http_rate=args.http_rate,
         http_write_rate=args.http_write_rate,
         secure_cookies=args.secure_cookies,
+        queue_url=args.queue_url,
     )
     try:
         sock = listening_socket(args.host, args.port)
