@@ -200,8 +200,8 @@ def test_two_people_call_envido_see_the_showdown_and_the_hand_explained(
     for page in (ana, beto):
         summary = page.text_content("#last-hand")
         assert "Cómo se anotó la mano 1" in summary
-        assert re.search(r"(Ana|Beto) ganó el envido con \d+", summary)
-        assert re.search(r"(fue para|se fue al mazo|no quiso)", summary)
+        assert re.search(r"Envido: (Ana|Beto) ganó con \d+ — (Azules|Rojos) \+2", summary)
+        assert re.search(r"Truco: .*(ganado por las bazas|se fue al mazo|no quiso)", summary)
         assert last_log_line_visible(page)
         assert page.locator("#talk, .talk").count() == 0
     assert points(ana) == points(beto) >= 3  # envido (2) and the hand (1)
@@ -368,7 +368,7 @@ def test_a_match_to_the_end_played_from_the_keyboard(browser: Any, server: LiveS
     assert re.search(r"¡Ganó (Beto|Bot 1 \(random\))!", watcher.text_content("#winner"))
     assert "Ganó Ellos" not in beto.text_content("body")
     summary = beto.text_content("#last-hand")
-    assert "El chico es" in summary
+    assert re.search(r"Chico para (Azules|Rojos) \(15 puntos\)", summary)
     assert last_log_line_visible(beto) and last_log_line_visible(watcher)
     assert "Terminó el partido" in beto.locator("#log li").last.text_content()
     shot(beto, "match-end-phone.png")

@@ -17,11 +17,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from . import analysis_api, api, live, queue_api
+from . import accounts_api, analysis_api, api, live, queue_api
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import Server
-from .limits import HttpLimits, parse_rate
+from .limits import Attempts, HttpLimits, parse_rate
 from .lobby import Lobby
 from .matchmaking import MemoryQueue
 from .players import TokenSigner
@@ -108,11 +108,13 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.state.lobby = lobby
     app.state.signer = server.signer
     app.state.config = config
+    app.state.login_attempts = Attempts(config.login_rate)
     app.state.matchmaker = matchmaker
     app.add_exception_handler(TableError, _table_error)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.include_router(pages)
     app.include_router(api.router)
+    app.include_router(accounts_api.router)
     app.include_router(queue_api.router)  # before /ws/{table}: /ws/queue is not a table
     app.include_router(live.router)
     app.include_router(analysis_api.router)

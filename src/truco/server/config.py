@@ -21,8 +21,10 @@ class ServerConfig:
     an address ``max_tables_per_address``. Session tokens last ``session_seconds``
     and can be renewed while valid. Each address may make ``http_rate`` requests
     (``"N/minute"``, the notation of the ``limits`` library) and ``http_write_rate``
-    of them may create guests or tables. ``queue_url`` (``redis://…``) keeps the
-    quick-match queues in Redis, shared by every node; empty: in this process."""
+    of them may create guests, accounts or tables; a name or an address that failed to
+    log in ``login_rate`` times is refused until the window moves on. ``queue_url``
+    (``redis://…``) keeps the quick-match queues in Redis, shared by every node; empty:
+    in this process."""
 
     db_url: str = "sqlite:///truco.sqlite3"
     turn_seconds: float = 30.0
@@ -49,4 +51,5 @@ class ServerConfig:
     http_rate: str = "300/minute"
     http_write_rate: str = "20/minute"
     secure_cookies: bool = False
+    login_rate: str = "10/minute"
     queue_url: str = ""

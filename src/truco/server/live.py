@@ -11,6 +11,7 @@ code and a short reason: see ``docs/protocol.md``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -30,6 +31,8 @@ router = APIRouter()
 
 #: close codes after which a client should not try again with the same request
 BAD_REQUEST, BAD_TOKEN, NO_TABLE, HELLO_TIMEOUT, MATCH_OVER = 4400, 4401, 4404, 4408, 4410
+#: how long a new connection's frames wait for its first state to go out
+GREETING_SECONDS = 30.0
 
 
 class Refused(Exception):
@@ -116,9 +119,14 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
         return
     player, since = who
     client = Client(player, server.config.outbox_size)
-    sender = asyncio.create_task(_send_loop(websocket, client))
+    greeted = asyncio.Event()
+    sender = asyncio.create_task(_send_loop(websocket, client, greeted))
     await table.inbox.put(Join(client, since))
     try:
+        # the first state goes out before any frame is read: a client that floods from
+        # its first message still gets it, then the rate limit
+        with contextlib.suppress(TimeoutError):  # a table that never answers: read anyway
+            await asyncio.wait_for(greeted.wait(), GREETING_SECONDS)
         await _receive_loop(websocket, client, table.inbox, server.config)
     finally:
         await table.inbox.put(Leave(client))
@@ -130,8 +138,9 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
             sender.cancel()
 
 
-async def _send_loop(websocket: WebSocket, client: Client) -> None:
-    """Write the client's outbox to the socket; ``None`` closes it with the reason."""
+async def _send_loop(websocket: WebSocket, client: Client, greeted: asyncio.Event) -> None:
+    """Write the client's outbox to the socket; ``None`` closes it with the reason.
+    ``greeted`` is set once the first frame is written (or the loop ends)."""
     try:
         while True:
             text = await client.outbox.get()
@@ -143,8 +152,11 @@ async def _send_loop(websocket: WebSocket, client: Client) -> None:
                     await websocket.close(code, close_reason(client.close_reason))
                 return
             await websocket.send_text(text)
+            greeted.set()
     except (WebSocketDisconnect, RuntimeError, OSError):
         return
+    finally:
+        greeted.set()
 
 
 def _size(frame: Mapping[str, Any]) -> tuple[str | None, int]:

@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from fastapi import APIRouter, Request, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
+from . import ratings
 from .deps import MaybePlayerDep, Server
 from .live import BAD_REQUEST, BAD_TOKEN, Refused, _identify
 from .matchmaking import (
@@ -70,9 +71,16 @@ class QueueBackend(Protocol):
 Standing = Callable[[Server, Player, str], Awaitable[tuple[bool, float]]]
 
 
-async def guest_standing(server: Server, player: Player, mode: str) -> tuple[bool, float]:
-    """No accounts on this server: nobody may queue rated, everyone counts 1500."""
-    return False, UNRATED
+async def account_standing(server: Server, player: Player, mode: str) -> tuple[bool, float]:
+    """An account's shown rating in ``mode`` (a new one's is 1500); a guest counts 1500."""
+    if not player.account:
+        return False, UNRATED
+
+    def read() -> float:
+        with server.store.engine.connect() as conn:
+            return float(ratings.ratings_of(conn, player.id)[mode].to_json()["rating"])
+
+    return True, await asyncio.to_thread(read)
 
 
 class Matchmaker:
@@ -84,7 +92,7 @@ class Matchmaker:
         self,
         server: Server,
         backend: QueueBackend,
-        standing: Standing = guest_standing,
+        standing: Standing = account_standing,
         interval: float = 0.5,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -130,20 +138,29 @@ class Matchmaker:
 
     async def seat(self, pairing: Pairing) -> str:
         """A new table through the lobby with the pairing's players seated (bots in
-        the seats without one); its code once it is durable."""
+        the seats without one; a rated table for a rated queue); its code once it is
+        durable."""
         key = pairing.key
-        people = {s: Player(t.player_id, t.name) for s, t in enumerate(pairing.seats) if t}
-        bots = {s: self.server.config.cover_bot for s, t in enumerate(pairing.seats) if t is None}
-        first = min(people)
-        mode = f"{key.mode} {'rated' if key.rated else 'casual'}"
-        table = self.server.lobby.create(
-            people[first], key.rules(), f"Jugar ya · {mode}", bots=bots, seat=first
-        )
-        # nothing awaited since create: the table's actor has not run yet
-        for seat, player in people.items():
-            if seat != first:
+        people = {
+            s: Player(t.player_id, t.name, account=key.rated)
+            for s, t in enumerate(pairing.seats)
+            if t is not None
+        }
+        name = f"Jugar ya · {key.mode} {'rated' if key.rated else 'casual'}"
+        if len(people) == key.players:
+            table = self.server.lobby.create_match(
+                [people[s] for s in range(key.players)], key.rules(), rated=key.rated, name=name
+            )
+        else:  # casual, bots in the seats balance put them in (not only the last ones)
+            bots = {s: self.server.config.cover_bot for s in range(key.players) if s not in people}
+            first = min(people)
+            table = self.server.lobby.create(
+                people[first], key.rules(), name, bots=bots, seat=first
+            )
+            # nothing awaited since create: the table's actor has not run yet
+            for seat, player in people.items():
                 table.seats[seat] = Seat("human", player.id, player.name)
-        table.start_if_full()
+            table.start_if_full()
         await asyncio.wait_for(table.until_durable(), 30)
         return table.id
 

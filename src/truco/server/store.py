@@ -27,8 +27,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import (
+    Boolean,
     Column,
     Float,
+    Index,
     Integer,
     MetaData,
     String,
@@ -43,9 +45,12 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import StaticPool
 
 from .journal import LIVE, JournalError, TableWrite, fold
+from .migrations import upgrade
 
 log = logging.getLogger("truco.server")
 
+#: the tables the code queries; the schema itself is made by the migrations
+#: (:mod:`truco.server.migrations`), which the migration test checks against this
 metadata = MetaData()
 
 settings_table = Table(
@@ -75,6 +80,64 @@ journal_table = Table(
     Column("match_id", String(32), primary_key=True),
     Column("version", Integer, primary_key=True, autoincrement=False),
     Column("entry", Text, nullable=False),  # {"events": [...], "hands": [...]}
+)
+
+# -- players (issue 12): accounts; each finished match's result, its seats, and the ratings
+accounts_table = Table(
+    "truco_accounts",
+    metadata,
+    Column("id", String(32), primary_key=True),  # the player id of the account's sessions
+    Column("name", String(24), nullable=False),  # the display name
+    Column("name_key", String(100), nullable=False, unique=True),  # see accounts.name_key
+    Column("password_hash", Text, nullable=False),  # argon2id, never the password
+    Column("created_at", Float, nullable=False),
+)
+
+results_table = Table(
+    "truco_results",
+    metadata,
+    Column("seq", Integer, primary_key=True, autoincrement=True),  # the order ratings apply
+    Column("match_id", String(32), nullable=False, unique=True),
+    Column("mode", String(8), nullable=False),  # 1v1, 2v2, 3v3
+    Column("rated", Boolean, nullable=False),
+    Column("winner", Integer, nullable=True),  # the team
+    Column("finished_at", Float, nullable=False),
+)
+
+participants_table = Table(
+    "truco_participants",
+    metadata,
+    Column("match_id", String(32), primary_key=True),
+    Column("seat", Integer, primary_key=True, autoincrement=False),
+    Column("player_id", String(32), nullable=True, index=True),  # None for a bot
+    Column("kind", String(8), nullable=False),  # human, bot
+    Column("name", String(80), nullable=False),
+    Column("team", Integer, nullable=False),
+    Column("won", Boolean, nullable=False),  # False for an abandoning player
+    Column("abandoned", Boolean, nullable=False),
+)
+
+ratings_table = Table(
+    "truco_ratings",
+    metadata,
+    Column("player_id", String(32), primary_key=True),
+    Column("mode", String(8), primary_key=True),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("updated_at", Float, nullable=False),
+)
+
+rating_history_table = Table(
+    "truco_rating_history",
+    metadata,
+    Column("match_id", String(32), primary_key=True),
+    Column("player_id", String(32), primary_key=True),
+    Column("mode", String(8), nullable=False),
+    Column("mu", Float, nullable=False),  # after the match
+    Column("sigma", Float, nullable=False),
+    Column("at", Float, nullable=False),
+    Index("ix_truco_rating_history_player", "player_id", "mode", "at"),
 )
 
 
@@ -119,7 +182,7 @@ class Store:
         self.engine = create_engine(self.url, **kwargs)
         if sqlite:
             event.listen(self.engine, "connect", _sqlite_durable)
-        metadata.create_all(self.engine)
+        upgrade(self.engine)  # an earlier version's database upgrades in place
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="truco-store")
 
     # ---------------------------------------------------------------- sync API

@@ -3,7 +3,7 @@
 // of the game lives here.
 import { $, backImg, cardImg, cardName, el, select } from "./dom.js";
 import { FairDeals } from "./fairness.js";
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 import { sound } from "./sound.js";
 import { Story, describeRules } from "./story.js";
 
@@ -29,7 +29,6 @@ export class TableScreen {
     this.state = null;
     this.live = false;
     this.log = [];
-    this.handActions = new Map();  // hand index -> [[seat, token]] seen by this page
     this.notesLogged = 0;
     this.notesHand = null;
     this.before = null;  // the score before the hand that is closing
@@ -131,9 +130,8 @@ export class TableScreen {
       this.notesHand = view?.hand_index ?? null;
       this.notesLogged = 0;
       if (view) {
-        this.handActions.set(view.hand_index, view.log.slice());
         for (const [seat, action] of view.log) this.line(this.story.actionLine(seat, action));
-        if (view.last_hand && !this.summary) this.summarize(view.last_hand, null);
+        if (view.last_hand && !this.summary) this.summarize(view.last_hand, null, msg.story);
       }
     }
     let closing = false;
@@ -167,18 +165,14 @@ export class TableScreen {
         this.notesLogged = 0;
         this.line(t("log.deal", { n: e.hand + 1, name: name(e.mano) }), "head");
         break;
-      case "action": {
-        const list = this.handActions.get(e.hand) || [];
-        list.push([e.seat, e.action]);
-        this.handActions.set(e.hand, list);
+      case "action":
         this.line(story.actionLine(e.seat, e.action, e.by), e.action.startsWith("say ") ? "say" : "");
         break;
-      }
       case "hand_closed":
         if (this.notesHand === e.index) this.logNotes(e.notes || [], e.showdowns || []);
         this.notesHand = null;
         this.line(t("log.hand_closed", { n: e.index + 1, why: story.whyLine(e.why) }), "closed");
-        this.summarize(e, this.before);
+        this.summarize(e, this.before, e.story);
         // the next hand starts from this score (from nothing when the chico is over)
         this.before = Math.max(...e.score) >= this.state.table.rules.target ? [0, 0] : e.score.slice();
         return true;
@@ -195,12 +189,13 @@ export class TableScreen {
     return false;
   }
 
-  summarize(hand, before) {
-    const actions = this.handActions.get(hand.index) || null;
+  /** Keep a closed hand and the server's words for it (``story``: truco/narrate.py's
+   * lines in every language, told once per hand), in the page's language. */
+  summarize(hand, before, story) {
     const scored = before ? [0, 1].map((i) => hand.score[i] - before[i]) : hand.points;
-    this.summary = { index: hand.index, hand, scored, lines: this.story.summary(hand, before, actions) };
+    const lines = story && story.index === hand.index ? story.lines[lang] || story.lines.es : [];
+    this.summary = { index: hand.index, hand, scored, lines };
     this.freshSummary = true;
-    this.handActions.delete(hand.index);
   }
 
   sounds(events, previous) {
