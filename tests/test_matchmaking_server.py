@@ -89,6 +89,36 @@ def test_two_guests_are_seated_at_one_table(server: LiveServer) -> None:
     assert counts(server)["queues"] == {}
 
 
+def account_token(server: LiveServer, name: str) -> str:
+    response = httpx.post(
+        f"{server.url}/api/accounts", json={"name": name, "password": "una clave larga"}
+    )
+    assert response.status_code == 201, response.text
+    return str(response.json()["token"])
+
+
+def test_two_accounts_in_a_rated_queue_get_a_rated_table(server: LiveServer) -> None:
+    tag = uuid.uuid4().hex[:4]
+    ana, beto = account_token(server, f"Ana{tag}"), account_token(server, f"Beto{tag}")
+    rated = "1v1-sinflor-15-rated"
+    first = queue_socket(server, ana, f"queue={rated}")
+    assert next_frame(first, "queued")["rating"] == 1500  # a new account's shown rating
+    second = queue_socket(server, beto, f"queue={rated}")
+    frames = [f for ws in (first, second) for f in frames_until_close(ws)]
+    [code] = {f["table"] for f in frames if f["type"] == "matched"}
+    table = httpx.get(f"{server.url}/api/tables/{code}").json()
+    assert table["rated"] is True and table["status"] == "playing"
+    assert sorted(s["name"] for s in table["seats"]) == [f"Ana{tag}", f"Beto{tag}"]
+
+
+def test_a_guest_cannot_queue_rated(server: LiveServer) -> None:
+    ws = queue_socket(server, guest_token(server.url, "Iris"), "queue=2v2-flor-15-rated")
+    with pytest.raises(ConnectionClosed) as closed:
+        ws.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4403
+    assert "rated queues are for accounts" in closed.value.rcvd.reason
+
+
 def test_bots_fill_a_casual_table_after_the_chosen_wait(server: LiveServer) -> None:
     cami = guest_token(server.url, "Cami")
     ws = queue_socket(server, cami, "queue=2v2-flor-30-casual&bots_after=0")
