@@ -54,7 +54,8 @@ def fill_credentials(page: Any, form: str, name: str, password: str) -> None:
 
 
 def my_rating(page: Any, mode: str = "1v1") -> str:
-    page.goto(page.url.split("/t/")[0].split("/u/")[0].split("/ranking")[0] + "/")
+    """The rating the lobby's account panel shows (after loading the lobby afresh)."""
+    page.goto("/".join(page.url.split("/")[:3]) + "/")
     page.wait_for_selector("#my-ratings")
     return str(page.get_attribute(f'#my-ratings [data-mode="{mode}"] strong', "data-rating"))
 
@@ -189,8 +190,12 @@ def test_sign_up_log_in_rated_quick_match_ratings_leaderboard_profile(
     ana.click(f'tr[data-player="{beto_name}"] a')
     ana.wait_for_selector("#rating-chart")
     assert ana.url.endswith(f"/u/{beto_name}")
-    assert ana.locator('#rating-chart polyline[data-mode="1v1"]').count() == 1
-    assert ana.locator('#rating-chart circle[data-mode="1v1"]').count() >= 1
+    line = ana.get_attribute('#rating-chart polyline[data-mode="1v1"]', "points")
+    assert line is not None and len(line.split()) == 2  # from the start to after the match
+    start, end = (float(point.split(",")[1]) for point in line.split())
+    assert end > start  # lower on the chart: Beto's rating went down
+    assert ana.locator("#rating-chart circle").count() == 1
+    assert after[beto_name] in ana.text_content('#rating-chart circle[data-mode="1v1"] title')
     assert "0 ganadas, 1 perdidas" in ana.text_content('.mode-card[data-mode="1v1"]')
     match = ana.locator(f'#matches [data-match="{table_id}"] a')
     assert match.count() == 1

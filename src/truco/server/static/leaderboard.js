@@ -19,7 +19,7 @@ export async function showLeaderboard({ app, api }) {
     el("h1", {}, t("rank.title")), tabs,
     rows.length
       ? el("table", { class: "board-table" },
-        el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", {}, t("rank.player")), el("th", {}, t("rank.rating")), el("th", {}, t("rank.games")))),
+        el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", {}, t("rank.player")), el("th", { class: "num" }, t("rank.rating")), el("th", { class: "num" }, t("rank.games")))),
         el("tbody", {}, rows))
       : el("p", { class: "muted" }, t("rank.empty")),
     el("p", { class: "muted small" }, t("rank.provisional_note")),

@@ -23,24 +23,25 @@ export function when(at) {
 
 const day = (ms) => new Date(ms).toLocaleDateString(lang === "es" ? "es-AR" : "en", { day: "numeric", month: "short" });
 
-/** The chart's geometry: each series' points scaled into ``w`` x ``h`` inside ``pad``;
- * x is the time of each rating (or its order, when they all share one instant). */
+/** Every account starts each mode at this shown rating (the server's 1500 + 48 × (μ − 3σ)). */
+export const START = 1500;
+
+/** The chart's geometry: each series' points scaled into ``w`` x ``h`` inside ``pad``.
+ * x is the order of the rated matches of every mode (one step each, the oldest left),
+ * after a first point at the starting rating, so that one match already draws a line. */
 export function chartGeometry(series, w, h, pad) {
-  const all = Object.values(series).flat();
-  const times = all.map((p) => when(p.at));
-  const ratings = all.map((p) => p.rating);
+  const times = [...new Set(Object.values(series).flat().map((p) => when(p.at)))].sort((a, b) => a - b);
+  const ratings = [START, ...Object.values(series).flat().map((p) => p.rating)];
   let [lo, hi] = [Math.min(...ratings), Math.max(...ratings)];
   if (hi - lo < 20) { lo -= 10; hi += 10; }
-  const [t0, t1] = [Math.min(...times), Math.max(...times)];
+  const x = (step) => pad + (w - 2 * pad) * (step / times.length);
   const y = (r) => pad + (h - 2 * pad) * (1 - (r - lo) / (hi - lo));
   const lines = {};
   for (const [mode, points] of Object.entries(series)) {
-    lines[mode] = points.map((p, i) => {
-      const share = t1 > t0 ? (when(p.at) - t0) / (t1 - t0) : (points.length > 1 ? i / (points.length - 1) : 0.5);
-      return { x: pad + (w - 2 * pad) * share, y: y(p.rating), rating: p.rating, at: p.at };
-    });
+    lines[mode] = [{ x: x(0), y: y(START), rating: START, at: null },
+      ...points.map((p) => ({ x: x(times.indexOf(when(p.at)) + 1), y: y(p.rating), rating: p.rating, at: p.at }))];
   }
-  return { lo, hi, t0, t1, lines, y };
+  return { lo, hi, t0: times[0], t1: times[times.length - 1], lines, y };
 }
 
 export function ratingChart(history) {
@@ -53,13 +54,11 @@ export function ratingChart(history) {
     chart.append(svg("line", { x1: pad, x2: w - pad, y1: g.y(r), y2: g.y(r), class: "grid" }),
       svg("text", { x: pad - 4, y: g.y(r) + 4, "text-anchor": "end", class: "axis" }, Math.round(r)));
   }
-  if (g.t1 > g.t0) {
-    chart.append(svg("text", { x: pad, y: h - 8, class: "axis" }, day(g.t0)),
-      svg("text", { x: w - pad, y: h - 8, "text-anchor": "end", class: "axis" }, day(g.t1)));
-  }
+  chart.append(svg("text", { x: pad, y: h - 8, class: "axis" }, t("prof.start")),
+    svg("text", { x: w - pad, y: h - 8, "text-anchor": "end", class: "axis" }, day(g.t1)));
   for (const [mode, points] of Object.entries(g.lines)) {
     chart.append(svg("polyline", { points: points.map((p) => `${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(" "), fill: "none", stroke: COLOURS[mode], "stroke-width": 2.5, "data-mode": mode }));
-    for (const p of points) {
+    for (const p of points.slice(1)) { // a dot per rated match (the start has none)
       chart.append(svg("circle", { cx: p.x.toFixed(1), cy: p.y.toFixed(1), r: 3.5, fill: COLOURS[mode], "data-mode": mode },
         svg("title", {}, `${mode}: ${Math.round(p.rating)} · ${day(when(p.at))}`)));
     }
