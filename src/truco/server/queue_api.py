@@ -252,11 +252,7 @@ async def _wait(websocket: WebSocket, matchmaker: Matchmaker, key: QueueKey, min
         while not listener.done():
             table = await matchmaker.backend.announcement(mine.player_id)
             if table is not None:
-                if table.startswith("!"):
-                    await websocket.close(BAD_REQUEST, close_reason(table[1:]))
-                    return
-                await _send(websocket, {"type": "matched", "table": table, "queue": str(key)})
-                await websocket.close(MATCHED, "matched")
+                await _seated(websocket, table, key)
                 return
             now = matchmaker.clock()
             if now - last_news >= WAITING_EVERY:
@@ -277,11 +273,30 @@ async def _wait(websocket: WebSocket, matchmaker: Matchmaker, key: QueueKey, min
         listener.cancel()
         with contextlib.suppress(asyncio.CancelledError, WebSocketDisconnect, RuntimeError):
             await listener
-    if listener.result() == "leave":  # the player asked: say so, then close
-        with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
-            await matchmaker.backend.leave(mine.player_id)
+    if listener.cancelled() or listener.exception() or listener.result() != "leave":
+        return  # gone: the caller takes the ticket out
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+        if await matchmaker.backend.leave(mine.player_id):
             await _send(websocket, {"type": "left", "queue": str(key)})
             await websocket.close(1000, "left the queue")
+            return
+        # paired in the same instant: the table is being made, the seat is theirs
+        deadline = matchmaker.clock() + 35
+        while (table := await matchmaker.backend.announcement(mine.player_id)) is None:
+            if matchmaker.clock() > deadline:
+                await websocket.close(BAD_REQUEST, "the table could not be made: try again")
+                return
+            await asyncio.sleep(0.1)
+        await _seated(websocket, table, key)
+
+
+async def _seated(websocket: WebSocket, table: str, key: QueueKey) -> None:
+    """Tell the player the table they sit at (or why none could be made), and close."""
+    if table.startswith("!"):
+        await websocket.close(BAD_REQUEST, close_reason(table[1:]))
+        return
+    await _send(websocket, {"type": "matched", "table": table, "queue": str(key)})
+    await websocket.close(MATCHED, "matched")
 
 
 async def _until_leave(websocket: WebSocket) -> str:
