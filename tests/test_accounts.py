@@ -18,9 +18,10 @@ from truco.server.store import accounts_table, results_table
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[LiveServer]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    # a file, not sqlite:// (one connection shared by every thread, transactions mixed)
     config = ServerConfig(
-        db_url="sqlite://",
+        db_url=f"sqlite:///{tmp_path_factory.mktemp('db') / 'truco.sqlite3'}",
         bot_delay=0,
         turn_seconds=0,
         http_rate="100000/minute",

@@ -464,3 +464,166 @@ def test_lobby_lists_tables_and_history_replays(browser: Any, server: LiveServer
     assert page.text_content(".replay .step").startswith("2/")
     shot(page, "replay.png")
     page.context.close()
+
+
+# ---------------------------------------------------------------- QA of issue 13's leftovers
+#: Records every tone the page's sound module starts and, for every card laid on the
+#: board, the animation the browser runs on it (read when the card is drawn, so a later
+#: redraw that drops the "just played" class cannot hide it).
+SPIES = """
+window.tones = [];
+const create = AudioContext.prototype.createOscillator;
+AudioContext.prototype.createOscillator = function () {
+  const osc = create.call(this);
+  const start = osc.start.bind(osc);
+  osc.start = (...args) => { window.tones.push(osc.frequency.value); return start(...args); };
+  return osc;
+};
+window.animations = [];
+new MutationObserver(() => {
+  for (const img of document.querySelectorAll(".slot img.just-played:not([data-seen])")) {
+    img.dataset.seen = "1";
+    window.animations.push(getComputedStyle(img).animationName);
+  }
+}).observe(document, { childList: true, subtree: true });
+"""
+
+
+def play_cards_until(page: Any, condition: str, timeout: float = 60.0) -> None:
+    """Play a card (or answer quiero) whenever one may, until ``condition`` (JS) holds."""
+    deadline = time.monotonic() + timeout
+    while not page.evaluate(condition):
+        assert time.monotonic() < deadline, f"never: {condition}"
+        for choice in CHOICES:
+            button = page.locator(choice).first
+            if button.count():
+                with contextlib.suppress(Exception):
+                    button.click(timeout=1000)
+                break
+        page.wait_for_timeout(50)
+
+
+def test_a_played_card_animates_and_sounds_unless_muted_or_reduced(
+    browser: Any, server: LiveServer
+) -> None:
+    ana = browser.new_context(**DESKTOP, locale="es-AR").new_page()
+    ana.add_init_script(SPIES)
+    ana.goto(server.url + "/")
+    ana.wait_for_selector("#create-form")
+    ana.select_option("select[name=bots]", "random")
+    ana.click("#create")
+    ana.wait_for_url("**/t/*")
+    calm = browser.new_context(**DESKTOP, locale="es-AR", reduced_motion="reduce").new_page()
+    calm.add_init_script(SPIES)
+    calm.goto(ana.url)  # a spectator who asked for less motion
+    calm.wait_for_selector(".seat .who")
+
+    play_cards_until(ana, "window.animations.length > 0 && window.tones.includes(180)")
+    assert set(ana.evaluate("window.animations")) == {"deal-in"}  # the card comes in
+    calm.wait_for_function("window.animations.length > 0")
+    assert set(calm.evaluate("window.animations")) == {"none"}  # ...but not for calm
+
+    ana.click("#mute")  # sound off: cards still animate, no tone starts
+    assert ana.text_content("#mute") == "Sonido: no"
+    ana.evaluate("window.tones = []; window.animations = []")
+    play_cards_until(ana, "window.animations.length >= 2")
+    assert ana.evaluate("window.tones") == []
+    ana.click("#mute")  # sound back on: it says so with a call's tones
+    assert ana.evaluate("window.tones") == [520, 700]
+    ana.context.close()
+    calm.context.close()
+
+
+def test_a_2v2_at_1280x800_shows_your_cards_and_calls_without_scrolling(
+    browser: Any, server: LiveServer
+) -> None:
+    page = new_page(browser, server, "Ana", viewport={"width": 1280, "height": 800})
+    page.select_option("select[name=players]", "4")
+    page.select_option("select[name=bots]", "simple")
+    page.click("#create")
+    page.wait_for_url("**/t/*")
+    page.wait_for_selector("#my-hand .card-button")
+    page.wait_for_selector("#actions button")
+    bottoms = page.evaluate(
+        """() => ['#my-hand', '#actions', '#megaphone'].map(
+            (s) => document.querySelector(s).getBoundingClientRect().bottom)"""
+    )
+    assert max(bottoms) <= 800, bottoms
+    assert page.evaluate("scrollY") == 0
+    shot(page, "table-2v2-1280x800.png")
+    page.context.close()
+
+
+def test_a_first_visit_has_no_console_errors(browser: Any, server: LiveServer) -> None:
+    page = browser.new_context(**DESKTOP, locale="es-AR").new_page()
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.on("response", lambda r: problems.append(r.url) if r.status >= 400 else None)
+    page.goto(server.url + "/")
+    page.wait_for_selector("#create-form")
+    page.wait_for_load_state("networkidle")
+    assert problems == []
+    page.context.close()
+
+
+def test_an_unknown_table_or_replay_is_a_404_that_says_so(browser: Any, server: LiveServer) -> None:
+    page = browser.new_context(**DESKTOP, locale="es-AR").new_page()
+    response = page.goto(server.url + "/t/nosuch")
+    assert response is not None and response.status == 404
+    page.wait_for_selector("text=No existe la mesa «nosuch».")
+    response = page.goto(server.url + "/replay/nosuch")
+    assert response is not None and response.status == 404
+    page.wait_for_selector("text=No existe la partida «nosuch».")
+    assert page.locator("a[href='/']").count() >= 1  # a way back
+    page.context.close()
+    token = guest_token(server.url, "Ana")
+    table = create_table(server.url, token, rules={"players": 2}, bots={"1": "random"})
+    page = browser.new_context(**DESKTOP).new_page()
+    response = page.goto(f"{server.url}/t/{table['id']}")
+    assert response is not None and response.status == 200
+    page.context.close()
+
+
+def test_the_english_page_says_everything_in_english(browser: Any, server: LiveServer) -> None:
+    page = new_page(browser, server, "Ana", locale="en-US")
+    labels = page.locator("select[name=bots] option").all_text_contents()
+    assert "Random" in labels and "Search, hard" in labels and "search:hard" not in labels
+    reason = page.evaluate(
+        """async () => {
+            const f = await import('/static/fairness.js');
+            const reveal = { scheme: 'truco-fair/1', hand: 0, deck: [], salt: '' };
+            return f.checkReveal(reveal, undefined, undefined);
+        }"""
+    )
+    assert reason == "the revealed deck is not the 40 cards"
+    page.select_option("select[name=bots]", "random")
+    page.click("#create")
+    page.wait_for_url("**/t/*")
+    page.wait_for_selector("#table-code")
+    assert page.text_content("h1") == "Ana's table"
+    # a refusal of the server is worded by the page, by its code
+    spectator = new_page(browser, server, "Vero")
+    spectator.goto(page.url)
+    spectator.wait_for_selector(".seat .who")
+    spectator.evaluate("truco.ws.send(JSON.stringify({ type: 'act', action: 'mazo' }))")
+    spectator.wait_for_selector("#banner.error")
+    assert spectator.text_content("#banner") == "No se pudo: No tenés lugar en esta mesa."
+    page.context.close()
+    spectator.context.close()
+
+
+def test_key_badges_show_on_a_desktop_and_not_on_a_phone(browser: Any, server: LiveServer) -> None:
+    shown = {}
+    for label, device in (("desktop", DESKTOP), ("phone", PHONE)):
+        page = new_page(browser, server, "Ana", **device)
+        page.select_option("select[name=bots]", "random")
+        page.click("#create")
+        page.wait_for_url("**/t/*")
+        page.wait_for_selector("#my-hand .card-button")
+        shown[label] = page.evaluate(
+            """() => [...document.querySelectorAll('.table-screen kbd, .keys-help')]
+                .filter((e) => e.getClientRects().length).length"""
+        )
+        page.context.close()
+    assert shown["desktop"] >= 3 and shown["phone"] == 0, shown

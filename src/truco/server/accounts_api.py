@@ -78,7 +78,8 @@ async def sign_up(
     hashed = await asyncio.to_thread(accounts.hash_password, body.password)
     guest = known.id if known is not None and not known.account else None
     try:
-        account = await asyncio.to_thread(accounts.create, server.store.engine, name, hashed, guest)
+        engine = server.store.engine
+        account = await server.store.in_writer(lambda: accounts.create(engine, name, hashed, guest))
     except AccountError as exc:
         raise _refuse(exc) from None
     return _login(response, server, account)
@@ -157,7 +158,8 @@ async def rename(
         raise HTTPException(403, "only accounts rename here: a guest renames with POST /api/guest")
     try:
         name = accounts.check_name(body.name)
-        account = await asyncio.to_thread(accounts.rename, server.store.engine, player.id, name)
+        engine = server.store.engine
+        account = await server.store.in_writer(lambda: accounts.rename(engine, player.id, name))
     except AccountError as exc:
         raise _refuse(exc) from None
     session = _login(response, server, account)

@@ -21,9 +21,12 @@ const identity = {
   get name() { return this.player?.name || localStorage.getItem("truco.name") || ""; },
   async resume() { // a session from an earlier visit gets a new expiry
     localStorage.removeItem("truco.token"); // tokens of older versions of this page
+    // only a page that had a session asks (a first visit has none: no 401 in its console)
+    if (this.player || !localStorage.getItem("truco.session")) return this.player;
     const renewed = await fetch("/api/session/renew", { method: "POST" });
     if (renewed.ok) this.remember(await renewed.json());
     if (renewed.ok) await this.refresh(); // an account, and its ratings
+    else localStorage.removeItem("truco.session");
     return this.player;
   },
   async ensure() {
@@ -54,10 +57,11 @@ const identity = {
   remember(data) {
     this.player = { id: data.id, name: data.name, account: Boolean(data.account), ratings: data.ratings || {} };
     localStorage.setItem("truco.name", data.name);
+    localStorage.setItem("truco.session", "1");
     $("#name").value = data.name;
     return this.player;
   },
-  forget() { this.player = null; },
+  forget() { this.player = null; localStorage.removeItem("truco.session"); },
 };
 
 async function api(path, options = {}) {

@@ -3,7 +3,7 @@ import { accountPanel } from "./account.js";
 import { $, el, select } from "./dom.js";
 import { t } from "./i18n.js";
 import { quickMatchPanel } from "./quickmatch.js";
-import { TEAM_KEYS, describeRules } from "./story.js";
+import { TEAM_KEYS, botLabel, describeRules } from "./story.js";
 
 export async function showLobby(ctx) {
   const { app, api, identity, go } = ctx;
@@ -24,7 +24,7 @@ export async function showLobby(ctx) {
       el("label", {}, el("input", { type: "checkbox", name: "pica_pica" }), ` ${t("lobby.pica_pica")}`),
       el("label", {}, `${t("lobby.turn_seconds")} `, el("input", { type: "number", name: "turn_seconds", min: 0, max: 600, value: options.turn_seconds })),
     ),
-    el("label", {}, `${t("lobby.bots")} `, select("bots", [["", t("lobby.no_bots")], ...options.bots.map((b) => [b, b])])),
+    el("label", {}, `${t("lobby.bots")} `, select("bots", [["", t("lobby.no_bots")], ...options.bots.map((b) => [b, botLabel(b)])])),
     el("button", { type: "submit", id: "create" }, t("lobby.create")),
     el("p", { class: "error", id: "create-error", role: "alert" }),
   );
@@ -41,7 +41,7 @@ export async function showLobby(ctx) {
     if (botLevel) for (let s = 1; s < players; s++) seatBots[s] = botLevel;
     try {
       await identity.ensure();
-      const table = await api("/api/tables", { method: "POST", body: JSON.stringify({ rules, name: f.get("name"), seat: 0, bots: seatBots, turn_seconds: Number(f.get("turn_seconds")) }) });
+      const table = await api("/api/tables", { method: "POST", body: JSON.stringify({ rules, name: f.get("name") || t("lobby.default_name", { name: identity.name }), seat: 0, bots: seatBots, turn_seconds: Number(f.get("turn_seconds")) }) });
       go(`/t/${table.id}`);
     } catch (e) { $("#create-error").textContent = e.message; }
   });
