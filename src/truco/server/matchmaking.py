@@ -24,6 +24,7 @@ never get bots.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 from collections.abc import Iterable, Sequence
@@ -206,45 +207,55 @@ def _fits(group: Sequence[Ticket], now: float, policy: Policy) -> bool:
     return all(spread <= policy.window(now - t.joined_at) for t in group)
 
 
-def _closest_group(
-    anchor: Ticket, by_rating: Sequence[Ticket], size: int, now: float, policy: Policy
-) -> list[Ticket] | None:
-    """The ``size`` players around ``anchor`` in rating order with the smallest spread
-    that fits everyone's window, or ``None``."""
-    i = by_rating.index(anchor)
-    best: list[Ticket] | None = None
-    for start in range(max(0, i - size + 1), min(i, len(by_rating) - size) + 1):
-        group = list(by_rating[start : start + size])
-        if not _fits(group, now, policy):
-            continue
-        if best is None or _spread(group) < _spread(best):
-            best = group
-    return best
+def _rating_order(ticket: Ticket) -> tuple[float, float, str]:
+    return (ticket.rating, ticket.joined_at, ticket.player_id)
+
+
+def _waiting_order(ticket: Ticket) -> tuple[float, str]:
+    return (ticket.joined_at, ticket.player_id)
 
 
 def _spread(group: Sequence[Ticket]) -> float:
     return max(t.rating for t in group) - min(t.rating for t in group)
 
 
+def _closest_group(
+    i: int, by_rating: Sequence[Ticket], size: int, now: float, policy: Policy
+) -> int | None:
+    """Where the ``size`` players around ``by_rating[i]`` in rating order with the
+    smallest spread that fits everyone's window start, or ``None``."""
+    best: tuple[float, int] | None = None
+    for start in range(max(0, i - size + 1), min(i, len(by_rating) - size) + 1):
+        group = by_rating[start : start + size]
+        if _fits(group, now, policy) and (best is None or _spread(group) < best[0]):
+            best = (_spread(group), start)
+    return None if best is None else best[1]
+
+
 def _with_bots(
-    anchor: Ticket, by_rating: Sequence[Ticket], size: int, now: float, policy: Policy
-) -> list[Ticket]:
-    """``anchor`` and the players nearest it in rating that fit (fewer than ``size``:
-    a full group would have been found first)."""
-    group = [anchor]
-    others = sorted(
-        (t for t in by_rating if t is not anchor), key=lambda t: abs(t.rating - anchor.rating)
-    )
-    for ticket in others:
-        if len(group) == size - 1:
+    i: int, by_rating: Sequence[Ticket], size: int, now: float, policy: Policy
+) -> list[int]:
+    """``by_rating[i]`` and the players nearest it in rating that fit, walking out
+    on both sides (fewer than ``size``: a full group would have been found first)."""
+    anchor = by_rating[i]
+    group, chosen = [anchor], [i]
+    left, right = i - 1, i + 1
+    for _ in range(4 * size):  # a few neighbours on each side: the far ones cannot fit
+        if len(group) == size - 1 or (left < 0 and right >= len(by_rating)):
             break
-        if _fits([*group, ticket], now, policy):
-            group.append(ticket)
-    return group
-
-
-def _waiting_order(ticket: Ticket) -> tuple[float, str]:
-    return (ticket.joined_at, ticket.player_id)
+        take_left = right >= len(by_rating) or (
+            left >= 0
+            and anchor.rating - by_rating[left].rating <= by_rating[right].rating - anchor.rating
+        )
+        j = left if take_left else right
+        if take_left:
+            left -= 1
+        else:
+            right += 1
+        if _fits([*group, by_rating[j]], now, policy):
+            group.append(by_rating[j])
+            chosen.append(j)
+    return chosen
 
 
 def pair(
@@ -252,20 +263,25 @@ def pair(
 ) -> list[Pairing]:
     """The tables one queue forms now; nobody is in two. Longest-waiting first."""
     policy = policy or Policy()
-    free = sorted(tickets, key=lambda t: (t.rating, *_waiting_order(t)))
+    free = sorted(tickets, key=_rating_order)
     if len({t.player_id for t in free}) != len(free):
         raise ValueError("a player holds two tickets")
+    keys = [_rating_order(t) for t in free]
     tables: list[Pairing] = []
     for anchor in sorted(free, key=_waiting_order):
-        if anchor not in free:
+        i = bisect.bisect_left(keys, _rating_order(anchor))
+        if i == len(keys) or keys[i] != _rating_order(anchor):
+            continue  # seated already, with someone who waited longer
+        start = _closest_group(i, free, key.players, now, policy)
+        if start is not None:
+            chosen = list(range(start, start + key.players))
+        elif wants_bots(key, anchor, now):
+            chosen = _with_bots(i, free, key.players, now, policy)
+        else:
             continue
-        group = _closest_group(anchor, free, key.players, now, policy)
-        if group is None and wants_bots(key, anchor, now):
-            group = _with_bots(anchor, free, key.players, now, policy)
-        if group is None:
-            continue
-        for ticket in group:
-            free.remove(ticket)
+        group = [free[j] for j in chosen]
+        for j in sorted(chosen, reverse=True):
+            del free[j], keys[j]
         tables.append(seat_teams(key, sorted(group, key=_waiting_order)))
     return tables
 
