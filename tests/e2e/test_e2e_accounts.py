@@ -88,6 +88,18 @@ def test_guests_quick_match_a_casual_table_and_cancel_leaves_the_queue(
     while queued(server) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert queued(server) == {}
+    # going to another screen while waiting leaves the queue too
+    quick_match(vero, "3v3", "15", "casual")
+    vero.wait_for_selector("#quick-waiting")
+    assert queued(server) == {"3v3-sinflor-15-casual": 1}
+    vero.click("#nav-ranking")
+    vero.wait_for_selector("#leaderboard")
+    deadline = time.monotonic() + 10
+    while queued(server) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert queued(server) == {}
+    vero.goto(server.url + "/")
+    vero.wait_for_selector("#quick-form")
     # rated play needs an account: the choice is there, but off for a guest
     assert vero.is_disabled('#quick-form input[name=kind][value="rated"]')
 

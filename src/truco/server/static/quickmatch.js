@@ -73,6 +73,11 @@ export function quickMatchPanel({ identity, go }) {
     });
     ws.addEventListener("close", (ev) => { if (!done) back(ev.code === 4000 || ev.code === 1000 ? "" : ev.reason || t("qm.lost")); });
     panel.close = () => { done = true; ws.close(); };
+    // the page moved on (another screen replaced the lobby): out of the queue
+    const watch = setInterval(() => {
+      if (done) clearInterval(watch);
+      else if (!panel.isConnected) { clearInterval(watch); panel.close(); }
+    }, 500);
   }
   return panel;
 }
