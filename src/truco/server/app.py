@@ -18,12 +18,13 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from . import accounts_api, analysis_api, api, live
+from . import accounts_api, analysis_api, api, live, queue_api
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import ID_RE, Server, ServerDep
 from .limits import Attempts, HttpLimits, parse_rate
 from .lobby import Lobby
+from .matchmaking import MemoryQueue
 from .players import TokenSigner
 from .store import Store
 from .table import TableError
@@ -36,6 +37,8 @@ pages = APIRouter(include_in_schema=False)
 
 
 @pages.get("/")
+@pages.get("/ranking")
+@pages.get("/u/{player_name}")
 async def page() -> FileResponse:
     return FileResponse(STATIC / "index.html")
 
@@ -100,6 +103,16 @@ def _cluster_lobby(config: ServerConfig, store: Store) -> Lobby:
     )
 
 
+def queue_backend(config: ServerConfig) -> queue_api.QueueBackend:
+    """Where quick match's tickets wait: in the cluster's Redis (every node shares the
+    queues), else in this process."""
+    if config.redis_url is not None:
+        from .redis_queue import RedisQueue
+
+        return RedisQueue.from_url(config.redis_url, prefix=f"{config.redis_prefix}queue:")
+    return MemoryQueue()
+
+
 def create_app(config: ServerConfig | None = None) -> FastAPI:
     """The whole server as one ASGI application."""
     config = config or ServerConfig()
@@ -107,13 +120,16 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     store = Store(config.db_url)
     lobby = Lobby(config, store) if config.redis_url is None else _cluster_lobby(config, store)
     server = Server(config, store, lobby, TokenSigner(store.secret_key(), config.session_seconds))
+    matchmaker = queue_api.Matchmaker(server, queue_backend(config))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await lobby.start()
+        await matchmaker.start()
         try:
             yield
         finally:
+            await matchmaker.stop()
             await lobby.stop()
 
     app = FastAPI(title="Truco Argento", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
@@ -122,11 +138,13 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.state.signer = server.signer
     app.state.config = config
     app.state.login_attempts = Attempts(config.login_rate)
+    app.state.matchmaker = matchmaker
     app.add_exception_handler(TableError, _table_error)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.include_router(pages)
     app.include_router(api.router)
     app.include_router(accounts_api.router)
+    app.include_router(queue_api.router)  # before /ws/{table}: /ws/queue is not a table
     app.include_router(live.router)
     app.include_router(analysis_api.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -1,9 +1,12 @@
 // The lobby: create a table, join one by its code, the open tables and the finished matches.
+import { accountPanel } from "./account.js";
 import { $, el, select } from "./dom.js";
 import { t } from "./i18n.js";
+import { quickMatchPanel } from "./quickmatch.js";
 import { TEAM_KEYS, botLabel, describeRules } from "./story.js";
 
-export async function showLobby({ app, api, identity, go }) {
+export async function showLobby(ctx) {
+  const { app, api, identity, go } = ctx;
   const options = await api("/api/options");
   const form = el("form", { id: "create-form", class: "panel" },
     el("h2", {}, t("lobby.new")),
@@ -50,7 +53,9 @@ export async function showLobby({ app, api, identity, go }) {
 
   const tables = el("section", { class: "panel", id: "tables" }, el("h2", {}, t("lobby.open")));
   const history = el("section", { class: "panel", id: "history" }, el("h2", {}, t("lobby.done")));
-  app.replaceChildren(el("div", { class: "lobby" }, form, el("div", {}, join, tables, history)));
+  const quick = quickMatchPanel(ctx);
+  const redraw = () => { quick.close?.(); showLobby(ctx); };
+  app.replaceChildren(el("div", { class: "lobby" }, el("div", {}, quick, form), el("div", {}, accountPanel(ctx, redraw), join, tables, history)));
   const list = await api("/api/tables");
   if (!list.length) tables.append(el("p", { class: "muted" }, t("lobby.no_open")));
   for (const table of list) {
@@ -67,4 +72,5 @@ export async function showLobby({ app, api, identity, go }) {
       el("span", {}, `${h.name} · ${describeRules(h.rules)} · ${h.seats.join(", ")}${won}`),
       el("a", { href: `/replay/${h.id}`, class: "button" }, t("lobby.see"))));
   }
+  return { close: () => quick.close?.() };
 }
