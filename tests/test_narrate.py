@@ -8,7 +8,7 @@ import pytest
 from strategies import SAMPLE_TABLES, new_match, play_out, table_id
 from truco.cards import parse_card
 from truco.game import PARDA, Game
-from truco.narrate import explain_hand, hand_bazas
+from truco.narrate import explain_hand, explain_last_hand, hand_bazas, score_before
 from truco.rules import Rules
 from truco.view import PublicHand, public_hand
 from util import deal
@@ -118,6 +118,8 @@ def test_points_beyond_the_target_and_after_the_chico_are_dropped() -> None:
     es = explain_hand(hand, NAMES, TEAMS, (14, 9), "es", target=15)
     assert "Nosotros llegó a 15: 1 punto de más no cuenta" in es
     assert "2 puntos de truco de Ellos no cuentan: el chico ya estaba ganado" in es
+    assert lines.count("Chico for Nosotros (15 points)") == 1  # said once, when reached
+    assert "Chico para Nosotros (15 puntos)" in es
     # without a target nothing is said about dropped points
     assert not any("dropped" in line for line in explain_hand(hand, NAMES, TEAMS, (14, 9), "en"))
 
@@ -163,3 +165,32 @@ def test_the_bazas_agree_with_the_engine_and_every_point_is_told(rules: Rules, s
             for (team, _source, points), line in zip(result.why, lines, strict=False):
                 assert line.endswith(f"{TEAMS[team]} +{points}"), line
         before = (0, 0) if max(hand.score) >= rules.target else hand.score
+
+
+def test_the_server_tells_the_last_hand_in_every_language_with_colour_teams() -> None:
+    game = Game(Rules(target=15), manual_deal=True)
+    game.deal(deal("7o 6o 4c", "1e 2e 12b"))
+    for seat, token in [(0, "truco"), (1, "quiero"), (0, "mazo")]:
+        game.play(seat, token)
+    story = explain_last_hand(game.history, ("Ana", "Bot 1 (simple)"), 15)
+    assert story == {
+        "index": 0,
+        "lines": {
+            "es": ["Truco: Ana se fue al mazo — Rojos +2"],
+            "en": ["Truco: Ana went to the mazo — Red +2"],
+        },
+    }
+
+
+def test_the_score_before_a_hand_starts_again_after_a_chico() -> None:
+    game = Game(Rules(target=15, chicos=3), manual_deal=True)
+    while not game.is_over and len(game.history) < 100:
+        game.deal(deal("7o 6o 4c", "1e 2e 12b"))
+        game.play(game.actors()[0], "mazo")
+    scores = [h.score for h in game.history]
+    assert game.is_over and sum(1 for s in scores if max(s) == 15) >= 2  # chicos were won
+    for index, hand in enumerate(game.history):
+        before = score_before(game.history, index, 15)
+        previous = scores[index - 1] if index else (0, 0)
+        assert before == ((0, 0) if max(previous) >= 15 else previous)
+        assert hand.score[0] - before[0] + hand.score[1] - before[1] == sum(hand.points)

@@ -129,11 +129,17 @@ async def test_the_table_at_every_size(size: tuple[int, int], tmp_path: Path) ->
         await pilot.pause()
         await pilot.press("w")
         await pilot.pause()
-    saved = list(tmp_path.glob("truco-*.json"))
+    saved = files_in(tmp_path, "truco-*.json")
     assert len(saved) == 1 and app.saved_path == saved[0]
     result = replay(load_record(saved[0].read_bytes()))
     assert result.error is None and result.winner is None  # unfinished, and legal
     assert len(result.hands) >= 1
+
+
+def files_in(folder: Path, pattern: str) -> list[Path]:
+    """The files of ``folder`` matching ``pattern`` (a plain function: the pilot's tests
+    are coroutines, and listing a folder blocks)."""
+    return sorted(folder.glob(pattern))
 
 
 @headless
@@ -157,4 +163,4 @@ async def test_quitting_a_finished_match_or_a_record_does_not_ask(tmp_path: Path
         assert session.game.is_over
         await pilot.press("ctrl+q")
         await pilot.pause()
-    assert not app.is_running and not list(tmp_path.iterdir())
+    assert not app.is_running and not files_in(tmp_path, "*")

@@ -51,9 +51,9 @@ from .actions import (
     is_play,
 )
 from .cards import STRENGTH
-from .game import Declaration
-from .locale import DEFAULT_LANGUAGE, translation
-from .view import PublicHand
+from .game import Declaration, HandResult
+from .locale import DEFAULT_LANGUAGE, LANGUAGES, translation
+from .view import PublicHand, public_hand
 
 #: The name of every call, as the table says it (the same words in every language).
 CALL_NAMES = {
@@ -266,7 +266,8 @@ def _dropped_lines(
     target: int,
     team_names: Sequence[str],
 ) -> list[str]:
-    """The points the engine did not add: beyond the target, or after the chico was won."""
+    """The points the engine did not add (beyond the target, or after the chico was won),
+    and the chico won."""
     _ = tr.gettext
     ngettext = tr.ngettext
     score = list(before)
@@ -292,6 +293,51 @@ def _dropped_lines(
                     points - kept,
                 ).format(team=team_names[team], target=target, dropped=points - kept)
             )
-        if score[team] >= target:
+        if score[team] >= target and not decided:
             decided = True
+            chico = _("Chico for {team} ({target} points)")
+            lines.append(chico.format(team=team_names[team], target=target))
     return lines
+
+
+def colour_team_names(lang: str) -> tuple[str, str]:
+    """The teams as everyone at a table sees them, by their colour ("Azules", "Rojos")."""
+    tr = translation(lang)
+    return (tr.gettext("Blue"), tr.gettext("Red"))
+
+
+def score_before(history: Sequence[HandResult], index: int, target: int) -> tuple[int, int]:
+    """The score when hand ``index`` of ``history`` was dealt: the last hand's score,
+    or nothing when that hand decided a chico (or there was none)."""
+    if index == 0:
+        return (0, 0)
+    last = history[index - 1].score
+    return (0, 0) if max(last) >= target else (last[0], last[1])
+
+
+def explain_last_hand(
+    history: Sequence[HandResult], names: Sequence[str], target: int
+) -> dict[str, object]:
+    """The last closed hand of a match explained in every language, the teams named by
+    their colour: ``{"index": i, "lines": {"es": [...], "en": [...]}}`` (what the server
+    sends the page once per closed hand).
+
+    >>> from truco import Game
+    >>> game = Game(seed=3)
+    >>> while not game.history:
+    ...     seat = game.actors()[0]
+    ...     game.apply(seat, game.legal_actions(seat, megaphone=False)[-1])
+    >>> story = explain_last_hand(game.history, ("Ana", "Beto"), 30)
+    >>> story["index"], sorted(story["lines"])  # type: ignore[call-overload]
+    (0, ['en', 'es'])
+    """
+    index = len(history) - 1
+    hand = public_hand(history[index])
+    before = score_before(history, index, target)
+    return {
+        "index": hand.index,
+        "lines": {
+            lang: explain_hand(hand, names, colour_team_names(lang), before, lang, target=target)
+            for lang in LANGUAGES
+        },
+    }

@@ -1,97 +1,82 @@
-"""The page's summary of a closed hand, fed with hands the engine really closed: who won
-the envido and with what, how the truco was won (bazas, a refusal, the mazo), and the
-points dropped because the chico was already decided. Runs the page's own
-``static/story.js`` in Chromium on the JSON the server would send."""
+"""The page's summary of a closed hand is the server's narration (``truco/narrate.py``),
+told once per hand in every language and shown in the page's own: a person on an
+English page and one on a Spanish page read the same hand in their words, and a page
+that comes in after the hand closed reads it too. The narration's wording itself is
+tested in tests/test_narrate.py."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser_kit import ARGS, CHROMIUM, config, sync_api
+from browser_kit import ARGS, CHROMIUM, DESKTOP, config, sync_api
 
 from server_testing import LiveServer
-from truco.actions import action_token
-from truco.game import Game, MatchPosition
-from truco.rules import Rules
-from truco.server.protocol import public_hand_json
-from truco.view import public_hand
-from util import deal, new_game, play
-
-TABLE = {
-    "seats": [{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Beto"}],
-    "rules": {"players": 2, "target": 15},
-}
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    with (
-        LiveServer(config(tmp_path_factory.mktemp("summary") / "t.sqlite3")) as live,
-        sync_api.sync_playwright() as playwright,
-    ):
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    with LiveServer(config(tmp_path_factory.mktemp("summary") / "t.sqlite3")) as live:
+        yield live
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_context(locale="es-AR").new_page()
-        page.goto(live.url + "/")
-        page.wait_for_selector("#create-form")
-        yield page
+        yield browser
         browser.close()
 
 
-def summary(page: Any, game: Game, before: tuple[int, int], viewer: int | None) -> list[str]:
-    closed = game.history[-1]
-    hand = public_hand_json(public_hand(closed))
-    actions = [[seat, action_token(a)] for seat, a in closed.actions]
-    return list(
-        page.evaluate(
-            """async ([table, hand, before, actions, viewer]) => {
-                const { Story } = await import('/static/story.js');
-                return new Story(table, viewer).summary(hand, before, actions);
-            }""",
-            [TABLE, hand, list(before), actions, viewer],
-        )
-    )
+def open_page(browser: Any, url: str, locale: str) -> Any:
+    page = browser.new_context(**DESKTOP, locale=locale).new_page()
+    page.set_default_timeout(20000)
+    page.goto(url)
+    return page
 
 
-def test_envido_won_and_the_hand_by_bazas(page: Any) -> None:
-    game = new_game("7c 6c 4b", "1e 2e 12b", target=15)
-    play(game, "0 envido; 1 quiero; 0 play 4b; 1 play 1e; 1 play 2e; 0 play 6c")
-    assert game.history[-1].why == ((0, "envido", 2), (1, "truco", 1))
-    lines = summary(page, game, (0, 0), 0)
-    assert (
-        lines[0] == "Ana ganó el envido con 33 (frente a Beto: son buenas): 2 puntos para nosotros."
-    )
-    assert lines[1] == "La mano fue para ellos por las bazas (1ª de Beto, 2ª de Beto): 1 punto."
-    assert lines[-1] == "En total: 2 puntos para nosotros y 1 punto para ellos."
+def summary_lines(page: Any) -> list[str]:
+    page.wait_for_function("() => document.querySelectorAll('#last-hand ul.summary li').length > 0")
+    return [li.strip() for li in page.locator("#last-hand ul.summary li").all_text_contents()]
 
 
-def test_a_refused_truco_and_a_refused_envido_name_who_refused(page: Any) -> None:
-    game = new_game("7o 6o 4c", "1e 2e 12b", target=15)
-    play(game, "0 real-envido; 1 no-quiero; 0 truco; 1 no-quiero")
-    lines = summary(page, game, (0, 0), None)
-    assert lines[0] == "Beto no quiso el envido: 1 punto para los azules."
-    assert lines[1] == "Beto no quiso el truco: 1 punto para los azules."
+def test_each_page_reads_the_servers_narration_in_its_own_language(
+    browser: Any, server: LiveServer
+) -> None:
+    ana = open_page(browser, server.url + "/", "en-US")
+    ana.wait_for_selector("#create-form")
+    ana.fill("#name", "Ana")
+    ana.dispatch_event("#name", "change")
+    ana.wait_for_function("localStorage.getItem('truco.name') === 'Ana'")
+    ana.select_option("select[name=players]", "2")
+    ana.select_option("select[name=bots]", "random")
+    ana.click("#create")
+    ana.wait_for_url("**/t/*")
+    vero = open_page(browser, ana.url, "es-AR")  # a Spanish spectator
+    vero.wait_for_selector(".seat")
 
+    # Ana leaves the first hand as soon as she may: the bot's team scores it
+    mazo = '#actions button[data-action="mazo"]'
+    ana.wait_for_function(f"() => window.truco?.summary || document.querySelector('{mazo}')")
+    if not ana.evaluate("Boolean(window.truco.summary)"):
+        ana.click(mazo)
+        if not ana.evaluate("Boolean(window.truco.summary)") and ana.locator(mazo).count():
+            ana.click(mazo)  # the button asks to be pressed twice
+    english, spanish = summary_lines(ana), summary_lines(vero)
+    assert "How hand 1 was scored" in ana.text_content("#last-hand h3")
+    assert "Cómo se anotó la mano 1" in vero.text_content("#last-hand h3")
+    assert len(english) == len(spanish) >= 1
+    assert any(re.fullmatch(r"Truco: .+ — (Blue|Red) \+\d", line) for line in english), english
+    assert any(re.fullmatch(r"Truco: .+ — (Azules|Rojos) \+\d", line) for line in spanish), spanish
+    assert all("Bot 1 (random)" in line or "Ana" in line for line in english if "Truco" in line)
+    # the Spanish page's words are all Spanish, the English page's all English
+    assert not any(word in " ".join(spanish) for word in (" won ", " went ", "did not", "Blue"))
+    assert not any(word in " ".join(english) for word in ("ganó", " se fue", "no quiso", "Azul"))
 
-def test_the_mazo_is_named(page: Any) -> None:
-    game = new_game("7o 6o 4c", "1e 2e 12b", target=15)
-    play(game, "0 truco; 1 quiero; 0 mazo")
-    lines = summary(page, game, (0, 0), 1)
-    assert lines[0] == "Ana se fue al mazo: 2 puntos para nosotros."
-
-
-def test_points_past_the_chico_are_dropped_and_said_so(page: Any) -> None:
-    rules = Rules(players=2, target=15)
-    game = Game.at_position(MatchPosition(rules, 0, 4, (14, 3), (0, 0)), manual_deal=True)
-    game.deal(deal("7o 6o 4c", "1e 2e 12b"))
-    play(game, "0 envido; 1 quiero; 0 play 4c; 1 mazo")
-    closed = game.history[-1]
-    assert closed.points == (3, 0) and closed.score == (15, 3)
-    lines = summary(page, game, (14, 3), None)
-    assert (
-        "No se anotaron 2 puntos de los azules: el chico ya estaba decidido al llegar a 15."
-        in lines
-    )
-    assert "El chico es para los azules: llegaron a 15." in lines
-    assert lines[-1] == "En total: 1 punto para los azules y 0 puntos para los rojos."
+    # a page that comes in after the hand closed reads the same words (a full state)
+    late = open_page(browser, ana.url, "es-AR")
+    assert summary_lines(late) == spanish
+    for page in (ana, vero, late):
+        page.context.close()

@@ -17,7 +17,6 @@ from ..record import RecordError, record_from_json, replay
 from ..rules import FALTA_ENVIDO_VARIANTS, Rules, RulesError
 from .bot_pool import check_bot_spec, offered_bots
 from .deps import MaybePlayerDep, PlayerDep, ServerDep, TableId
-from .players import Player
 from .replays import replay_steps
 from .sessions import clear_session_cookie, set_session_cookie
 
@@ -57,6 +56,7 @@ class CreateTableRequest(_Body):
     )
     bots: dict[SeatNumber, BotSpec] = Field(default_factory=dict, max_length=6)
     seat: SeatNumber | None = None
+    rated: bool = Field(default=False, description="accounts only, no bots (see /api/leaderboard)")
 
     @field_validator("rules")
     @classmethod
@@ -78,11 +78,13 @@ def _session(response: Response, server: ServerDep, token: str) -> dict[str, Any
     player = server.signer.verify(token)
     assert player is not None
     set_session_cookie(response, token, server.signer.lifetime, server.config.secure_cookies)
-    return {"token": token, "id": player.id, "name": player.name, "expires": player.expires}
-
-
-def _player_json(player: Player) -> dict[str, Any]:
-    return {"id": player.id, "name": player.name, "expires": player.expires}
+    return {
+        "token": token,
+        "id": player.id,
+        "name": player.name,
+        "expires": player.expires,
+        "account": player.account,
+    }
 
 
 # ------------------------------------------------------------------ sessions
@@ -91,7 +93,12 @@ async def guest(
     body: GuestRequest, response: Response, server: ServerDep, known: MaybePlayerDep
 ) -> dict[str, Any]:
     """A guest session (the cookie, and the token for other clients); with a valid
-    session already, the same player under a new name."""
+    session already, the same player under a new name (an account renames itself with
+    ``PATCH /api/me``)."""
+    if known is not None and known.account:
+        raise HTTPException(
+            409, "you are logged in to an account: rename it with PATCH /api/me, or log out"
+        )
     token = server.signer.issue(body.name, known.id if known else None)
     return _session(response, server, token)
 
@@ -99,18 +106,14 @@ async def guest(
 @router.post("/session/renew")
 async def renew(response: Response, server: ServerDep, player: PlayerDep) -> dict[str, Any]:
     """The same player with a new expiry (the session must still be valid)."""
-    return _session(response, server, server.signer.issue(player.name, player.id))
+    token = server.signer.issue(player.name, player.id, account=player.account)
+    return _session(response, server, token)
 
 
 @router.delete("/session", status_code=204)
 async def forget(response: Response) -> None:
     """Forget the page's cookie (a token already given out stays valid until it expires)."""
     clear_session_cookie(response)
-
-
-@router.get("/me")
-async def me(player: PlayerDep) -> dict[str, Any]:
-    return _player_json(player)
 
 
 # ------------------------------------------------------------------ tables
@@ -158,6 +161,7 @@ async def create_table(
         body.bots,
         body.seat,
         address=request.client.host if request.client else None,
+        rated=body.rated,
     )
     try:  # write-ahead: the table is in the database before anyone hears of it
         await asyncio.wait_for(table.until_durable(), 30)
@@ -168,10 +172,10 @@ async def create_table(
 
 @router.get("/tables/{table_id}")
 async def get_table(table_id: TableId, server: ServerDep) -> dict[str, Any]:
-    table = server.lobby.tables.get(table_id)
-    if table is None:
+    summary = await server.lobby.summary_of(table_id)
+    if summary is None:
         raise HTTPException(404, f"no table {table_id!r}")
-    return table.summary()
+    return summary
 
 
 # ------------------------------------------------------------------ history, replays

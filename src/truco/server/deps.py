@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Cookie, Depends, Header, HTTPException, Path
-from starlette.requests import HTTPConnection
+from starlette.requests import HTTPConnection, Request
 
 from .config import ServerConfig
 from .lobby import Lobby
 from .players import Player, TokenSigner
-from .sessions import COOKIE, bearer
+from .sessions import COOKIE, bearer, cross_origin_refusal
 from .store import Store
 
 #: table and match ids: short codes of letters, digits, ``-`` and ``_``
@@ -42,12 +42,19 @@ ServerDep = Annotated[Server, Depends(server_of)]
 
 
 def optional_player(
+    request: Request,
     server: ServerDep,
     authorization: Annotated[str | None, Header(max_length=1024)] = None,
     truco_session: Annotated[str | None, Cookie(alias=COOKIE, max_length=1024)] = None,
 ) -> Player | None:
-    """The player of the request's token (Bearer header, else the page's cookie)."""
-    token = bearer(authorization) or truco_session
+    """The player of the request's token (Bearer header, else the page's cookie); 403
+    for a request that changes something on the cookie's word from another site."""
+    token = bearer(authorization)
+    if token is None and truco_session:
+        refusal = cross_origin_refusal(request.method, request.headers)
+        if refusal is not None:
+            raise HTTPException(403, refusal)
+        token = truco_session
     return server.signer.verify(token) if token else None
 
 

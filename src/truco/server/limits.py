@@ -48,8 +48,41 @@ def parse_rate(text: str) -> RateLimitItem:
 
 
 WRITES = frozenset(
-    {("POST", "/api/guest"), ("POST", "/api/tables"), ("POST", "/api/session/renew")}
+    {
+        ("POST", "/api/guest"),
+        ("POST", "/api/tables"),
+        ("POST", "/api/session/renew"),
+        ("POST", "/api/accounts"),
+    }
 )
+
+
+class Attempts:
+    """Failed attempts (of logging in) per key, in moving windows of the ``limits``
+    library: once a key has ``rate`` failures, it is refused until the window moves on.
+
+    >>> attempts = Attempts("2/minute")
+    >>> attempts.refused("name:ana"), attempts.failed("name:ana", "addr:1.2.3.4")
+    (False, None)
+    >>> attempts.failed("name:ana"), attempts.refused("addr:9.9.9.9", "name:ana")
+    (None, True)
+    """
+
+    def __init__(self, rate: str) -> None:
+        from limits.storage import MemoryStorage
+        from limits.strategies import MovingWindowRateLimiter
+
+        self.rate, self.rate_text = parse_rate(rate), rate
+        self.limiter = MovingWindowRateLimiter(MemoryStorage())
+
+    def refused(self, *keys: str) -> bool:
+        """Whether any of ``keys`` has used up its failures."""
+        return any(not self.limiter.test(self.rate, key) for key in keys)
+
+    def failed(self, *keys: str) -> None:
+        """Count one failure against each of ``keys``."""
+        for key in keys:
+            self.limiter.hit(self.rate, key)
 
 
 class HttpLimits:

@@ -11,6 +11,7 @@ code and a short reason: see ``docs/protocol.md``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -21,6 +22,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 from .config import ServerConfig
 from .deps import ID_RE, server_of
 from .limits import TokenBucket
+from .lobby import Inbox
 from .players import Player
 from .protocol import Hello, ProtocolError, close_reason, error_message, parse_client_message
 from .sessions import COOKIE, same_origin
@@ -30,6 +32,8 @@ router = APIRouter()
 
 #: close codes after which a client should not try again with the same request
 BAD_REQUEST, BAD_TOKEN, NO_TABLE, HELLO_TIMEOUT, MATCH_OVER = 4400, 4401, 4404, 4408, 4410
+#: how long a new connection's frames wait for its first state to go out
+GREETING_SECONDS = 30.0
 
 
 class Refused(Exception):
@@ -100,8 +104,8 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
                 BAD_REQUEST, "tokens never travel in the URL: send them in the hello message"
             )
         _since(websocket.query_params.get("since"))  # a bad one is refused before anything
-        table = server.lobby.tables.get(table_id)
-        if table is None:
+        inbox = await server.lobby.route(table_id)
+        if inbox is None:
             finished = await asyncio.to_thread(server.store.load, match_id=table_id, limit=1)
             if finished and finished[0].status == "finished":
                 raise Refused(MATCH_OVER, f"the match is over: its replay is at /replay/{table_id}")
@@ -116,12 +120,17 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
         return
     player, since = who
     client = Client(player, server.config.outbox_size)
-    sender = asyncio.create_task(_send_loop(websocket, client))
-    await table.inbox.put(Join(client, since))
+    greeted = asyncio.Event()
+    sender = asyncio.create_task(_send_loop(websocket, client, greeted))
+    await inbox.put(Join(client, since))
     try:
-        await _receive_loop(websocket, client, table.inbox, server.config)
+        # the first state goes out before any frame is read: a client that floods from
+        # its first message still gets it, then the rate limit
+        with contextlib.suppress(TimeoutError):  # a table that never answers: read anyway
+            await asyncio.wait_for(greeted.wait(), GREETING_SECONDS)
+        await _receive_loop(websocket, client, inbox, server.config)
     finally:
-        await table.inbox.put(Leave(client))
+        await inbox.put(Leave(client))
         if not client.closed:
             client.close("bye")
         try:
@@ -130,8 +139,9 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
             sender.cancel()
 
 
-async def _send_loop(websocket: WebSocket, client: Client) -> None:
-    """Write the client's outbox to the socket; ``None`` closes it with the reason."""
+async def _send_loop(websocket: WebSocket, client: Client, greeted: asyncio.Event) -> None:
+    """Write the client's outbox to the socket; ``None`` closes it with the reason.
+    ``greeted`` is set once the first frame is written (or the loop ends)."""
     try:
         while True:
             text = await client.outbox.get()
@@ -143,8 +153,11 @@ async def _send_loop(websocket: WebSocket, client: Client) -> None:
                     await websocket.close(code, close_reason(client.close_reason))
                 return
             await websocket.send_text(text)
+            greeted.set()
     except (WebSocketDisconnect, RuntimeError, OSError):
         return
+    finally:
+        greeted.set()
 
 
 def _size(frame: Mapping[str, Any]) -> tuple[str | None, int]:
@@ -157,7 +170,7 @@ def _size(frame: Mapping[str, Any]) -> tuple[str | None, int]:
 async def _receive_loop(
     websocket: WebSocket,
     client: Client,
-    inbox: asyncio.Queue[Any],
+    inbox: Inbox,
     config: ServerConfig,
 ) -> None:
     """Read frames, check size, rate and shape, and pass commands to the table."""

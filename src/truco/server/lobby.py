@@ -5,15 +5,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from ..bots import make_bot
 from ..rules import Rules
 from .bot_pool import BotPool, check_bot_spec, offered_bots
 from .config import ServerConfig
 from .players import Player
+from .ratings import record_result, record_unrecorded
 from .store import Store
-from .table import Seat, Table, TableError
+from .table import Command, Join, Leave, Seat, Table, TableError, name_bots
 
 log = logging.getLogger("truco.server")
 
@@ -30,6 +32,13 @@ def bot_levels() -> list[str]:
     return offered_bots()
 
 
+class Inbox(Protocol):
+    """Where a socket puts what its player does: the table's inbox (or, in cluster mode, a
+    route to the node that runs the table)."""
+
+    async def put(self, message: Join | Leave | Command, /) -> None: ...
+
+
 class Lobby:
     """All tables of one server process, and the pool their bots think in."""
 
@@ -38,6 +47,7 @@ class Lobby:
         self.store = store
         self.tables: dict[str, Table] = {}
         self.addresses: dict[str, str] = {}  # table id -> the address that created it
+        self._recording: set[asyncio.Task[bool]] = set()  # results being written
         self.bot_pool = BotPool(
             config.bot_workers,
             config.bot_queue,
@@ -51,6 +61,9 @@ class Lobby:
         if self.store is None:
             return
         await self.store.start()
+        # results of matches that finished before this server recorded them (issue 12)
+        engine = self.store.engine
+        await self.store.in_writer(lambda: record_unrecorded(engine))
         rows = await asyncio.to_thread(
             self.store.load, unfinished=True, limit=self.config.max_tables
         )
@@ -77,6 +90,7 @@ class Lobby:
     async def stop(self) -> None:
         for table in list(self.tables.values()):
             await table.stop()
+        await self.recorded()
         self.bot_pool.shutdown()
         if self.store is not None:
             await self.store.close()
@@ -112,22 +126,17 @@ class Lobby:
         bots: dict[int, str] | None = None,
         seat: int | None = None,
         address: str | None = None,
+        rated: bool = False,
     ) -> Table:
         """A new table; the creator may sit at once and seat bots (of those offered).
-        A guest and an address keep a bounded number of live tables."""
+        A guest and an address keep a bounded number of live tables. A ``rated`` table is
+        an account's, and seats accounts only, no bots."""
         self._check_caps(creator, address)
-        code = table_code()
-        while code in self.tables:
-            code = table_code()
-        table = Table(
-            id=code,
-            name=name or f"Mesa de {creator.name}",
-            rules=rules,
-            config=self.config,
-            store=self.store,
-            creator=creator.id,
-            turn_seconds=self.config.turn_seconds if turn_seconds is None else turn_seconds,
-        )
+        if rated and not creator.account:
+            raise TableError("account_needed", "only accounts create rated tables: log in first")
+        if rated and bots:
+            raise TableError("rated_no_bots", "a rated table has no bots: people only")
+        table = self._new_table(creator, rules, name, turn_seconds, rated)
         for where, level in (bots or {}).items():
             if not 0 <= where < rules.players:
                 raise TableError(
@@ -138,7 +147,8 @@ class Lobby:
                 table.bots[where] = make_bot(check_bot_spec(level))
             except ValueError as exc:
                 raise TableError("bad_bot", str(exc)) from None
-            table.seats[where] = Seat("bot", None, f"Bot {level}", level)
+            table.seats[where] = Seat("bot", None, "", level)
+        name_bots(table.seats)
         if seat is not None:
             if not 0 <= seat < rules.players or table.seats[seat].kind != "empty":
                 raise TableError("no_seat", f"seat {seat} is not free")
@@ -151,12 +161,97 @@ class Lobby:
         self._open(table)  # its actor commits it first (await table.until_durable())
         return table
 
+    def create_match(
+        self,
+        players: Sequence[Player],
+        rules: Rules,
+        *,
+        rated: bool,
+        name: str = "",
+        turn_seconds: float | None = None,
+        bots: dict[int, str] | None = None,
+    ) -> Table:
+        """A table for players matched by the server (the quick-match queue): ``players[i]``
+        sits in seat ``i`` (teams are the even and the odd seats), ``bots`` fill the seats
+        named (a casual table only), and the match starts once every seat is taken. A rated
+        table takes accounts only. Callers ``await table.until_durable()`` before telling
+        the players its code."""
+        if not players or len(players) + len(bots or {}) > rules.players:
+            raise TableError("no_seat", f"a {rules.players}-player table: too many players")
+        if len({p.id for p in players}) != len(players):
+            raise TableError("seat_taken", "a player cannot take two seats")
+        if rated and (bots or not all(p.account for p in players)):
+            raise TableError("rated_no_bots", "a rated table seats accounts only, no bots")
+        if len(self.live()) >= self.config.max_tables:
+            raise TableError("full", "the server holds as many tables as it can; try later")
+        table = self._new_table(players[0], rules, name, turn_seconds, rated)
+        for where, player in enumerate(players):
+            table.seats[where] = Seat("human", player.id, player.name)
+        for where, level in (bots or {}).items():
+            if not len(players) <= where < rules.players:
+                raise TableError("no_seat", f"seat {where} is not free for a bot")
+            try:
+                table.bots[where] = make_bot(check_bot_spec(level))
+            except ValueError as exc:
+                raise TableError("bad_bot", str(exc)) from None
+            table.seats[where] = Seat("bot", None, f"Bot {level}", level)
+        table.start_if_full()
+        self._open(table)
+        return table
+
+    def _new_table(
+        self,
+        creator: Player,
+        rules: Rules,
+        name: str,
+        turn_seconds: float | None,
+        rated: bool,
+    ) -> Table:
+        code = table_code()
+        while code in self.tables:
+            code = table_code()
+        return Table(
+            id=code,
+            name=name or f"Mesa de {creator.name}",
+            rules=rules,
+            config=self.config,
+            store=self.store,
+            creator=creator.id,
+            turn_seconds=self.config.turn_seconds if turn_seconds is None else turn_seconds,
+            rated=rated,
+            on_over=self._record,  # set here too: a cluster node opens new tables its own way
+        )
+
     def _open(self, table: Table) -> None:
+        table.on_over = self._record
         table.on_finished = self._forget
         table.bot_pool = self.bot_pool
         self.bot_pool.warm(table.bots.values())
         self.tables[table.id] = table
         table.start()
+
+    def _record(self, table: Table) -> None:
+        """A match is over and durable: its result (and ratings) are recorded in a thread."""
+        if self.store is None:
+            return
+        engine = self.store.engine
+        task = asyncio.create_task(
+            self.store.in_writer(lambda: record_result(engine, table.id)),
+            name=f"record-{table.id}",
+        )
+        self._recording.add(task)
+        task.add_done_callback(self._recorded)
+
+    def _recorded(self, task: asyncio.Task[bool]) -> None:
+        self._recording.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("a result could not be recorded (recorded on the next start)",
+                      exc_info=task.exception())  # fmt: skip
+
+    async def recorded(self) -> None:
+        """Wait for the results being recorded now."""
+        while self._recording:
+            await asyncio.gather(*self._recording, return_exceptions=True)
 
     def _forget(self, table: Table) -> None:
         """A finished table nobody watches: only the history keeps it."""
@@ -164,6 +259,16 @@ class Lobby:
             del self.tables[table.id]
             self.addresses.pop(table.id, None)
             table.task = None
+
+    async def route(self, table_id: str) -> Inbox | None:
+        """Where a new socket's messages go (None: no such live table)."""
+        table = self.tables.get(table_id)
+        return None if table is None else table.inbox
+
+    async def summary_of(self, table_id: str) -> dict[str, Any] | None:
+        """One live table's summary (None: no such table)."""
+        table = self.tables.get(table_id)
+        return None if table is None else table.summary()
 
     def listing(self) -> list[dict[str, Any]]:
         """Open and live tables, newest first."""

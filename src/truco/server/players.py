@@ -41,6 +41,7 @@ class Player:
     id: str
     name: str
     expires: float = 0.0  # when the token that named this player stops being valid
+    account: bool = False  # an account's session (see accounts.py), not a guest's
 
 
 def clean_name(name: str) -> str:
@@ -68,14 +69,23 @@ class TokenSigner:
     def _sign(self, payload: str) -> str:
         return _b64(hmac.new(self._key, payload.encode(), hashlib.sha256).digest())
 
-    def issue(self, name: str, player_id: str | None = None, now: float | None = None) -> str:
-        """A token for ``name`` (a new player, or ``player_id`` again) valid from ``now``."""
+    def issue(
+        self,
+        name: str,
+        player_id: str | None = None,
+        now: float | None = None,
+        account: bool = False,
+    ) -> str:
+        """A token for ``name`` (a new player, or ``player_id`` again) valid from ``now``;
+        ``account``: the session of the account ``player_id``."""
         expires = (time.time() if now is None else now) + self.lifetime
-        payload = {
+        payload: dict[str, object] = {
             "id": player_id or secrets.token_urlsafe(9),
             "name": clean_name(name),
             "exp": round(expires, 3),
         }
+        if account:
+            payload["acc"] = 1
         body = _b64(json.dumps(payload).encode())
         return f"{body}.{self._sign(body)}"
 
@@ -89,7 +99,12 @@ class TokenSigner:
             return None
         try:
             data = json.loads(_unb64(body))
-            player = Player(str(data["id"]), clean_name(data["name"]), float(data["exp"]))
+            player = Player(
+                str(data["id"]),
+                clean_name(data["name"]),
+                float(data["exp"]),
+                account=data.get("acc") == 1,
+            )
         except (ValueError, KeyError, TypeError):
             return None
         if player.expires <= (time.time() if now is None else now):

@@ -5,7 +5,10 @@ sets it; scripts cannot read it, other sites cannot send it); its HTTP calls and
 WebSocket carry it by themselves. Other clients (the terminal game, scripts) keep the
 token the same call returns and send it as ``Authorization: Bearer <token>`` over HTTP
 and in the ``hello`` message that opens a WebSocket. ``POST /api/session/renew`` gives
-a valid token a new expiry; ``DELETE /api/session`` forgets the cookie.
+a valid token a new expiry; ``DELETE /api/session`` forgets the cookie. A request
+that changes something and is authenticated by the cookie must come from this server's
+pages (:func:`cross_origin_refusal`): SameSite=Strict already keeps other sites' requests
+from carrying it, the ``Origin`` check holds where a browser does not honour SameSite.
 """
 
 from __future__ import annotations
@@ -43,6 +46,23 @@ def same_origin(headers: Mapping[str, str]) -> bool:
         return urlsplit(origin).netloc == headers.get("host", "")
     except ValueError:
         return False
+
+
+#: methods that only read: the Origin check below leaves them alone
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def cross_origin_refusal(method: str, headers: Mapping[str, str]) -> str | None:
+    """Why a request that the session cookie authenticates is refused, or ``None``: a
+    request that changes something must come from a page of this server (its ``Origin``,
+    when the browser sends one, is this server). Requests with a Bearer token are not
+    asked: another site cannot make a browser send one."""
+    if method in SAFE_METHODS or same_origin(headers):
+        return None
+    return (
+        f"cross-origin request refused: the session cookie only works from this server's "
+        f"pages (Origin {headers.get('origin', '')[:80]!r})"
+    )
 
 
 def player_from(signer: TokenSigner, token: str | None) -> Player | None:

@@ -29,6 +29,7 @@ from ..cards import card_name, parse_card
 from ..deal import CommittedDealer
 from ..fairness import KEY_BYTES, add_to_record
 from ..game import Game, IllegalAction
+from ..narrate import explain_last_hand
 from ..record import game_to_record, record_from_json, replay
 from ..rules import Rules
 from ..view import public_hand, seat_view
@@ -89,6 +90,30 @@ class Seat:
             data.get("bot"),
             bool(data.get("away")),
         )
+
+
+def name_bots(seats: list[Seat]) -> None:
+    """Number the bots in seat order, as every client, record and listing names them
+    ("Bot 1 (simple)"); run whenever a bot sits or stands, before the match starts."""
+    number = 0
+    for seat in seats:
+        if seat.kind == "bot":
+            number += 1
+            seat.name = f"Bot {number} ({seat.bot})"
+
+
+def seat_names(seats: list[Seat]) -> list[str]:
+    """The seats' names as the page shows them: two people of one name told apart by
+    their seat number, a free seat by its number."""
+    names = [seat.name for seat in seats]
+    return [
+        f"Seat {i + 1}"
+        if seat.kind == "empty" or not seat.name
+        else f"{seat.name} ({i + 1})"
+        if names.count(seat.name) > 1
+        else seat.name
+        for i, seat in enumerate(seats)
+    ]
 
 
 class Client:
@@ -204,6 +229,7 @@ class Table:
     store: Store | None
     creator: str | None = None
     turn_seconds: float = 30.0
+    rated: bool = False  # accounts only, no bots; the result moves ratings (ratings.py)
     seats: list[Seat] = field(default_factory=list)
     status: Status = "waiting"
     game: Game | None = None
@@ -227,6 +253,7 @@ class Table:
     bot_task: asyncio.Task[None] | None = None  # the bot thinking now
     task: asyncio.Task[None] | None = None
     on_finished: Callable[[Table], None] | None = None
+    on_over: Callable[[Table], None] | None = None  # once, when the finished match is durable
     dealer: CommittedDealer = field(default_factory=CommittedDealer)  # commit-reveal deals
     _summary_cache: dict[str, Any] = field(default_factory=dict)
     _rules_json: dict[str, Any] = field(init=False, default_factory=dict)
@@ -239,6 +266,7 @@ class Table:
         default_factory=list
     )
     _durable: asyncio.Condition | None = None
+    _story: dict[str, Any] | None = None  # the last closed hand told in words
 
     def __post_init__(self) -> None:
         self._rules_json = self.rules.to_dict()
@@ -286,6 +314,9 @@ class Table:
                         break
                     stopping = self._take(self.inbox.get_nowait())
             await self._publish()
+            if self.journal.status == "finished" and self.on_over is not None:
+                on_over, self.on_over = self.on_over, None
+                on_over(self)
             if stopping:
                 for client in list(self.clients):
                     client.close("the server is stopping")
@@ -387,6 +418,8 @@ class Table:
     def _sit(self, client: Client, seat: int) -> None:
         if client.player is None:
             raise TableError("no_player", "sitting needs a guest token (POST /api/guest)")
+        if self.rated and not client.player.account:
+            raise TableError("account_needed", "a rated table seats accounts only: log in first")
         self._require_waiting()
         self._require_empty(seat)
         old = self._seat_of(client)
@@ -421,13 +454,16 @@ class Table:
         self._require_creator(client)
         self._require_waiting()
         self._require_empty(seat)
+        if self.rated:
+            raise TableError("rated_no_bots", "a rated table has no bots: people only")
         try:
             self.bots[seat] = make_bot(check_bot_spec(level))
         except ValueError as exc:
             raise TableError("bad_bot", str(exc)) from None
         if self.bot_pool is not None:
             self.bot_pool.warm([self.bots[seat]])
-        self.seats[seat] = Seat("bot", None, f"Bot {level}", level)
+        self.seats[seat] = Seat("bot", None, "", level)
+        name_bots(self.seats)
         self._emit(
             {
                 "kind": "seated",
@@ -444,6 +480,7 @@ class Table:
         if seat >= len(self.seats) or self.seats[seat].kind != "bot":
             raise TableError("no_bot", f"there is no bot in seat {seat}")
         self.seats[seat] = Seat()
+        name_bots(self.seats)
         self.bots.pop(seat, None)
         self._emit({"kind": "stood", "seat": seat})
 
@@ -526,6 +563,7 @@ class Table:
                 {
                     "kind": "hand_closed",
                     **public_hand_json(public_hand(game.history[-1])),
+                    "story": self._hand_story(),
                 }
             )
             if game.is_over:
@@ -754,6 +792,7 @@ class Table:
             "status": self.status,
             "creator": self.creator,
             "turn_seconds": self.turn_seconds,
+            "rated": self.rated,
             "seats": seats,
             "clock": clock,
             "version": self.version,
@@ -772,23 +811,33 @@ class Table:
         if seat not in views:
             views[seat] = None if self.game is None else view_json(seat_view(self.game, seat))
         committed = self.committed.get(seat) if seat is not None else None
-        return json.dumps(
-            {
-                "type": "state",
-                "v": self.version,
-                "full": full,
-                "events": events,
-                "table": self._summary_cache,
-                "view": views[seat],
-                "you": {
-                    "seat": seat,
-                    "player": None
-                    if client.player is None
-                    else {"id": client.player.id, "name": client.player.name},
-                    "committed": None if committed is None else card_name(committed),
-                },
-            }
-        )
+        state: dict[str, Any] = {
+            "type": "state",
+            "v": self.version,
+            "full": full,
+            "events": events,
+            "table": self._summary_cache,
+            "view": views[seat],
+            "you": {
+                "seat": seat,
+                "player": None
+                if client.player is None
+                else {"id": client.player.id, "name": client.player.name},
+                "committed": None if committed is None else card_name(committed),
+            },
+        }
+        if full:  # a page that comes in late reads the last hand's story here
+            state["story"] = self._hand_story()
+        return json.dumps(state)
+
+    def _hand_story(self) -> dict[str, Any] | None:
+        """The last closed hand explained in every language: told once per hand."""
+        game = self.game
+        if game is None or not game.history:
+            return None
+        if self._story is None or self._story["index"] != game.history[-1].index:
+            self._story = explain_last_hand(game.history, seat_names(self.seats), self.rules.target)
+        return self._story
 
     def _send_full(self, client: Client) -> None:
         self._summary_cache = self.summary()
@@ -917,6 +966,7 @@ class Table:
             "rules": self._rules_json,
             "creator": self.creator,
             "turn_seconds": self.turn_seconds,
+            "rated": self.rated,
             "seats": [seat.to_json() for seat in self.seats],
             # cards released early (not in the record: they are not played yet)
             "committed": {str(seat): card_name(card) for seat, card in self.committed.items()},
@@ -962,6 +1012,7 @@ class Table:
             store=store,
             creator=data.get("creator"),
             turn_seconds=float(data.get("turn_seconds", config.turn_seconds)),
+            rated=bool(data.get("rated", False)),
             seats=[Seat.from_json(s) for s in data["seats"]],
             status=row.status,  # type: ignore[arg-type]
             version=row.version,

@@ -1,16 +1,15 @@
-// Words for what happens at a table: seat and team names, log lines, and the summary
-// of a closed hand that explains its points. Everything is read from the table summary
-// and the view the server sends; no rule of the game is decided here.
+// Words for what happens at a table: seat and team names and log lines. Everything is
+// read from the table summary and the view the server sends; no rule of the game is
+// decided here, and a closed hand is explained by the server (truco/narrate.py).
 import { cap, joinNames, t } from "./i18n.js";
 import { cardName } from "./dom.js";
 
-const ENVIDO_CALLS = ["envido", "real-envido", "falta-envido"];
-const TRUCO_CALLS = ["truco", "retruco", "vale-cuatro"];
-const FLOR_CALLS = ["flor", "contraflor", "contraflor-al-resto", "con-flor-me-achico"];
 export const TEAM_KEYS = ["blue", "red"];
-
-const callKind = (token) =>
-  ENVIDO_CALLS.includes(token) ? "envido" : TRUCO_CALLS.includes(token) ? "truco" : FLOR_CALLS.includes(token) ? "flor" : null;
+/** The bots the page has words for (i18n ``bot.<name>``); others show their own name. */
+const BOT_LABELS = ["random", "simple", "search:easy", "search:medium", "search:hard", "search:expert",
+  "mirror", "tight", "loose", "station", "scared", "falta"];
+/** A bot as a person reads it in the page's language ("Búsqueda, difícil"). */
+export const botLabel = (name) => (BOT_LABELS.includes(name) ? t(`bot.${name}`) : name);
 
 /** The table's rules in a few words: "2v2 con flor a 30". */
 export function describeRules(rules) {
@@ -28,12 +27,14 @@ export class Story {
   }
 
   // ------------------------------------------------------------------ who
-  /** A seat's name, the same for every viewer: bots are numbered ("Bot 1 (simple)"). */
+  /** A seat's name, the same for every viewer, records and listings: the server
+   * numbers the bots ("Bot 1 (simple)"). */
   seatName(seat) {
     const seats = this.table.seats;
     const info = seats[seat];
     if (!info || info.kind === "empty") return t("seat.numbered", { n: seat + 1 });
     if (info.kind === "bot") {
+      if (info.name) return info.name;
       const n = seats.slice(0, seat + 1).filter((s) => s.kind === "bot").length;
       return t("seat.bot", { n, level: info.bot || "bot" });
     }
@@ -112,93 +113,4 @@ export class Story {
     if (!why.length) return t("log.no_points");
     return why.map(([team, source, pts]) => t("log.why", { team: this.team(team), points: this.points(pts), source: t(`source.${source}`) })).join(", ");
   }
-
-  // ------------------------------------------------------------------ the hand's summary
-  /**
-   * Sentences that explain a closed hand's points. ``hand``: ``last_hand`` (or a
-   * ``hand_closed`` event); ``before``: the score before it, when known; ``actions``:
-   * the hand's ``[seat, token]`` the page saw, when known (to say who refused or left).
-   */
-  summary(hand, before = null, actions = null) {
-    const lines = [];
-    const rules = this.table.rules;
-    const notes = hand.notes || [];
-    const who = refusals(hand.actions || actions || []);  // the hand's public actions
-    const envidoNotes = notes.filter(([, kind]) => kind === "envido");
-    let envidoShown = 0;
-    for (const [team, source, pts] of hand.why) {
-      const params = { team: this.team(team), points: this.points(pts) };
-      if (source === "flor") lines.push(t("summary.flor", params));
-      else if (source === "envido") {
-        const note = envidoNotes[envidoShown];
-        if (note) {
-          const seat = note[2][0];
-          const words = hand.showdowns[envidoShown] || [];
-          envidoShown += 1;
-          const mine = words.find((d) => d.seat === seat && d.tanto !== null);
-          const others = words.filter((d) => d.seat % 2 !== seat % 2).map((d) =>
-            d.tanto === null ? `${this.seatName(d.seat)}: ${t("showdown.buenas").toLowerCase()}` : `${this.seatName(d.seat)} ${d.tanto}`);
-          const beaten = others.length ? t("summary.envido_beaten", { others: joinNames(others) }) : "";
-          lines.push(t("summary.envido_won", { ...params, name: this.seatName(seat), tanto: mine ? mine.tanto : "?", beaten }));
-        } else if (who.envido !== undefined) {
-          lines.push(t("summary.envido_refused", { ...params, name: this.seatName(who.envido) }));
-        } else if (who.mazo !== undefined) {
-          lines.push(t("summary.envido_left", params));
-        } else lines.push(t("summary.envido_refused_team", params));
-      }
-    }
-    const rounds = notes.filter(([, kind]) => kind === "round");
-    let from = 0;
-    for (const [team, source, pts] of hand.why) {
-      if (source !== "truco") continue;
-      const params = { team: this.team(team), points: this.points(pts), what: t(`summary.what.${Math.min(pts, 4)}`) };
-      const round = rounds.shift();
-      const bazas = notes.filter(([after, kind]) => kind === "baza" && after >= from && (!round || after <= round[0]));
-      const byBaza = round && bazas.length && bazas[bazas.length - 1][0] === round[0];
-      if (round) from = round[0] + 1;
-      if (byBaza) {
-        const list = bazas.map(([, , [n, result, seat]]) =>
-          result === -1 ? t("summary.baza_parda", { n: n + 1 }) : t("summary.baza_won", { n: n + 1, name: this.seatName(seat) }));
-        lines.push(t("summary.truco_bazas", { ...params, bazas: list.join(", ") }));
-      } else if (who.truco !== undefined) {
-        lines.push(t("summary.truco_refused", { ...params, name: this.seatName(who.truco), call: t(`level.${who.trucoCall}`) }));
-      } else if (who.mazo !== undefined) {
-        lines.push(t("summary.truco_mazo", { ...params, name: this.seatName(who.mazo) }));
-      } else lines.push(t("summary.truco_other", params));
-    }
-    if (before) {
-      for (const team of [0, 1]) {
-        const dropped = hand.points[team] - (hand.score[team] - before[team]);
-        if (dropped > 0) {
-          lines.push(t("summary.dropped", { points: this.points(dropped), team: this.team(team), why: t("summary.dropped_why", { target: rules.target }) }));
-        }
-      }
-    }
-    for (const team of [0, 1]) {
-      if (hand.score[team] >= rules.target) {
-        lines.push(this.isUs(team) ? t("summary.chico_us", { target: rules.target }) : t("summary.chico", { team: this.team(team), target: rules.target }));
-      }
-    }
-    const scored = before ? [0, 1].map((i) => hand.score[i] - before[i]) : hand.points;
-    lines.push(t("summary.total", { blue: this.points(scored[0]), red: this.points(scored[1]), blueTeam: this.team(0), redTeam: this.team(1) }));
-    return lines.map(cap);
-  }
-}
-
-/** Who refused the envido, who refused which truco call, who went to the mazo last. */
-function refusals(actions) {
-  const open = [];  // calls waiting for an answer: [kind, token]
-  const found = {};
-  for (const [seat, token] of actions) {
-    const kind = callKind(token);
-    if (kind) {
-      if (open.length && open[open.length - 1][0] === kind) open[open.length - 1] = [kind, token];  // a raise
-      else open.push([kind, token]);
-    } else if (token === "quiero" || token === "no-quiero") {
-      const [kind2, call] = open.pop() || [];
-      if (token === "no-quiero" && kind2 === "envido") found.envido = seat;
-      if (token === "no-quiero" && kind2 === "truco") { found.truco = seat; found.trucoCall = call; }
-    } else if (token === "mazo") found.mazo = seat;
-  }
-  return found;
 }

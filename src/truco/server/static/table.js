@@ -3,9 +3,16 @@
 // of the game lives here.
 import { $, backImg, cardImg, cardName, el, select } from "./dom.js";
 import { FairDeals } from "./fairness.js";
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 import { sound } from "./sound.js";
-import { Story, describeRules } from "./story.js";
+import { Story, botLabel, describeRules } from "./story.js";
+
+/** The server's refusals the page words itself, by code (i18n: refusal.<code>). */
+const REFUSALS = new Set(["bad_json", "unknown_type", "bad_message", "too_large", "rate_limited", "bad_action",
+  "bad_bot", "full", "no_bot", "no_player", "no_seat", "not_creator", "not_playing", "not_seated", "seat_taken",
+  "started", "too_many_tables", "illegal", "account_needed", "rated_no_bots", "moving"]);
+/** An ``error`` frame in the page's language; a code this page does not know: the server's words. */
+const refusal = (msg) => (REFUSALS.has(msg.code) ? t(`refusal.${msg.code}`) : msg.reason);
 
 const POSITIONS = { 2: ["bot", "top"], 4: ["bot", "r", "top", "l"], 6: ["bot", "br", "tr", "top", "tl", "bl"] };
 const TRUCO_LEVELS = ["", "truco", "retruco", "vale-cuatro"];
@@ -29,7 +36,6 @@ export class TableScreen {
     this.state = null;
     this.live = false;
     this.log = [];
-    this.handActions = new Map();  // hand index -> [[seat, token]] seen by this page
     this.notesLogged = 0;
     this.notesHand = null;
     this.before = null;  // the score before the hand that is closing
@@ -115,7 +121,7 @@ export class TableScreen {
 
   // ------------------------------------------------------------------ receiving
   receive(msg) {
-    if (msg.type === "error") { this.banner(t("table.error", { reason: msg.reason }), true); return; }
+    if (msg.type === "error") { this.banner(t("table.error", { reason: refusal(msg) }), true); return; }
     if (msg.type !== "state") return;
     this.live = true;
     this.attempts = 0;
@@ -131,9 +137,8 @@ export class TableScreen {
       this.notesHand = view?.hand_index ?? null;
       this.notesLogged = 0;
       if (view) {
-        this.handActions.set(view.hand_index, view.log.slice());
         for (const [seat, action] of view.log) this.line(this.story.actionLine(seat, action));
-        if (view.last_hand && !this.summary) this.summarize(view.last_hand, null);
+        if (view.last_hand && !this.summary) this.summarize(view.last_hand, null, msg.story);
       }
     }
     let closing = false;
@@ -167,18 +172,14 @@ export class TableScreen {
         this.notesLogged = 0;
         this.line(t("log.deal", { n: e.hand + 1, name: name(e.mano) }), "head");
         break;
-      case "action": {
-        const list = this.handActions.get(e.hand) || [];
-        list.push([e.seat, e.action]);
-        this.handActions.set(e.hand, list);
+      case "action":
         this.line(story.actionLine(e.seat, e.action, e.by), e.action.startsWith("say ") ? "say" : "");
         break;
-      }
       case "hand_closed":
         if (this.notesHand === e.index) this.logNotes(e.notes || [], e.showdowns || []);
         this.notesHand = null;
         this.line(t("log.hand_closed", { n: e.index + 1, why: story.whyLine(e.why) }), "closed");
-        this.summarize(e, this.before);
+        this.summarize(e, this.before, e.story);
         // the next hand starts from this score (from nothing when the chico is over)
         this.before = Math.max(...e.score) >= this.state.table.rules.target ? [0, 0] : e.score.slice();
         return true;
@@ -195,12 +196,13 @@ export class TableScreen {
     return false;
   }
 
-  summarize(hand, before) {
-    const actions = this.handActions.get(hand.index) || null;
+  /** Keep a closed hand and the server's words for it (``story``: truco/narrate.py's
+   * lines in every language, told once per hand), in the page's language. */
+  summarize(hand, before, story) {
     const scored = before ? [0, 1].map((i) => hand.score[i] - before[i]) : hand.points;
-    this.summary = { index: hand.index, hand, scored, lines: this.story.summary(hand, before, actions) };
+    const lines = story && story.index === hand.index ? story.lines[lang] || story.lines.es : [];
+    this.summary = { index: hand.index, hand, scored, lines };
     this.freshSummary = true;
-    this.handActions.delete(hand.index);
   }
 
   sounds(events, previous) {
@@ -270,7 +272,7 @@ export class TableScreen {
     if (view && you.seat !== null && view.winner === null) parts.push(this.myHand(), this.buttons());
     if (you.seat === null && table.status !== "waiting") parts.push(el("p", { class: "muted spectating" }, t("table.spectating")));
     parts.push(el("div", { class: "side" }, this.summaryPanel(), this.logPanel()), this.fair.panel());
-    const screen = el("div", { class: `table-screen${this.live ? "" : " offline"}`, "data-live": this.live ? "yes" : "no" }, ...parts);
+    const screen = el("div", { class: `table-screen players-${n}${this.live ? "" : " offline"}`, "data-live": this.live ? "yes" : "no" }, ...parts);
     if (!this.live) screen.append(this.offlineOverlay());
     this.ctx.app.replaceChildren(screen);
     const log = $("#log ol");
@@ -383,7 +385,7 @@ export class TableScreen {
     if (info.kind === "empty") {
       box.append(el("button", { class: "sit", onclick: () => this.send({ type: "sit", seat }) }, t("seat.sit")));
       if (creator) {
-        const level = select("level", (this.bots || ["random"]).map((b) => [b, b]));
+        const level = select("level", (this.bots || ["random"]).map((b) => [b, botLabel(b)]));
         level.value = (this.bots || []).includes("simple") ? "simple" : level.value;
         box.append(el("div", { class: "bot-choice" }, level,
           el("button", { class: "add-bot secondary", onclick: () => this.send({ type: "add_bot", seat, level: level.value }) }, t("seat.add_bot"))));

@@ -1,0 +1,365 @@
+"""Accounts over HTTP: sign up, log in and out, rename, who you are; bad input, rate-limited
+logins, and authorization (a session speaks for its own account only, at the table too)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import select
+
+from databases import db_url
+from server_testing import LiveServer, TableClient
+from truco.server import ServerConfig
+from truco.server.sessions import COOKIE
+from truco.server.store import accounts_table, results_table
+
+__all__ = ["db_url"]  # the fixture, from databases
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    # a file, not sqlite:// (one connection shared by every thread, transactions mixed)
+    config = ServerConfig(
+        db_url=f"sqlite:///{tmp_path_factory.mktemp('db') / 'truco.sqlite3'}",
+        bot_delay=0,
+        turn_seconds=0,
+        http_rate="100000/minute",
+        http_write_rate="100000/minute",
+        login_rate="1000/minute",
+        max_tables_per_guest=100,
+        max_tables_per_address=100,
+    )
+    with LiveServer(config) as live:
+        yield live
+
+
+_names = iter(range(10**6))
+
+
+def fresh(prefix: str = "Jugador") -> str:
+    """A name no other test uses."""
+    return f"{prefix}{next(_names)}"
+
+
+def browser(server: LiveServer) -> httpx.Client:
+    return httpx.Client(base_url=server.url, timeout=30)
+
+
+def sign_up(http: httpx.Client, name: str, password: str = "contraseña1") -> httpx.Response:
+    return http.post("/api/accounts", json={"name": name, "password": password})
+
+
+# ------------------------------------------------------------------ sign up, log in, log out
+def test_signing_up_logs_in_with_an_http_only_cookie_and_me_says_account(
+    server: LiveServer,
+) -> None:
+    http = browser(server)
+    name = fresh("Ana")
+    response = sign_up(http, name)
+    assert response.status_code == 201
+    assert response.json()["name"] == name and response.json()["account"] is True
+    cookie = response.headers["set-cookie"]
+    assert cookie.startswith(f"{COOKIE}=") and "HttpOnly" in cookie
+    assert "SameSite=strict" in cookie
+    me = http.get("/api/me").json()
+    assert me["name"] == name and me["account"] is True
+    assert set(me["ratings"]) == {"1v1", "2v2", "3v3"}
+    assert me["ratings"]["1v1"] == {"rating": 1500, "games": 0, "provisional": True}
+    assert http.post("/api/logout").status_code == 204
+    assert COOKIE not in http.cookies and http.get("/api/me").status_code == 401
+    again = http.post("/api/login", json={"name": name.upper(), "password": "contraseña1"})
+    assert again.status_code == 200 and again.json()["name"] == name
+    assert http.get("/api/me").json()["id"] == response.json()["id"]
+
+
+def test_a_guest_is_a_guest_for_me(server: LiveServer) -> None:
+    http = browser(server)
+    http.post("/api/guest", json={"name": "Pía"})
+    me = http.get("/api/me").json()
+    assert me["name"] == "Pía" and me["account"] is False and me["ratings"] == {}
+
+
+def test_the_password_is_never_stored_in_clear(server: LiveServer) -> None:
+    name = fresh()
+    assert sign_up(browser(server), name, "secreto-largo").status_code == 201
+    with server.app.state.server.store.engine.connect() as conn:
+        stored = conn.execute(
+            select(accounts_table.c.password_hash).where(accounts_table.c.name == name)
+        ).scalar_one()
+    assert "secreto-largo" not in stored and stored.startswith("$argon2id$")
+
+
+@pytest.mark.parametrize(
+    "taken",
+    [
+        lambda n: n,
+        lambda n: n.upper(),
+        lambda n: f"  {n.lower()}  ",
+        # NFKC: fullwidth letters are the same name
+        lambda n: "".join(chr(ord(c) + 0xFEE0) if c.isalpha() else c for c in n),
+    ],
+)
+def test_a_name_is_taken_whatever_its_case_spaces_or_unicode_form(
+    server: LiveServer, taken: Any
+) -> None:
+    name = fresh("Tano")
+    assert sign_up(browser(server), name).status_code == 201
+    response = sign_up(browser(server), taken(name))
+    assert response.status_code == 409 and "taken" in response.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("A", "2 to 24"),
+        ("x" * 25, "2 to 24"),
+        ("   ", "2 to 24"),
+        ("Ana\x00Beto", "control"),
+        ("Ana\nBeto", "control"),
+        ("Ana\u202eBeto", "control"),  # a bidi override
+        ("Bot experto", "Bot"),
+        ("bot", "Bot"),
+        ("BOT-simple", "Bot"),
+        ("Admin", "reserved"),
+        ("Truco Argento", "reserved"),
+        ("Invitado", "reserved"),
+    ],
+)
+def test_bad_names_are_refused_with_the_reason(server: LiveServer, name: str, why: str) -> None:
+    response = sign_up(browser(server), name)
+    assert response.status_code == 422
+    detail = response.json()["detail"]
+    assert why in detail and "\n" not in detail and len(detail) < 200
+
+
+def test_names_that_merely_start_with_bot_letters_are_people(server: LiveServer) -> None:
+    assert sign_up(browser(server), fresh("Botana")).status_code == 201
+
+
+@pytest.mark.parametrize(
+    ("body", "status"),
+    [
+        ({"name": "Corta", "password": "1234567"}, 422),
+        ({"name": "Larga", "password": "x" * 300}, 422),
+        ({"name": "Falta"}, 422),
+        ({"name": "Extra", "password": "contraseña1", "admin": True}, 422),
+        ({"name": 7, "password": "contraseña1"}, 422),
+    ],
+)
+def test_weak_passwords_and_malformed_bodies_are_refused(
+    server: LiveServer, body: dict[str, Any], status: int
+) -> None:
+    response = browser(server).post("/api/accounts", json=body)
+    assert response.status_code == status
+    assert isinstance(response.json()["detail"], str)
+    if "password" in body and body["password"] == "1234567":
+        assert "at least 8" in response.json()["detail"]
+
+
+def test_a_wrong_password_and_an_unknown_name_get_the_same_answer(server: LiveServer) -> None:
+    name = fresh()
+    sign_up(browser(server), name)
+    http = browser(server)
+    wrong = http.post("/api/login", json={"name": name, "password": "otra-cosa1"})
+    unknown = http.post("/api/login", json={"name": fresh("Nadie"), "password": "otra-cosa1"})
+    assert wrong.status_code == unknown.status_code == 401
+    assert wrong.json() == unknown.json() == {"detail": "wrong name or password"}
+    assert COOKIE not in http.cookies
+
+
+def from_address(live: LiveServer, address: str) -> httpx.Client:
+    """A client whose requests come from ``address`` (any of 127.0.0.0/8)."""
+    transport = httpx.HTTPTransport(local_address=address)
+    return httpx.Client(base_url=live.url, timeout=30, transport=transport)
+
+
+def login(http: httpx.Client, name: str, password: str = "contraseña1") -> int:
+    return http.post("/api/login", json={"name": name, "password": password}).status_code
+
+
+@pytest.fixture
+def strict() -> Iterator[LiveServer]:
+    """A server that allows 3 failed logins a minute per name and per address."""
+    with LiveServer(ServerConfig(db_url="sqlite://", login_rate="3/minute")) as live:
+        yield live
+
+
+def test_failed_logins_are_rate_limited_per_name(strict: LiveServer) -> None:
+    sign_up(browser(strict), "Víctima")
+    sign_up(browser(strict), "Vecino")
+    attacker = from_address(strict, "127.0.0.2")
+    assert [login(attacker, "Víctima", "adivino-1") for _ in range(3)] == [401] * 3
+    refused = attacker.post("/api/login", json={"name": "víctima", "password": "adivino-2"})
+    assert refused.status_code == 429 and "too many failed logins" in refused.json()["detail"]
+    assert refused.headers["retry-after"] == "60"
+    # the name is refused from everywhere (even with the right password) while the window
+    # lasts; another name from elsewhere is not
+    elsewhere = from_address(strict, "127.0.0.3")
+    assert login(elsewhere, "Víctima") == 429
+    assert login(elsewhere, "Vecino") == 200
+    assert COOKIE not in attacker.cookies
+
+
+def test_failed_logins_are_rate_limited_per_address(strict: LiveServer) -> None:
+    sign_up(browser(strict), "Víctima")
+    attacker = from_address(strict, "127.0.0.4")
+    assert [login(attacker, f"Nombre{i}", "adivino-1") for i in range(3)] == [401] * 3
+    assert login(attacker, "Víctima") == 429  # a fourth name, from the same address
+    assert login(from_address(strict, "127.0.0.5"), "Víctima") == 200
+
+
+def test_successful_logins_do_not_count(strict: LiveServer) -> None:
+    sign_up(browser(strict), "Frecuente")
+    http = from_address(strict, "127.0.0.6")
+    assert [login(http, "Frecuente") for _ in range(6)] == [200] * 6
+
+
+# ------------------------------------------------------------------ renaming
+def test_an_account_renames_itself_and_keeps_its_id(server: LiveServer) -> None:
+    http = browser(server)
+    first = sign_up(http, fresh("Viejo")).json()
+    new = fresh("Nuevo")
+    renamed = http.patch("/api/me", json={"name": new})
+    assert renamed.status_code == 200 and renamed.json()["name"] == new
+    me = http.get("/api/me").json()
+    assert me["name"] == new and me["id"] == first["id"]
+    assert http.post("/api/login", json={"name": new, "password": "contraseña1"}).status_code == 200
+    assert browser(server).get(f"/api/players/{first['name']}").status_code == 404
+    assert browser(server).get(f"/api/players/{new}").json()["name"] == new
+
+
+def test_renaming_is_validated_and_cannot_take_another_name(server: LiveServer) -> None:
+    taken = fresh("Dueño")
+    sign_up(browser(server), taken)
+    http = browser(server)
+    mine = fresh("Yo")
+    sign_up(http, mine)
+    assert http.patch("/api/me", json={"name": taken.lower()}).status_code == 409
+    assert http.patch("/api/me", json={"name": "Bot difícil"}).status_code == 422
+    assert http.patch("/api/me", json={"name": "x"}).status_code == 422
+    assert http.get("/api/me").json()["name"] == mine
+    # the same name in another case is the account's own: allowed
+    assert http.patch("/api/me", json={"name": mine.upper()}).json()["name"] == mine.upper()
+
+
+def test_guests_and_strangers_cannot_rename_an_account(server: LiveServer) -> None:
+    guest = browser(server)
+    guest.post("/api/guest", json={"name": "Pirata"})
+    assert guest.patch("/api/me", json={"name": fresh()}).status_code == 403
+    assert browser(server).patch("/api/me", json={"name": fresh()}).status_code == 401
+    forged = browser(server)
+    forged.cookies.set(COOKIE, "abc.def")
+    assert forged.patch("/api/me", json={"name": fresh()}).status_code == 401
+
+
+def test_an_account_cannot_turn_into_a_guest_of_the_same_id(server: LiveServer) -> None:
+    """POST /api/guest with an account's session would hand out a guest token for the
+    account's id: refused."""
+    http = browser(server)
+    sign_up(http, fresh())
+    response = http.post("/api/guest", json={"name": "Otro"})
+    assert response.status_code == 409 and "PATCH /api/me" in response.json()["detail"]
+    renewed = http.post("/api/session/renew")
+    assert renewed.status_code == 200 and renewed.json()["account"] is True
+
+
+# ------------------------------------------------------------------ guests who sign up
+def test_a_guest_who_signs_up_claims_the_seats_of_their_finished_matches(
+    server: LiveServer,
+) -> None:
+    http = browser(server)
+    guest = http.post("/api/guest", json={"name": "Invitada"}).json()
+    table = http.post(
+        "/api/tables",
+        json={"rules": {"players": 2, "target": 15}, "seat": 0, "bots": {"1": "random"}},
+    ).json()
+    client = TableClient(server.ws_url, table["id"], guest["token"])
+    while True:  # fold every hand: the bot wins quickly
+        state = client.until(
+            lambda s: (
+                s["view"] is not None and (s["view"]["legal"] or s["view"]["winner"] is not None)
+            )
+        )
+        if state["view"]["winner"] is not None:
+            break
+        legal = state["view"]["legal"]
+        client.act_and_wait(
+            "mazo" if "mazo" in legal else next(a for a in legal if not a.startswith("say "))
+        )
+    client.close()
+    recorded(server, table["id"])
+    name = fresh("Reclamo")
+    account = sign_up(http, name).json()
+    assert account["id"] != guest["id"]
+    profile = browser(server).get(f"/api/players/{name}").json()
+    matches = profile["matches"]
+    assert [m["id"] for m in matches] == [table["id"]]
+    assert matches[0]["result"] == "lost" and matches[0]["rated"] is False
+    assert matches[0]["replay_url"] == f"/replay/{table['id']}"
+    assert profile["record"]["1v1"] == {"won": 0, "lost": 1}
+    # the stored seat is the account's now; the guest's token reaches no seat of it
+    stored = server.app.state.server.store.load(match_id=table["id"])[0]
+    assert stored.table["seats"][0]["player_id"] == account["id"]
+
+
+def recorded(server: LiveServer, match_id: str) -> None:
+    """Wait until the server has recorded the result of ``match_id``."""
+    engine = server.app.state.server.store.engine
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with engine.connect() as conn:
+            if conn.execute(
+                select(results_table.c.seq).where(results_table.c.match_id == match_id)
+            ).first():
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"the result of {match_id} was not recorded")
+
+
+# ------------------------------------------------------------------ persistence
+def test_accounts_survive_a_restart_on_sqlite_and_postgresql(db_url: str) -> None:
+    config = ServerConfig(db_url=db_url, bot_delay=0, turn_seconds=0)
+    with LiveServer(config) as first:
+        http = browser(first)
+        guest = http.post("/api/guest", json={"name": "Antes"}).json()
+        created = sign_up(http, "Persistente")
+        assert created.status_code == 201
+        assert sign_up(browser(first), "PERSISTENTE").status_code == 409
+        assert http.patch("/api/me", json={"name": "Persistida"}).status_code == 200
+        token = http.cookies[COOKIE]
+    with LiveServer(config) as second:
+        again = browser(second)
+        again.cookies.set(COOKIE, token)  # the session outlives the restart
+        me = again.get("/api/me").json()
+        assert me["account"] is True and me["id"] == created.json()["id"] != guest["id"]
+        assert login(browser(second), "persistida") == 200
+        assert login(browser(second), "Persistente") == 401  # the old name is free again
+        assert sign_up(browser(second), "Persistida").status_code == 409
+        assert sign_up(browser(second), "Persistente").status_code == 201
+
+
+def test_logins_with_text_no_name_can_have_are_refused_like_any_wrong_login(
+    db_url: str,
+) -> None:
+    """PostgreSQL refuses NUL in text, argon2 lone surrogates: neither may become a 500."""
+    with LiveServer(ServerConfig(db_url=db_url)) as live:
+        http = browser(live)
+        sign_up(http, "Común")
+        for body in (
+            {"name": "Com\x00ún", "password": "contraseña1"},
+            {"name": "Común", "password": "contra\ud800seña"},
+            {"name": "x" * 100, "password": "contraseña1"},
+        ):
+            response = http.post(
+                "/api/login",
+                content=json.dumps(body),  # \ud800 travels as its JSON escape
+                headers={"content-type": "application/json"},
+            )
+            assert response.status_code in (401, 422), response.text
+        assert http.get("/api/players/Com%00ún").status_code == 404
+        assert login(http, "común") == 200
