@@ -352,8 +352,9 @@ class ClusterLobby(Lobby):
         kind = message["k"]
         if kind in ("out", "close", "gone"):
             route = self.routes.get(message["c"])
-            if route is not None:
-                route.deliver(message)
+            if route is None or route.owner != message["n"]:
+                return  # from a node the socket has left (the table moved meanwhile)
+            route.deliver(message)
             if kind != "out":
                 self.routes.pop(message["c"], None)
             return
