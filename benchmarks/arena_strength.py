@@ -1,51 +1,109 @@
-"""The bots' strength and speed: the `truco arena` runs behind the README's figures.
+"""The bots' strength and speed: the exact `truco arena` runs behind the README's figures.
 
-    python benchmarks/arena_strength.py [--scale 1.0] [--jobs 2] [--out DIR] [--only NAME]
+    python benchmarks/arena_strength.py [--set issue11] [--only NAME ...] [--out DIR]
+        [--scale 1.0] [--nice 10] [--list]
+    python benchmarks/arena_strength.py --summary DIR
 
-Each run is one `truco arena ... --json` command; its JSON is written to ``DIR/NAME.json``
-and a one-line summary is printed. ``--scale`` multiplies the numbers of matches (the
-README's figures use scale 1; the 1v1 search run is the 1,000-match target). Long runs:
-start this in the background and bound it with ``--max-seconds`` per run.
+Each run is one ``truco arena ... --json`` command with its own seed, number of matches and
+``--max-seconds`` bound (so a run on a busy machine stops and reports the duplicate pairs it
+finished); its JSON goes to ``DIR/NAME.json`` and a one-line summary with the Wilson 95%
+interval is printed. ``--list`` prints the commands without running them; ``--summary``
+prints the summaries of the JSON files already in DIR. ``--scale`` multiplies the numbers
+of matches (and the time bounds).
+
+Sets: ``base`` (the first figures of the README: search and simple against simple and
+random) and ``issue11`` (the expert against today's hard, ``search:120x4``, and the
+gauntlet on every configuration, with ``--jobs 1``: the CPU-time figures of one core).
+The expert's runs were planned as the best sample for about 90 CPU minutes on a shared
+2-core machine: a screening (``screen_*``: one or two duplicate pairs per configuration)
+to find the weak spots, then the runs whose intervals can tell the targets apart.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-#: name -> (arena arguments, matches at scale 1)
-RUNS: dict[str, tuple[list[str], int]] = {
-    "simple_vs_random_1v1": (["simple", "random"], 400),
-    "simple_vs_random_2v2": (["simple", "random", "--players", "4"], 200),
-    "simple_vs_random_3v3": (["simple", "random", "--players", "6"], 200),
-    "simple_vs_random_1v1_flor": (["simple", "random", "--flor"], 200),
-    "easy_vs_simple_1v1": (["search:easy", "simple"], 200),
-    "hard_vs_simple_1v1": (["search:hard", "simple"], 1000),
-    "hard_vs_simple_1v1_flor": (["search:hard", "simple", "--flor"], 200),
-    "hard_vs_simple_2v2": (["search:hard", "simple", "--players", "4"], 200),
-    "hard_vs_simple_3v3": (["search:hard", "simple", "--players", "6"], 200),
-    # the top level against the old hard (120x4 is search:hard as it was before search:expert)
-    "expert_vs_oldhard_1v1": (["search:expert", "search:120x4"], 400),
-    "expert_vs_oldhard_1v1_15": (["search:expert", "search:120x4", "--target", "15"], 400),
-    "expert_vs_oldhard_2v2": (["search:expert", "search:120x4", "--players", "4"], 200),
-    "expert_vs_oldhard_3v3": (["search:expert", "search:120x4", "--players", "6"], 200),
-    # the gauntlet (matches per opponent style)
-    "expert_gauntlet_30": (["--gauntlet", "search:expert"], 100),
-    "expert_gauntlet_15": (["--gauntlet", "search:expert", "--target", "15"], 100),
-    "expert_gauntlet_30_flor": (["--gauntlet", "search:expert", "--flor"], 100),
-    "expert_gauntlet_15_flor": (["--gauntlet", "search:expert", "--target", "15", "--flor"], 100),
-    "oldhard_gauntlet_30": (["--gauntlet", "search:120x4"], 100),
-    "simple_gauntlet_30": (["--gauntlet", "simple"], 200),
+
+@dataclass(frozen=True)
+class Run:
+    """One arena run: its arguments, matches (duplicate pairs: even), seed, time bound,
+    worker processes (0: every core)."""
+
+    args: tuple[str, ...]
+    matches: int
+    seed: int
+    max_seconds: float | None = None
+    jobs: int = 0
+
+
+E, H = "search:expert", "search:120x4"  # the top level; today's hard as it was before it
+
+SETS: dict[str, dict[str, Run]] = {
+    "base": {
+        "simple_vs_random_1v1": Run(("simple", "random"), 400, 3),
+        "simple_vs_random_2v2": Run(("simple", "random", "--players", "4"), 200, 3),
+        "simple_vs_random_3v3": Run(("simple", "random", "--players", "6"), 200, 3),
+        "simple_vs_random_1v1_flor": Run(("simple", "random", "--flor"), 200, 3),
+        "easy_vs_simple_1v1": Run(("search:easy", "simple"), 200, 2),
+        "hard_vs_simple_1v1": Run(("search:hard", "simple"), 1000, 1),
+        "hard_vs_simple_1v1_flor": Run(("search:hard", "simple", "--flor"), 200, 4, 780),
+        "hard_vs_simple_2v2": Run(("search:hard", "simple", "--players", "4"), 600, 5),
+        "hard_vs_simple_3v3": Run(("search:hard", "simple", "--players", "6"), 200, 4, 780),
+    },
+    "issue11": {
+        # screening: where is the expert weakest? (one or two pairs per configuration)
+        "screen_gauntlet_15": Run(("--gauntlet", E, "--target", "15"), 4, 101, 700, 1),
+        "screen_gauntlet_15_flor": Run(
+            ("--gauntlet", E, "--target", "15", "--flor"), 4, 102, 700, 1
+        ),
+        "screen_vs_hard_2v2": Run((E, H, "--players", "4"), 4, 103, 500, 1),
+        "screen_vs_hard_3v3": Run((E, H, "--players", "6"), 4, 104, 500, 1),
+        "screen_gauntlet_30_flor": Run(("--gauntlet", E, "--flor"), 2, 105, 700, 1),
+        # the figures (four streams of about 55 minutes on the shared machine)
+        "expert_vs_hard_1v1": Run((E, H), 200, 201, 1500, 1),
+        "expert_vs_hard_2v2": Run((E, H, "--players", "4"), 100, 202, 1500, 1),
+        "expert_vs_hard_3v3": Run((E, H, "--players", "6"), 100, 203, 1300, 1),
+        "expert_gauntlet_30": Run(("--gauntlet", E), 40, 204, 1900, 1),
+        "expert_gauntlet_15": Run(("--gauntlet", E, "--target", "15"), 40, 205, 1300, 1),
+        "expert_gauntlet_30_flor": Run(("--gauntlet", E, "--flor"), 20, 206, 1000, 1),
+        "expert_gauntlet_15_flor": Run(
+            ("--gauntlet", E, "--target", "15", "--flor"), 20, 207, 700, 1
+        ),
+        # decision time of the named levels against the beginner
+        "time_hard": Run(("search:hard", "simple"), 10, 208, 240, 1),
+        "time_easy": Run(("search:easy", "simple"), 20, 209, 120, 1),
+        # the beginner against the gauntlet (cheap but for the mirrors)
+        "simple_gauntlet_30": Run(("--gauntlet", "simple"), 100, 210, 300, 1),
+    },
 }
+RUNS: dict[str, Run] = {name: run for runs in SETS.values() for name, run in runs.items()}
 
 
-def summary(name: str, data: dict) -> str:
+def command(run: Run, scale: float = 1.0) -> list[str]:
+    """The ``truco arena`` command line of ``run`` (matches and time scaled)."""
+    count = 2 * max(1, round(run.matches * scale / 2))  # duplicate pairs: even
+    out = ["-m", "truco.cli", "arena", *run.args, "--json", "--matches", str(count)]
+    out += ["--seed", str(run.seed)]
+    if run.jobs:
+        out += ["--jobs", str(run.jobs)]
+    if run.max_seconds:
+        out += ["--max-seconds", f"{run.max_seconds * scale:g}"]
+    return out
+
+
+def summary(name: str, data: dict[str, Any]) -> str:
+    """One line: win rate with its Wilson 95% interval, margin, decision time."""
     if "opponents" in data:  # a gauntlet
         rows = ", ".join(
-            f"{o['opponent']} {o['bots'][0]['match_win_rate']:.0%}/{o['matches']}"
+            f"{o['opponent']} {o['bots'][0]['match_win_rate']:.0%}/{o['matches']} "
+            f"[{o['bots'][0]['ci95'][0]:.0%}-{o['bots'][0]['ci95'][1]:.0%}]"
             for o in data["opponents"]
         )
         return (
@@ -67,26 +125,33 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.add_argument("--set", choices=sorted(SETS), help="run one set (default: all)")
+    parser.add_argument("--only", action="append", choices=sorted(RUNS), metavar="NAME")
     parser.add_argument("--scale", type=float, default=1.0)
-    parser.add_argument("--jobs", type=int, default=0)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--max-seconds", type=float, default=None, help="bound on each run")
+    parser.add_argument("--nice", type=int, default=0, help="run each arena under nice -n N")
     parser.add_argument("--out", default="arena-results")
-    parser.add_argument("--only", action="append", choices=sorted(RUNS))
+    parser.add_argument("--list", action="store_true", help="print the commands, run nothing")
+    parser.add_argument("--summary", metavar="DIR", help="summarize the JSON files in DIR")
     args = parser.parse_args()
+    if args.summary:
+        for path in sorted(Path(args.summary).glob("*.json")):
+            print(summary(path.stem, json.loads(path.read_text(encoding="utf-8"))))
+        return 0
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    for name, (arena_args, matches) in RUNS.items():
+    for name, run in (SETS[args.set] if args.set else RUNS).items():
         if args.only and name not in args.only:
             continue
-        count = 2 * max(1, round(matches * args.scale / 2))  # duplicate pairs: even
-        command = [sys.executable, "-m", "truco.cli", "arena", *arena_args, "--json",
-                   "--matches", str(count), "--seed", str(args.seed)]  # fmt: skip
-        if args.jobs:
-            command += ["--jobs", str(args.jobs)]
-        if args.max_seconds:
-            command += ["--max-seconds", str(args.max_seconds)]
-        done = subprocess.run(command, capture_output=True, text=True, check=True)
+        line = [sys.executable, *command(run, args.scale)]
+        if args.nice:
+            line = ["nice", "-n", str(args.nice), *line]
+        if args.list:
+            print(f"{name}: {shlex.join(line)}")
+            continue
+        out.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(line, capture_output=True, text=True)
+        if done.returncode:
+            print(f"{name}: failed: {done.stderr.strip().splitlines()[-1:]}", flush=True)
+            continue
         (out / f"{name}.json").write_text(done.stdout, encoding="utf-8")
         print(summary(name, json.loads(done.stdout)), flush=True)
     return 0

@@ -126,15 +126,15 @@ def test_a_bot_is_given_no_hidden_card(rules: Rules) -> None:
         game.apply(seat, action)
     assert views
     for view, state in views:
-        seat = view.seat
-        assert seat is not None
-        hidden = {c for s in range(rules.players) if s != seat for c in state.cards[s]}
+        viewer = view.seat
+        assert viewer is not None
+        hidden = {c for s in range(rules.players) if s != viewer for c in state.cards[s]}
         visible = set(view.hand) | set(view.dealt) | {c for _, c in view.played}
         visible |= {c for b in view.bazas for _, c in b}
-        assert view.hand == tuple(state.cards[seat])
+        assert view.hand == tuple(state.cards[viewer])
         assert not hidden & visible
         # and the megaphone words of the rival team are not in it
-        assert all(not is_say(a) or s & 1 == seat & 1 for s, a in view.log)
+        assert all(not is_say(a) or s & 1 == viewer & 1 for s, a in view.log)
 
 
 @settings(max_examples=100, deadline=None)
@@ -272,3 +272,72 @@ def test_simple_never_calls_falta_without_the_tanto_for_it(table: Rules, seed: i
     if FALTA_ENVIDO in view.legal:
         action = make_bot("simple", seed).choose(view, view.legal, table)
         assert action != FALTA_ENVIDO or tanto(view.dealt) >= 31
+
+
+class _NeverLucky:
+    """An rng whose draws never pass a chance test (the beginner's 5% loose accepts)."""
+
+    def random(self) -> float:
+        return 0.99
+
+
+def _truco_answers(rival: str) -> list[tuple[int, int]]:
+    """Play simple (seat 0) against ``rival`` to 30; at each truco seat 0 answers after
+    the sixth hand: (the answer of the simple that has read the match, the answer of a
+    simple that has not)."""
+    from truco.actions import ENVIDO_CALLS
+    from truco.bots import SimpleBot
+
+    rules = Rules()
+    game = Game(rules, seed=f"reader-{rival}")
+    reader, opponent = SimpleBot(seed=1), make_bot(rival, 1)
+    reader.rng = _NeverLucky()  # type: ignore[assignment]
+    out = []
+    while not game.is_over:
+        seat = game.actors()[0]
+        view = seat_view(game, seat)
+        acts = [x for x in view.legal if not is_say(x)]
+        bot = reader if seat == 0 else opponent
+        answering = seat == 0 and view.pending is not None and view.pending.kind == "truco"
+        if answering and game.hand_index >= 6 and not any(a in ENVIDO_CALLS for a in acts):
+            fresh = SimpleBot(seed=1)
+            fresh.rng = _NeverLucky()  # type: ignore[assignment]
+            out.append((reader.choose(view, acts, rules), fresh.choose(view, acts, rules)))
+            game.apply(seat, out[-1][0])
+            continue
+        game.apply(seat, bot.choose(view, acts, rules))
+    return out
+
+
+def test_simple_calls_a_bluffers_truco_more_often() -> None:
+    from truco.actions import NO_QUIERO
+
+    # against a rival who calls truco at most hands (loose bluffs 30% of its turns) the
+    # beginner accepts hands it would refuse against an unknown rival, never fewer
+    loose = _truco_answers("loose")
+    assert loose and all(not (r == NO_QUIERO and f != NO_QUIERO) for r, f in loose)
+    assert any(r != NO_QUIERO and f == NO_QUIERO for r, f in loose)
+    # a tight rival (who rarely calls) is answered as an unknown one
+    assert all(r == f for r, f in _truco_answers("tight"))
+
+
+def test_the_call_reader_counts_the_rivals_openings() -> None:
+    from truco.bots.simple import CallReader
+
+    views = []
+    game = Game(Rules(), seed="reader")
+    bots = [make_bot("simple", 1), make_bot("loose", 2)]
+    while not game.is_over:
+        seat = game.actors()[0]
+        view = seat_view(game, seat)
+        if seat == 0:
+            views.append(view)
+        game.apply(seat, bots[seat].choose(view, [x for x in view.legal if not is_say(x)], Rules()))
+    reader = CallReader()
+    assert reader.rates() == CallReader.BASE
+    for view in views:
+        reader.observe(view)
+    envido, truco = reader.rates()
+    assert envido > CallReader.BASE[0] and truco > CallReader.BASE[1]
+    reader.observe(views[0])  # an earlier hand: a new match
+    assert len(reader.hands) == 1

@@ -14,6 +14,7 @@ from ..actions import (
     CON_FLOR_ME_ACHICO,
     CONTRAFLOR,
     ENVIDO,
+    ENVIDO_CALLS,
     FALTA_ENVIDO,
     FLOR,
     MAZO,
@@ -23,6 +24,7 @@ from ..actions import (
     REAL_ENVIDO,
     SAY_FIRST,
     TRUCO,
+    TRUCO_CALLS,
     VALE_CUATRO,
     is_say,
 )
@@ -36,12 +38,56 @@ SAY = {word: SAY_FIRST + i for i, word in enumerate(MEGAPHONE_WORDS)}
 _TRUCO_CALLS = (TRUCO, TRUCO + 1, VALE_CUATRO)
 
 
+class CallReader:
+    """How often the rivals open envido and truco, hand by hand, from the seat's views
+    (only the public log): the beginner's "este canta todo".
+
+    >>> CallReader().rates()
+    (0.2, 0.2)
+    """
+
+    #: the opening rates of a sensible rival (about this bot's own), and their weight
+    #: in hands
+    BASE = (0.2, 0.2)
+    PRIOR = 4.0
+
+    def __init__(self) -> None:
+        self.hands: dict[int, tuple[bool, bool]] = {}  # hand -> rivals opened (envido, truco)
+        self.team = 0
+
+    def observe(self, view: SeatView) -> None:
+        """Take in a view of this seat (at every decision)."""
+        if view.seat is None:
+            return
+        if self.hands and max(self.hands) > view.hand_index:
+            self.hands = {}  # a new match
+        self.team = view.seat & 1
+        opened = [False, False]
+        for family, calls in enumerate((ENVIDO_CALLS, TRUCO_CALLS)):
+            first = next((s for s, a in view.log if a in calls), None)
+            opened[family] = first is not None and first & 1 != self.team
+        seen = self.hands.get(view.hand_index, (False, False))
+        self.hands[view.hand_index] = (seen[0] or opened[0], seen[1] or opened[1])
+
+    def rates(self) -> tuple[float, float]:
+        """The rivals' envido and truco opening rates, shrunk towards :data:`BASE`."""
+        n, seen = len(self.hands), self.hands.values()
+        envido = sum(e for e, _ in seen) + self.PRIOR * self.BASE[0]
+        truco = sum(t for _, t in seen) + self.PRIOR * self.BASE[1]
+        return (round(envido / (n + self.PRIOR), 3), round(truco / (n + self.PRIOR), 3))
+
+
 class SimpleBot(Bot):
     """Rule-based: thresholds on tanto and hand strength, cheapest winning card."""
 
     name = "simple"
 
+    def __init__(self, level: str = "default", seed: int | None = None) -> None:
+        super().__init__(level, seed)
+        self.reader = CallReader()
+
     def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
+        self.reader.observe(view)
         acts = [a for a in legal if not is_say(a)]
         if len(acts) == 1 and len(acts) == len(legal):
             return acts[0]
@@ -74,7 +120,9 @@ class SimpleBot(Bot):
             falta = "falta-envido" in pending.chain
             if REAL_ENVIDO in acts and tantos >= 31 and not falta:
                 return REAL_ENVIDO
-            need = 29 if falta else 27 + min(len(pending.chain) - 1, 2) - self._partners(view)
+            if falta:  # the match is at stake: no slack
+                return QUIERO if tantos >= 29 else NO_QUIERO
+            need = 27 + min(len(pending.chain) - 1, 2) - self._partners(view) - self._envido_slack()
             return QUIERO if tantos >= need else NO_QUIERO
         # truco: el envido está primero
         if ENVIDO in acts and tantos >= 27:
@@ -85,10 +133,19 @@ class SimpleBot(Bot):
         raise_call = TRUCO + pending.level
         if pending.level < 3 and raise_call in acts and power >= 0.8:
             return raise_call
-        threshold = 0.3 + 0.1 * pending.level - 0.1 * self._partners(view)
+        threshold = 0.3 + 0.1 * pending.level - 0.1 * self._partners(view) - self._truco_slack()
         if power >= threshold or self.rng.random() < 0.05:
             return QUIERO
         return NO_QUIERO
+
+    def _envido_slack(self) -> int:
+        """Tanto points given away against a rival who sings envido much more than a
+        sensible player (a bluffer's calls are not all 28s): up to 3."""
+        return min(3, max(0, round(10 * (self.reader.rates()[0] - 0.25))))
+
+    def _truco_slack(self) -> float:
+        """Hand power given away against a rival who calls truco at every hand: up to 0.3."""
+        return min(0.3, max(0.0, 0.75 * (self.reader.rates()[1] - 0.3)))
 
     # -- own turn
     def _turn(self, view: SeatView, acts: list[int]) -> int:

@@ -81,6 +81,7 @@ class Table:
         status: Status = "waiting",
         version: int = 0,
         created_at: float | None = None,
+        on_over: Callable[[Table], None] | None = None,
     ) -> None:
         self.id = id
         self.name = name
@@ -103,7 +104,7 @@ class Table:
         self.durability = Durability(id, store, Journal(event_buffer=config.event_buffer))
         self.task: asyncio.Task[None] | None = None
         self.on_finished: Callable[[Table], None] | None = None
-        self.on_over: Callable[[Table], None] | None = None  # once the finished match is durable
+        self.on_over = on_over  # called once, when the finished match is durable
         self._rules_json = rules.to_dict()
         self._describe = rules.describe()
         self._summary: dict[str, Any] = {}  # as of the last durable round
