@@ -3,6 +3,7 @@ logins, and authorization (a session speaks for its own account only, at the tab
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -11,16 +12,20 @@ import httpx
 import pytest
 from sqlalchemy import select
 
+from databases import db_url
 from server_testing import LiveServer, TableClient
 from truco.server import ServerConfig
 from truco.server.sessions import COOKIE
 from truco.server.store import accounts_table, results_table
 
+__all__ = ["db_url"]  # the fixture, from databases
+
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[LiveServer]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    # a file, not sqlite:// (one connection shared by every thread, transactions mixed)
     config = ServerConfig(
-        db_url="sqlite://",
+        db_url=f"sqlite:///{tmp_path_factory.mktemp('db') / 'truco.sqlite3'}",
         bot_delay=0,
         turn_seconds=0,
         http_rate="100000/minute",
@@ -314,3 +319,47 @@ def recorded(server: LiveServer, match_id: str) -> None:
                 return
         time.sleep(0.05)
     raise TimeoutError(f"the result of {match_id} was not recorded")
+
+
+# ------------------------------------------------------------------ persistence
+def test_accounts_survive_a_restart_on_sqlite_and_postgresql(db_url: str) -> None:
+    config = ServerConfig(db_url=db_url, bot_delay=0, turn_seconds=0)
+    with LiveServer(config) as first:
+        http = browser(first)
+        guest = http.post("/api/guest", json={"name": "Antes"}).json()
+        created = sign_up(http, "Persistente")
+        assert created.status_code == 201
+        assert sign_up(browser(first), "PERSISTENTE").status_code == 409
+        assert http.patch("/api/me", json={"name": "Persistida"}).status_code == 200
+        token = http.cookies[COOKIE]
+    with LiveServer(config) as second:
+        again = browser(second)
+        again.cookies.set(COOKIE, token)  # the session outlives the restart
+        me = again.get("/api/me").json()
+        assert me["account"] is True and me["id"] == created.json()["id"] != guest["id"]
+        assert login(browser(second), "persistida") == 200
+        assert login(browser(second), "Persistente") == 401  # the old name is free again
+        assert sign_up(browser(second), "Persistida").status_code == 409
+        assert sign_up(browser(second), "Persistente").status_code == 201
+
+
+def test_logins_with_text_no_name_can_have_are_refused_like_any_wrong_login(
+    db_url: str,
+) -> None:
+    """PostgreSQL refuses NUL in text, argon2 lone surrogates: neither may become a 500."""
+    with LiveServer(ServerConfig(db_url=db_url)) as live:
+        http = browser(live)
+        sign_up(http, "Común")
+        for body in (
+            {"name": "Com\x00ún", "password": "contraseña1"},
+            {"name": "Común", "password": "contra\ud800seña"},
+            {"name": "x" * 100, "password": "contraseña1"},
+        ):
+            response = http.post(
+                "/api/login",
+                content=json.dumps(body),  # \ud800 travels as its JSON escape
+                headers={"content-type": "application/json"},
+            )
+            assert response.status_code in (401, 422), response.text
+        assert http.get("/api/players/Com%00ún").status_code == 404
+        assert login(http, "común") == 200

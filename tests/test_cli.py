@@ -5,14 +5,17 @@ that deals a short ``--bots`` list to the bot seats."""
 from __future__ import annotations
 
 import argparse
+import os
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from truco.cli import build_parser, main, package_version
+from truco.locale import DEFAULT_LANGUAGE, set_language
 from truco.rules import Rules
 from truco.tui.session import LocalSession, SessionError, bot_specs
 
@@ -55,7 +58,10 @@ def test_every_command_has_a_description_and_every_option_help(command: str) -> 
         (["bench", "--seconds", "-1"], "more than 0 seconds"),
         (["bench", "--seconds", "abc"], "not a number"),
         (["bench", "--runs", "0"], "at least 1 run"),
-        (["play", "--players", "3"], "invalid choice"),
+        (["play", "--players", "3", "--lang", "en"], "invalid choice"),
+        (["play", "--players", "3", "--lang", "es"], "opción inválida: 3 (elegí entre 2, 4, 6)"),
+        (["watch", "--speed", "0", "--lang=es"], "argumento --speed: la velocidad va de 0.05"),
+        (["show", "--lang", "es"], "falta: FILE"),
         (["nosuch"], "invalid choice"),
     ],
 )
@@ -70,13 +76,53 @@ def test_bad_options_are_one_line(
 
 
 def test_table_without_connect_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["play", "--table", "abc123"]) == 2
-    assert main(["play", "--name", "Ana"]) == 2
+    assert main(["play", "--table", "abc123", "--lang", "en"]) == 2
+    assert main(["play", "--name", "Ana", "--lang", "es"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [
         "truco play: --table is for a server's table: give --connect URL too",
-        "truco play: --name is for a server's table: give --connect URL too",
+        "truco play: --name es para la mesa de un servidor: dá también --connect URL",
     ]
+
+
+@pytest.fixture(autouse=True)
+def screen_language() -> Iterator[None]:
+    """``main`` sets the terminal game's language: each test starts and ends in Spanish."""
+    set_language(DEFAULT_LANGUAGE)
+    yield
+    set_language(DEFAULT_LANGUAGE)
+
+
+@pytest.mark.parametrize(
+    ("env", "says", "not_said"),
+    [
+        (
+            {"LANG": "C.UTF-8"},
+            ["uso: truco play", "opciones:", "mostrar esta ayuda", "tu lugar"],
+            ["your seat"],
+        ),
+        (
+            {"LANG": "en_US.UTF-8"},
+            ["usage: truco play", "options:", "your seat"],
+            ["tu lugar", "uso:"],
+        ),
+    ],
+)
+def test_the_help_of_the_terminal_game_follows_the_language(
+    env: dict[str, str], says: list[str], not_said: list[str]
+) -> None:
+    """Spanish by default like the screen, English from LANG or --lang."""
+    shown = subprocess.run(
+        [*TRUCO, "play", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "LANGUAGE": "", "LC_ALL": "", "LC_MESSAGES": "", **env},
+    ).stdout
+    assert all(text in shown for text in says), shown
+    assert not any(text in shown for text in not_said), shown
+    forced = run("watch", "--help", "--lang", "en").stdout
+    assert "usage: truco watch" in forced and "Watch bots play" in forced
 
 
 def test_bench_says_how_long_it_takes_and_shows_progress() -> None:

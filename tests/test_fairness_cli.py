@@ -65,14 +65,14 @@ def test_an_honest_record_verifies_hand_by_hand(tmp_path: Path, good: dict[str, 
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     n = len(good["hands"])
-    assert lines[:n] == [f"hand {h}: ok" for h in range(n)]
+    assert lines[:n] == [f"hand {h}: ok" for h in range(1, n + 1)]  # counted from 1
     assert lines[n].endswith(f"all {n} hands verified") and len(lines) == n + 1
     assert done.stderr == ""
 
 
 def test_standard_input(good: dict[str, Any]) -> None:
     done = run("verify", "-", stdin=json.dumps(good).encode())
-    assert done.returncode == 0 and done.stdout.splitlines()[0] == "hand 0: ok"
+    assert done.returncode == 0 and done.stdout.splitlines()[0] == "hand 1: ok"
 
 
 def tampered(good: dict[str, Any], hand: int, how: str) -> dict[str, Any]:
@@ -109,8 +109,8 @@ def test_tampering_is_a_mismatch_with_a_reason(
     done = run("verify", write(tmp_path, tampered(good, 1, how)))
     assert done.returncode == 1, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0] == "hand 0: ok" and lines[2] == "hand 2: ok"
-    assert lines[1].startswith(f"hand 1: MISMATCH: {reason}")
+    assert lines[0] == "hand 1: ok" and lines[2] == "hand 3: ok"
+    assert lines[1].startswith(f"hand 2: MISMATCH: {reason}")
     assert lines[-1].endswith("1 hand(s) do not verify")
     assert "Traceback" not in done.stderr
 
@@ -156,7 +156,7 @@ def test_some_hands_without_fairness_data_are_unverified(
     done = run("verify", write(tmp_path, record))
     assert done.returncode == 3
     lines = done.stdout.splitlines()
-    assert lines[0] == "hand 0: unverified: no fairness data" and lines[1] == "hand 1: ok"
+    assert lines[0] == "hand 1: unverified: no fairness data" and lines[1] == "hand 2: ok"
     n = len(record["hands"])
     assert lines[-1].endswith(f"{n - 1} of {n} hands verified; the others cannot be checked")
 
@@ -167,7 +167,7 @@ def test_a_match_in_progress_has_its_last_hand_pending(tmp_path: Path) -> None:
     done = run("verify", write(tmp_path, record))
     assert done.returncode == 3
     assert done.stdout.splitlines()[-2].startswith(
-        f"hand {len(record['hands']) - 1}: pending: the deck and salt are not revealed"
+        f"hand {len(record['hands'])}: pending: the deck and salt are not revealed"
     )
 
 
@@ -184,8 +184,8 @@ def test_malformed_fairness_data_is_a_mismatch(tmp_path: Path, good: dict[str, A
     done = run("verify", write(tmp_path, record))
     assert done.returncode == 1
     lines = done.stdout.splitlines()
-    assert lines[0] == "hand 0: MISMATCH: the deck must list the 40 cards"
-    assert lines[1] == "hand 1: MISMATCH: fairness data must be a JSON object"
+    assert lines[0] == "hand 1: MISMATCH: the deck must list the 40 cards"
+    assert lines[1] == "hand 2: MISMATCH: fairness data must be a JSON object"
 
 
 @pytest.mark.parametrize(
@@ -194,8 +194,8 @@ def test_malformed_fairness_data_is_a_mismatch(tmp_path: Path, good: dict[str, A
         ("{not json", "not valid JSON"),
         ("[]", "a record is a JSON object"),
         ('{"format": "truco-record/9", "hands": []}', "format must be 'truco-record/1'"),
-        ('{"format": "truco-record/1", "hands": [{"actions": []}]}', "hand 0: no deal"),
-        ('{"format": "truco-record/1", "hands": [{"deal": [["1e"]]}]}', "hand 0: the deal"),
+        ('{"format": "truco-record/1", "hands": [{"actions": []}]}', "hand 1: no deal"),
+        ('{"format": "truco-record/1", "hands": [{"deal": [["1e"]]}]}', "hand 1: the deal"),
     ],
 )
 def test_a_file_that_is_not_a_record_gets_one_line(tmp_path: Path, text: str, message: str) -> None:
@@ -230,7 +230,7 @@ def test_verify_is_a_core_command_that_never_loads_the_server() -> None:
 
 
 def test_card_names_in_the_deck_are_case_insensitive(tmp_path: Path, good: dict[str, Any]) -> None:
-    """Readers parse cards case-insensitively (RECORD.md); the commitment hashes the
+    """Readers parse cards case-insensitively (docs/record-format.md); the commitment hashes the
     canonical lower-case names, so an upper-cased deck still verifies."""
     record = copy.deepcopy(good)
     fair = record["hands"][0]["fairness"]

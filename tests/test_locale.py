@@ -15,12 +15,14 @@ import truco
 from strategies import SAMPLE_TABLES, new_match
 from truco.actions import NUM_ACTIONS
 from truco.locale import LOCALE_DIR, choose_language, set_language, translation
+from truco.locale.commands import USAGE_ERRORS, USAGE_WORDS
 from truco.tui.keys import WORD_HINTS
-from truco.tui.reasons import FIXED, PATTERNS, translate_reason
+from truco.tui.reasons import FIXED, PATTERNS, REFUSALS, translate_reason
 from truco.tui.widgets import RULES_HELP
 
 SOURCES = [
     Path(truco.__file__).parent / "narrate.py",
+    Path(truco.__file__).parent / "cli.py",
     *(Path(truco.__file__).parent / "tui").glob("*.py"),
 ]
 CATALOG = LOCALE_DIR / "es" / "LC_MESSAGES"
@@ -71,6 +73,7 @@ def shown_texts() -> set[str]:
     """Every literal given to ``_()`` or ``ngettext()`` in the terminal and the narration,
     and the texts translated by name (the help, the megaphone hints)."""
     texts = {RULES_HELP, *WORD_HINTS, *FIXED, *(msgid for _pattern, msgid in PATTERNS)}
+    texts |= {*REFUSALS.values(), *USAGE_WORDS, *(msgid for _pattern, msgid in USAGE_ERRORS)}
     for path in SOURCES:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call):
@@ -150,3 +153,23 @@ def test_every_reason_the_engine_gives_is_translated(rules: object) -> None:
     finally:
         set_language("es")
     assert sorted(untranslated) == []
+
+
+def test_every_refusal_the_server_sends_has_a_message_in_every_client() -> None:
+    """The codes of the server's ``error`` frames (TableError, ProtocolError,
+    error_message): the terminal (tui/reasons.py) and the page (i18n/*.json) word each."""
+    import json
+
+    server = Path(truco.__file__).parent / "server"
+    codes = set()
+    for path in server.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        codes |= set(re.findall(r'(?:Error|error_message)\(\s*"([a-z_]+)"', text))
+    assert {"illegal", "seat_taken", "not_seated", "bad_message"} <= codes
+    assert codes - {"illegal"} <= set(REFUSALS), sorted(codes - set(REFUSALS))
+    for lang in ("es", "en"):
+        page = json.loads((server / "static" / "i18n" / f"{lang}.json").read_text("utf-8"))
+        assert {f"refusal.{code}" for code in codes} <= set(page), lang
+    table_js = (server / "static" / "table.js").read_text("utf-8")
+    listed = re.search(r"const REFUSALS = new Set\(\[(.*?)\]\)", table_js, re.S)
+    assert listed and codes <= set(re.findall(r'"([a-z_]+)"', listed.group(1)))

@@ -193,7 +193,7 @@ MALFORMED_RECORDS = [
     ("headers-not-object", _set(("headers",), ["event"]), ("headers",)),
     ("hands-missing", _delete(("hands",)), ("hands",)),
     ("hands-not-list", _set(("hands",), {"deal": []}), ("hands",)),
-    ("hand-not-object", _set(("hands", 0), [["1e"]]), ("hand 0",)),
+    ("hand-not-object", _set(("hands", 0), [["1e"]]), ("hand 1",)),
     ("actions-not-list", _set(("hands", 0, "actions"), "envido"), ("actions",)),
     ("action-not-pair", _set(("hands", 0, "actions", 0), [0, "envido", 1]), ("action 0",)),
     ("action-not-list", _set(("hands", 0, "actions", 0), "0 envido"), ("action 0",)),
@@ -210,7 +210,7 @@ MALFORMED_RECORDS = [
     ("card-bad-suit", _set(("hands", 0, "actions", 2), [0, "play 1x"]), ("1x",)),
     ("card-missing", _set(("hands", 0, "actions", 2), [0, "play"]), ("play",)),
     ("deal-card-13e", _set(("hands", 0, "deal", 0, 0), "13e"), ("13e",)),
-    ("deal-card-not-string", _set(("hands", 0, "deal", 0, 0), 0), ("hand 0",)),
+    ("deal-card-not-string", _set(("hands", 0, "deal", 0, 0), 0), ("hand 1",)),
     ("deal-duplicate-same-seat", _set(("hands", 0, "deal", 0), ["1e", "1e", "4c"]), ("1e",)),
     ("deal-duplicate-across-seats", _set(("hands", 0, "deal", 1, 0), "7o"), ("7o",)),
     ("deal-duplicate-case", _set(("hands", 0, "deal", 1, 0), "7O"), ("7o",)),
@@ -228,7 +228,7 @@ MALFORMED_RECORDS = [
     ("seat-negative", _set(("hands", 0, "actions", 0), [-1, "envido"]), ("seat -1",)),
     ("seat-string", _set(("hands", 0, "actions", 0), ["0", "envido"]), ("seat",)),
     ("seat-bool", _set(("hands", 0, "actions", 0), [True, "envido"]), ("seat",)),
-    ("no-deal-no-seed", _delete(("hands", 0, "deal")), ("hand 0", "seed")),
+    ("no-deal-no-seed", _delete(("hands", 0, "deal")), ("hand 1", "seed")),
 ]
 
 
@@ -247,11 +247,11 @@ def test_hands_after_the_match_ended() -> None:
     assert json.loads(proc.stdout)["winner"] == 0
     record = copy.deepcopy(MATCH_OVER)
     record["hands"].append(copy.deepcopy(BASE["hands"][0]))
-    assert_malformed(replay_stdin(record), "hand 1")
+    assert_malformed(replay_stdin(record), "hand 2")
     # also a hand with no actions at all, and a seeded hand without deal
     record["hands"][1] = {"actions": []}
     record["seed"] = 5
-    assert_malformed(replay_stdin(record), "hand 1")
+    assert_malformed(replay_stdin(record), "hand 2")
 
 
 def test_unclosed_hand_that_is_not_the_last() -> None:
@@ -259,7 +259,7 @@ def test_unclosed_hand_that_is_not_the_last() -> None:
     unfinished = copy.deepcopy(BASE["hands"][0])
     unfinished["actions"] = unfinished["actions"][:3]
     record["hands"] = [unfinished, copy.deepcopy(BASE["hands"][0])]
-    assert_malformed(replay_stdin(record), "hand 0")
+    assert_malformed(replay_stdin(record), "hand 1")
     # an unclosed last hand is a match in progress (seat 1 is mano in hand 1)
     unfinished["actions"] = [[1, "play 3b"], [0, "truco"]]
     record["hands"] = [copy.deepcopy(BASE["hands"][0]), unfinished]

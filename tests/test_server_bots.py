@@ -241,8 +241,16 @@ def test_simple_bots_online_send_megaphone_words_to_their_team_only(server: Live
     rng = random.Random(9)
 
     def quiet(client: TableClient, view: dict[str, Any]) -> str | None:
-        moves = [a for a in view["legal"] if not a.startswith("say ") and a != "mazo"]
-        return rng.choice(moves or ["mazo"]) if view["seat"] in view["actors"] else None
+        """Random moves that keep the match long: no words, no mazo, and no falta envido
+        played (an accepted one could end the match in a hand, before the bots speak)."""
+        if view["seat"] not in view["actors"]:
+            return None
+        falta = ("falta-envido", "contraflor-al-resto")
+        moves = [a for a in view["legal"] if not a.startswith("say ") and a not in ("mazo", *falta)]
+        chain = (view.get("pending") or {}).get("chain") or []
+        if any(call in chain for call in falta) and "no-quiero" in moves:
+            return "no-quiero"
+        return rng.choice(moves or ["mazo"])
 
     play_out([person], quiet, timeout=240)
     spectator.until(lambda m: m["view"] is not None and m["view"]["winner"] is not None)

@@ -10,6 +10,7 @@ import pytest
 
 from test_tui import english, headless, person_key
 from truco.cli import main as truco_main
+from truco.locale import set_language
 from truco.rules import Rules
 from truco.tui.app import TrucoApp
 from truco.tui.remote import RemoteError, RemoteSession, split_url
@@ -44,9 +45,13 @@ def test_addresses_people_paste() -> None:
 
 def test_an_unreachable_server_is_one_line(capsys) -> None:
     port = server_testing.free_port()
-    assert truco_main(["play", "--connect", f"http://127.0.0.1:{port}"]) == 2
+    assert truco_main(["play", "--connect", f"http://127.0.0.1:{port}", "--lang", "en"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("truco play: cannot reach the server")
+    assert truco_main(["play", "--connect", f"http://127.0.0.1:{port}", "--lang", "es"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("truco play: no se llega al servidor")
+    set_language("en")
 
 
 @headless

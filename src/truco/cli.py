@@ -11,9 +11,11 @@ import importlib
 import json
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .bench import positive_runs, positive_seconds
+from .locale import choose_language, set_language, translation
+from .locale.commands import translate_usage_error
 from .record import RecordError, load_record, replay
 
 #: The extra that brings each third-party package a command may need.
@@ -90,10 +92,45 @@ _CORE_COMMANDS = {"replay", "bench", "verify"}
 
 
 class CommandParser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line: what is wrong, and where help is."""
+    """An argument parser whose errors are one line: what is wrong, and where help is.
+    With ``lang`` (the terminal game's commands) argparse's own words (the usage line,
+    section titles, errors) are shown in that language too."""
+
+    def __init__(self, *args: Any, lang: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lang = lang
+        if lang is not None:
+            gettext = translation(lang).gettext
+            self._positionals.title = gettext("positional arguments")
+            self._optionals.title = gettext("options")
+            for action in self._actions:
+                if isinstance(action, argparse._HelpAction):
+                    action.help = gettext("show this help message and exit")
+
+    def _words(self, text: str) -> str:
+        """``text`` with argparse's usage prefix in the parser's language (the usage's
+        continuation lines indented to match)."""
+        if self.lang is None or not text.startswith("usage: "):
+            return text
+        prefix = translation(self.lang).gettext("usage: ")
+        shift = len(prefix) - len("usage: ")
+        usage, blank, rest = text.removeprefix("usage: ").partition("\n\n")
+        lines = usage.split("\n")
+        for i in range(1, len(lines)):
+            lines[i] = " " * max(0, shift) + lines[i][max(0, -shift) :]
+        return prefix + "\n".join(lines) + blank + rest
+
+    def format_usage(self) -> str:
+        return self._words(super().format_usage())
+
+    def format_help(self) -> str:
+        return self._words(super().format_help())
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+        if self.lang is None:
+            self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+        see = translation(self.lang).gettext("see {help}").format(help=f"{self.prog} --help")
+        self.exit(2, f"{self.prog}: {translate_usage_error(message, self.lang)} ({see})\n")
 
 
 def package_version() -> str:
@@ -166,9 +203,38 @@ def build_parser(with_plugins: bool = True) -> argparse.ArgumentParser:
     return parser
 
 
+#: The terminal game's commands: their help and errors follow ``--lang`` or the environment.
+_SCREEN_COMMANDS = {"play", "watch", "show"}
+
+
+def asked_language(argv: Sequence[str]) -> str | None:
+    """The ``--lang`` of a command line, if any (``--lang en`` or ``--lang=en``).
+
+    >>> asked_language(["play", "--lang", "en"]), asked_language(["play", "--lang=es"])
+    ('en', 'es')
+    """
+    for i, arg in enumerate(argv):
+        if arg == "--lang" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--lang="):
+            return arg.removeprefix("--lang=")
+    return None
+
+
+def _screen_language(argv: Sequence[str]) -> None:
+    """Set the terminal game's language before its commands' help is written (an
+    unknown ``--lang`` is left for argparse to refuse, in the environment's language)."""
+    try:
+        set_language(choose_language(asked_language(argv)))
+    except ValueError:
+        set_language(choose_language(None))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in argv if not a.startswith("-")), None)
+    if command in _SCREEN_COMMANDS:
+        _screen_language(argv)
     args = build_parser(with_plugins=command not in _CORE_COMMANDS).parse_args(argv)
     try:
         code: int = args.func(args)

@@ -112,7 +112,7 @@ def _is_int(value: Any) -> bool:
 
 
 def _read_hand(raw: Any, index: int, n: int, seed: Any) -> RecordHand:
-    where = f"hand {index}"
+    where = f"hand {index + 1}"  # people count hands from 1
     if not isinstance(raw, dict):
         raise RecordError(f"{where}: a hand is a JSON object")
     deal: Deal | None = None
@@ -170,7 +170,7 @@ def replay(record: Record) -> ReplayResult:
     last = len(record.hands) - 1
     for h, hand in enumerate(record.hands):
         if game.is_over:
-            raise RecordError(f"hand {h} is listed after the match was decided")
+            raise RecordError(f"hand {h + 1} is listed after the match was decided")
         if hand.deal is not None:
             deal = hand.deal
         else:
@@ -187,7 +187,7 @@ def replay(record: Record) -> ReplayResult:
                 error = ReplayError(h, i, seat, action_token(action), exc.reason)
                 return ReplayResult([], None, error, game)
         if not game.needs_deal and h != last:
-            raise RecordError(f"hand {h} stops before it closes; only the last hand may")
+            raise RecordError(f"hand {h + 1} stops before it closes; only the last hand may")
     return ReplayResult(hand_summaries(game), game.winner if game.is_over else None, None, game)
 
 

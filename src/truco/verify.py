@@ -100,7 +100,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         return EXIT_UNVERIFIED
     for c in checks:
         label = {"ok": "ok", "mismatch": "MISMATCH", "missing": "unverified", "pending": "pending"}
-        print(f"hand {c.hand}: {label[c.status]}" + (f": {c.reason}" if c.reason else ""))
+        print(f"hand {c.hand + 1}: {label[c.status]}" + (f": {c.reason}" if c.reason else ""))
     status = exit_status(checks)
     good = sum(c.status == "ok" for c in checks)
     summary = {

@@ -156,13 +156,15 @@ def _claim(conn: Connection, guest_id: str, account_id: str) -> None:
 def authenticate(engine: Engine, name: str, password: str) -> Account | None:
     """The account of ``name`` if ``password`` is its password (as slow when the name is
     unknown, so that the answer does not tell which names exist)."""
-    with engine.connect() as conn:
-        row = conn.execute(
-            select(accounts_table).where(accounts_table.c.name_key == name_key(name))
-        ).first()
+    row = None
+    if all(ch.isprintable() for ch in name) and len(name) <= 4 * MAX_NAME:  # else no account's
+        with engine.connect() as conn:
+            row = conn.execute(
+                select(accounts_table).where(accounts_table.c.name_key == name_key(name))
+            ).first()
     try:
         _hasher.verify(_DUMMY_HASH if row is None else row.password_hash, password)
-    except (VerificationError, InvalidHashError):
+    except (VerificationError, InvalidHashError, UnicodeEncodeError):
         return None
     return None if row is None else Account(row.id, row.name)
 

@@ -78,7 +78,8 @@ async def sign_up(
     hashed = await asyncio.to_thread(accounts.hash_password, body.password)
     guest = known.id if known is not None and not known.account else None
     try:
-        account = await asyncio.to_thread(accounts.create, server.store.engine, name, hashed, guest)
+        engine = server.store.engine
+        account = await server.store.in_writer(lambda: accounts.create(engine, name, hashed, guest))
     except AccountError as exc:
         raise _refuse(exc) from None
     return _login(response, server, account)
@@ -157,7 +158,8 @@ async def rename(
         raise HTTPException(403, "only accounts rename here: a guest renames with POST /api/guest")
     try:
         name = accounts.check_name(body.name)
-        account = await asyncio.to_thread(accounts.rename, server.store.engine, player.id, name)
+        engine = server.store.engine
+        account = await server.store.in_writer(lambda: accounts.rename(engine, player.id, name))
     except AccountError as exc:
         raise _refuse(exc) from None
     session = _login(response, server, account)
@@ -199,14 +201,19 @@ async def profile(
         if account is None:
             return None
         with server.store.engine.connect() as conn:
+            # a result's rows are committed together but read one query at a time: the
+            # ratings last, so that they include every match the other parts show
+            matches = ratings.matches_of(conn, account.id)
+            record = ratings.record_of(conn, account.id)
+            history = ratings.history_of(conn, account.id)
             skills = ratings.ratings_of(conn, account.id)
-            return {
-                "name": account.name,
-                "ratings": {mode: skill.to_json() for mode, skill in skills.items()},
-                "history": ratings.history_of(conn, account.id),
-                "record": ratings.record_of(conn, account.id),
-                "matches": ratings.matches_of(conn, account.id),
-            }
+        return {
+            "name": account.name,
+            "ratings": {mode: skill.to_json() for mode, skill in skills.items()},
+            "history": history,
+            "record": record,
+            "matches": matches,
+        }
 
     found = await asyncio.to_thread(read)
     if found is None:

@@ -172,10 +172,10 @@ async def create_table(
 
 @router.get("/tables/{table_id}")
 async def get_table(table_id: TableId, server: ServerDep) -> dict[str, Any]:
-    table = server.lobby.tables.get(table_id)
-    if table is None:
+    summary = await server.lobby.summary_of(table_id)
+    if summary is None:
         raise HTTPException(404, f"no table {table_id!r}")
-    return table.summary()
+    return summary
 
 
 # ------------------------------------------------------------------ history, replays

@@ -8,6 +8,7 @@ in front of the API and the sockets (:class:`~.limits.HttpLimits`).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -17,12 +18,13 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from . import accounts_api, analysis_api, api, live
+from . import accounts_api, analysis_api, api, live, queue_api
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
-from .deps import Server
+from .deps import ID_RE, Server, ServerDep
 from .limits import Attempts, HttpLimits, parse_rate
 from .lobby import Lobby
+from .matchmaking import MemoryQueue
 from .players import TokenSigner
 from .store import Store
 from .table import TableError
@@ -35,10 +37,29 @@ pages = APIRouter(include_in_schema=False)
 
 
 @pages.get("/")
-@pages.get("/t/{table_id}")
-@pages.get("/replay/{match_id}")
+@pages.get("/ranking")
+@pages.get("/u/{player_name}")
 async def page() -> FileResponse:
     return FileResponse(STATIC / "index.html")
+
+
+async def _known_match(server: Server, match_id: str) -> bool:
+    """Whether ``match_id`` names a table being played or a stored match."""
+    if match_id in server.lobby.tables:
+        return True
+    if not ID_RE.match(match_id):
+        return False
+    rows = await asyncio.to_thread(server.store.load, match_id=match_id, limit=1)
+    return bool(rows)
+
+
+@pages.get("/t/{table_id}")
+@pages.get("/replay/{table_id}")
+async def match_page(table_id: str, server: ServerDep) -> FileResponse:
+    """The page; for a table or match that does not exist, with status 404 (the page
+    then says so in its language)."""
+    status = 200 if await _known_match(server, table_id) else 404
+    return FileResponse(STATIC / "index.html", status_code=status)
 
 
 @pages.get("/cards/{name}.svg")
@@ -72,20 +93,43 @@ async def _invalid(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": f"{where}: {first['msg']}", "errors": errors}, status_code=422)
 
 
+def _cluster_lobby(config: ServerConfig, store: Store) -> Lobby:
+    """A node of a cluster (imported here: the embedded server never loads Redis)."""
+    from .cluster.node import ClusterLobby
+
+    assert config.redis_url is not None
+    return ClusterLobby(
+        config, store, config.redis_url, config.redis_prefix, lease_ms=config.lease_ms
+    )
+
+
+def queue_backend(config: ServerConfig) -> queue_api.QueueBackend:
+    """Where quick match's tickets wait: in the cluster's Redis (every node shares the
+    queues), else in this process."""
+    if config.redis_url is not None:
+        from .redis_queue import RedisQueue
+
+        return RedisQueue.from_url(config.redis_url, prefix=f"{config.redis_prefix}queue:")
+    return MemoryQueue()
+
+
 def create_app(config: ServerConfig | None = None) -> FastAPI:
     """The whole server as one ASGI application."""
     config = config or ServerConfig()
     parse_rate(config.http_rate), parse_rate(config.http_write_rate)  # refuse a bad one now
     store = Store(config.db_url)
-    lobby = Lobby(config, store)
+    lobby = Lobby(config, store) if config.redis_url is None else _cluster_lobby(config, store)
     server = Server(config, store, lobby, TokenSigner(store.secret_key(), config.session_seconds))
+    matchmaker = queue_api.Matchmaker(server, queue_backend(config))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await lobby.start()
+        await matchmaker.start()
         try:
             yield
         finally:
+            await matchmaker.stop()
             await lobby.stop()
 
     app = FastAPI(title="Truco Argento", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
@@ -94,11 +138,13 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.state.signer = server.signer
     app.state.config = config
     app.state.login_attempts = Attempts(config.login_rate)
+    app.state.matchmaker = matchmaker
     app.add_exception_handler(TableError, _table_error)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.include_router(pages)
     app.include_router(api.router)
     app.include_router(accounts_api.router)
+    app.include_router(queue_api.router)  # before /ws/{table}: /ws/queue is not a table
     app.include_router(live.router)
     app.include_router(analysis_api.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -1,9 +1,13 @@
-"""``truco serve``: the online table on one process, with an embedded SQLite database."""
+"""``truco serve``: the online table on one process, with an embedded SQLite database; or,
+with ``--redis``, one node (``--workers N``: N nodes) of a cluster (docs/cluster.md)."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import signal
+import socket
+import subprocess
 import sys
 from typing import Any
 
@@ -84,14 +88,83 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--http-write-rate",
         default="20/minute",
-        help="new guests, renewals and new tables per address (default 20/minute)",
+        help="new guests, accounts, renewals and new tables per address (default 20/minute)",
+    )
+    p.add_argument(
+        "--login-rate",
+        default="10/minute",
+        help="failed logins per account name and per address before a pause (default 10/minute)",
     )
     p.add_argument(
         "--secure-cookies",
         action="store_true",
         help="mark the session cookie Secure (when served over https)",
     )
+    p.add_argument(
+        "--redis", default=None, metavar="URL",
+        help="run as one node of a cluster: the Redis the nodes share "
+        "(e.g. redis://127.0.0.1:6379/0); needs a PostgreSQL --db",
+    )  # fmt: skip
+    p.add_argument(
+        "--redis-prefix",
+        default="truco:",
+        help="prefix of the cluster's Redis keys, one per site (default truco:)",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="with --redis: start this many node processes on the one port (default 1)",
+    )
+    p.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=_cmd_serve)
+
+
+def _cluster_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the cluster options, in one line (None: nothing)."""
+    if args.workers < 1:
+        return "--workers must be 1 or more"
+    if args.redis is None:
+        return "--workers needs --redis (the nodes share it)" if args.workers > 1 else None
+    if not args.redis.startswith(("redis://", "rediss://", "unix://")):
+        return f"--redis must be a redis:// URL, not {args.redis!r}"
+    if not args.db.startswith("postgresql"):
+        return "--redis needs a PostgreSQL --db (every node reads and writes the same database)"
+    return None
+
+
+def _run_workers(args: argparse.Namespace, sock: socket.socket) -> int:
+    """Start ``--workers`` node processes that accept on ``sock``; stop them with Ctrl+C."""
+    argv, skip = [], False
+    for arg in sys.argv[1:]:
+        if skip or arg.startswith("--workers="):
+            skip = False
+            continue
+        skip = arg == "--workers"
+        if not skip:
+            argv.append(arg)
+    fd = sock.fileno()
+    command = [sys.executable, "-c", "import sys; from truco.cli import main; sys.exit(main())"]
+    nodes = [  # each in a session of its own: a Ctrl+C reaches them once, from here
+        subprocess.Popen(
+            [*command, *argv, "--listen-fd", str(fd)], pass_fds=[fd], start_new_session=True
+        )
+        for _ in range(args.workers)
+    ]
+    sock.close()
+
+    def stop(signum: int = 0, frame: object = None) -> None:
+        for node in nodes:
+            if node.poll() is None:
+                node.send_signal(signal.SIGINT)
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        codes = [node.wait() for node in nodes]
+    except KeyboardInterrupt:
+        stop()
+        codes = [node.wait() for node in nodes]
+    return max((abs(code) for code in codes), default=0)
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
@@ -115,14 +188,37 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         session_seconds=args.session_days * 24 * 3600,
         http_rate=args.http_rate,
         http_write_rate=args.http_write_rate,
+        login_rate=args.login_rate,
         secure_cookies=args.secure_cookies,
+        redis_url=args.redis,
+        redis_prefix=args.redis_prefix,
     )
+    problem = _cluster_problem(args)
+    if problem is not None:
+        print(f"truco serve: {problem}", file=sys.stderr)
+        return 2
     try:
-        sock = listening_socket(args.host, args.port)
+        if args.listen_fd is not None:  # a node started by --workers
+            sock = socket.socket(fileno=args.listen_fd)
+        else:
+            sock = listening_socket(args.host, args.port)
     except OSError as exc:
         where = f"{args.host}:{args.port}"
         print(f"truco serve: cannot listen on {where}: {exc.strerror or exc}", file=sys.stderr)
         return 2
+    if args.workers > 1:
+        try:  # the schema and the token key once, before the nodes race to make them
+            from .store import Store
+
+            Store(args.db).secret_key()
+        except SQLAlchemyError as exc:
+            print(
+                f"truco serve: cannot use the database {args.db}: {first_line(exc)}",
+                file=sys.stderr,
+            )
+            sock.close()
+            return 2
+        return _run_workers(args, sock)
     try:
         app = create_app(config)
     except ValueError as exc:

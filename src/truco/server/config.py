@@ -22,7 +22,11 @@ class ServerConfig:
     and can be renewed while valid. Each address may make ``http_rate`` requests
     (``"N/minute"``, the notation of the ``limits`` library) and ``http_write_rate``
     of them may create guests, accounts or tables; a name or an address that failed to
-    log in ``login_rate`` times is refused until the window moves on."""
+    log in ``login_rate`` times is refused until the window moves on.
+
+    ``redis_url`` makes this server one node of a cluster (with a PostgreSQL ``db_url`` that
+    all nodes share); its keys start with ``redis_prefix``, and a node's hold on a table
+    lasts ``lease_ms`` unless renewed."""
 
     db_url: str = "sqlite:///truco.sqlite3"
     turn_seconds: float = 30.0
@@ -50,3 +54,7 @@ class ServerConfig:
     http_write_rate: str = "20/minute"
     secure_cookies: bool = False
     login_rate: str = "10/minute"
+    #: cluster mode (docs/cluster.md): the Redis the nodes share, and their keys' prefix
+    redis_url: str | None = None
+    redis_prefix: str = "truco:"
+    lease_ms: int = 3000

@@ -22,6 +22,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 from .config import ServerConfig
 from .deps import ID_RE, server_of
 from .limits import TokenBucket
+from .lobby import Inbox
 from .players import Player
 from .protocol import Hello, ProtocolError, close_reason, error_message, parse_client_message
 from .sessions import COOKIE, same_origin
@@ -103,8 +104,8 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
                 BAD_REQUEST, "tokens never travel in the URL: send them in the hello message"
             )
         _since(websocket.query_params.get("since"))  # a bad one is refused before anything
-        table = server.lobby.tables.get(table_id)
-        if table is None:
+        inbox = await server.lobby.route(table_id)
+        if inbox is None:
             finished = await asyncio.to_thread(server.store.load, match_id=table_id, limit=1)
             if finished and finished[0].status == "finished":
                 raise Refused(MATCH_OVER, f"the match is over: its replay is at /replay/{table_id}")
@@ -121,15 +122,15 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     client = Client(player, server.config.outbox_size)
     greeted = asyncio.Event()
     sender = asyncio.create_task(_send_loop(websocket, client, greeted))
-    await table.inbox.put(Join(client, since))
+    await inbox.put(Join(client, since))
     try:
         # the first state goes out before any frame is read: a client that floods from
         # its first message still gets it, then the rate limit
         with contextlib.suppress(TimeoutError):  # a table that never answers: read anyway
             await asyncio.wait_for(greeted.wait(), GREETING_SECONDS)
-        await _receive_loop(websocket, client, table.inbox, server.config)
+        await _receive_loop(websocket, client, inbox, server.config)
     finally:
-        await table.inbox.put(Leave(client))
+        await inbox.put(Leave(client))
         if not client.closed:
             client.close("bye")
         try:
@@ -169,7 +170,7 @@ def _size(frame: Mapping[str, Any]) -> tuple[str | None, int]:
 async def _receive_loop(
     websocket: WebSocket,
     client: Client,
-    inbox: asyncio.Queue[Any],
+    inbox: Inbox,
     config: ServerConfig,
 ) -> None:
     """Read frames, check size, rate and shape, and pass commands to the table."""

@@ -6,7 +6,7 @@ import asyncio
 import logging
 import secrets
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from ..bots import make_bot
 from ..rules import Rules
@@ -15,7 +15,7 @@ from .config import ServerConfig
 from .players import Player
 from .ratings import record_result, record_unrecorded
 from .store import Store
-from .table import Seat, Table, TableError, name_bots
+from .table import Command, Join, Leave, Seat, Table, TableError, name_bots
 
 log = logging.getLogger("truco.server")
 
@@ -30,6 +30,13 @@ def table_code() -> str:
 def bot_levels() -> list[str]:
     """The bot choices for empty seats (see :func:`~truco.server.bot_pool.offered_bots`)."""
     return offered_bots()
+
+
+class Inbox(Protocol):
+    """Where a socket puts what its player does: the table's inbox (or, in cluster mode, a
+    route to the node that runs the table)."""
+
+    async def put(self, message: Join | Leave | Command, /) -> None: ...
 
 
 class Lobby:
@@ -55,7 +62,8 @@ class Lobby:
             return
         await self.store.start()
         # results of matches that finished before this server recorded them (issue 12)
-        await asyncio.to_thread(record_unrecorded, self.store.engine)
+        engine = self.store.engine
+        await self.store.in_writer(lambda: record_unrecorded(engine))
         rows = await asyncio.to_thread(
             self.store.load, unfinished=True, limit=self.config.max_tables
         )
@@ -211,6 +219,7 @@ class Lobby:
             creator=creator.id,
             turn_seconds=self.config.turn_seconds if turn_seconds is None else turn_seconds,
             rated=rated,
+            on_over=self._record,  # set here too: a cluster node opens new tables its own way
         )
 
     def _open(self, table: Table) -> None:
@@ -225,8 +234,9 @@ class Lobby:
         """A match is over and durable: its result (and ratings) are recorded in a thread."""
         if self.store is None:
             return
+        engine = self.store.engine
         task = asyncio.create_task(
-            asyncio.to_thread(record_result, self.store.engine, table.id),
+            self.store.in_writer(lambda: record_result(engine, table.id)),
             name=f"record-{table.id}",
         )
         self._recording.add(task)
@@ -249,6 +259,16 @@ class Lobby:
             del self.tables[table.id]
             self.addresses.pop(table.id, None)
             table.task = None
+
+    async def route(self, table_id: str) -> Inbox | None:
+        """Where a new socket's messages go (None: no such live table)."""
+        table = self.tables.get(table_id)
+        return None if table is None else table.inbox
+
+    async def summary_of(self, table_id: str) -> dict[str, Any] | None:
+        """One live table's summary (None: no such table)."""
+        table = self.tables.get(table_id)
+        return None if table is None else table.summary()
 
     def listing(self) -> list[dict[str, Any]]:
         """Open and live tables, newest first."""

@@ -22,11 +22,13 @@ import json
 import logging
 import secrets
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     Column,
     Float,
@@ -41,13 +43,16 @@ from sqlalchemy import (
     event,
     select,
 )
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import StaticPool
 
 from .journal import LIVE, JournalError, TableWrite, fold
 from .migrations import upgrade
 
 log = logging.getLogger("truco.server")
+T = TypeVar("T")
 
 #: the tables the code queries; the schema itself is made by the migrations
 #: (:mod:`truco.server.migrations`), which the migration test checks against this
@@ -140,6 +145,23 @@ rating_history_table = Table(
     Index("ix_truco_rating_history_player", "player_id", "mode", "at"),
 )
 
+#: cluster mode: the largest lease token (:mod:`truco.server.cluster.lease`) that wrote each table
+fences_table = Table(
+    "truco_fences",
+    metadata,
+    Column("match_id", String(32), primary_key=True),
+    Column("token", BigInteger, nullable=False),
+)
+
+
+class FenceError(RuntimeError):
+    """A write of a table by a node whose lease token is older than the table's fence:
+    another node has taken the table over, so the write is refused."""
+
+    def __init__(self, match_id: str) -> None:
+        super().__init__(f"table {match_id}: another node holds it now (stale lease token)")
+        self.match_id = match_id
+
 
 @dataclass(slots=True)
 class MatchRow:
@@ -171,6 +193,11 @@ class Store:
     _closing: bool = field(init=False, default=False)
     #: transactions committed by :meth:`write_batch` (group commit: fewer than writes)
     transactions: int = field(init=False, default=0)
+    #: cluster mode: the lease token of each table this node holds; every write of such a
+    #: table is conditional on it (:meth:`claim`)
+    fences: dict[str, int] = field(init=False, default_factory=dict)
+    #: called with the table id when a write is refused by its fence
+    on_fence_lost: Callable[[str], None] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         kwargs: dict[str, Any] = {}
@@ -187,16 +214,22 @@ class Store:
 
     # ---------------------------------------------------------------- sync API
     def secret_key(self) -> bytes:
-        """The key that signs guest tokens: made once, kept in the database."""
-        with self.engine.begin() as conn:
-            row = conn.execute(
-                select(settings_table.c.value).where(settings_table.c.key == "token_key")
-            ).first()
-            if row is not None:
-                return bytes.fromhex(row[0])
-            key = secrets.token_bytes(32)
-            conn.execute(settings_table.insert().values(key="token_key", value=key.hex()))
-            return key
+        """The key that signs guest tokens: made once, kept in the database (the nodes of a
+        cluster starting together agree on the first one written)."""
+        for _ in range(3):
+            try:
+                with self.engine.begin() as conn:
+                    row = conn.execute(
+                        select(settings_table.c.value).where(settings_table.c.key == "token_key")
+                    ).first()
+                    if row is not None:
+                        return bytes.fromhex(row[0])
+                    key = secrets.token_bytes(32)
+                    conn.execute(settings_table.insert().values(key="token_key", value=key.hex()))
+                    return key
+            except IntegrityError:  # another node wrote it meanwhile: read theirs
+                continue
+        raise RuntimeError("cannot read or write the token key")
 
     def write(self, rows: list[MatchRow]) -> None:
         """Store whole rows (checkpoints), in one transaction."""
@@ -204,9 +237,21 @@ class Store:
             for row in rows:
                 _put_row(conn, row)
 
-    def write_batch(self, writes: list[TableWrite]) -> None:
-        """Commit the writes of several tables in one transaction."""
+    def claim(self, match_id: str, token: int) -> bool:
+        """Raise the table's fence to ``token``; False (nothing changed) if a larger token
+        holds it. A node taking a table over claims it before it loads it: from then on, the
+        writes of any earlier owner are refused."""
         with self.engine.begin() as conn:
+            return _raise_fence(conn, match_id, token)
+
+    def write_batch(self, writes: list[TableWrite]) -> None:
+        """Commit the writes of several tables in one transaction; a table held under a
+        lease (:attr:`fences`) is written only if its fence still admits the token
+        (else :class:`FenceError`, and nothing of the batch is written)."""
+        with self.engine.begin() as conn:
+            for match_id in sorted({w.match_id for w in writes if w.match_id in self.fences}):
+                if not _raise_fence(conn, match_id, self.fences[match_id]):
+                    raise FenceError(match_id)
             entries = []
             for w in writes:
                 if w.checkpoint is not None:
@@ -281,6 +326,11 @@ class Store:
                         rows.remove(row)  # left in the database as it is, not served
         return rows
 
+    async def in_writer(self, work: Callable[[], T]) -> T:
+        """Run ``work`` (a transaction of its own) in the writer's thread, between group
+        commits: one writer at a time, as SQLite wants (and an in-memory one needs)."""
+        return await asyncio.get_running_loop().run_in_executor(self._thread, work)
+
     # ---------------------------------------------------------------- group commit
     async def commit(self, write: TableWrite) -> None:
         """Return once ``write`` is committed; raise if it could not be.
@@ -327,6 +377,8 @@ class Store:
             try:
                 await loop.run_in_executor(self._thread, self.write_batch, [write])
             except Exception as exc:
+                if isinstance(exc, FenceError) and self.on_fence_lost is not None:
+                    self.on_fence_lost(exc.match_id)
                 if not done.done():
                     done.set_exception(exc)
             else:
@@ -358,6 +410,19 @@ def _put_row(conn: Connection, row: MatchRow) -> None:
     done = conn.execute(matches_table.update().where(matches_table.c.id == row.id).values(**values))
     if done.rowcount == 0:
         conn.execute(matches_table.insert().values(id=row.id, **values))
+
+
+def _raise_fence(conn: Connection, match_id: str, token: int) -> bool:
+    """``token`` becomes the table's fence if it is not smaller than the stored one, in one
+    statement (the row lock orders it against any concurrent write of the table)."""
+    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+    insert = dialect.insert(fences_table).values(match_id=match_id, token=token)
+    upsert = insert.on_conflict_do_update(
+        index_elements=[fences_table.c.match_id],
+        set_={"token": insert.excluded.token},
+        where=fences_table.c.token <= insert.excluded.token,
+    )  # a row comes back only if it was written
+    return conn.execute(upsert.returning(fences_table.c.token)).first() is not None
 
 
 def _sqlite_durable(dbapi_connection: Any, connection_record: Any) -> None:

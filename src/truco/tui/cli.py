@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ..locale import LANGUAGES, choose_language, set_language
+from ..locale import LANGUAGES, _, choose_language, current_language, set_language
 from ..rules import FALTA_ENVIDO_VARIANTS, Rules, RulesError
 
 if TYPE_CHECKING:
@@ -17,39 +17,47 @@ def _speed(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            _("not a number: {text}").format(text=repr(text))
+        ) from None
     if not 0.05 <= value <= 100:
-        raise argparse.ArgumentTypeError("the speed goes from 0.05 to 100")
+        raise argparse.ArgumentTypeError(_("the speed goes from 0.05 to 100"))
     return value
 
 
 def _table_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--players", type=int, choices=(2, 4, 6), default=2, help="2 (1v1), 4 (2v2) or 6 (3v3)"
+        "--players", type=int, choices=(2, 4, 6), default=2, help=_("2 (1v1), 4 (2v2) or 6 (3v3)")
     )
-    p.add_argument("--flor", action="store_true", help="play con flor")
+    p.add_argument("--flor", action="store_true", help=_("play con flor"))
     p.add_argument(
-        "--target", type=int, choices=(15, 30), default=30, help="points a chico (default 30)"
+        "--target", type=int, choices=(15, 30), default=30, help=_("points a chico (default 30)")
     )
-    p.add_argument("--chicos", type=int, choices=(1, 3), default=1, help="1 chico or the best of 3")
+    p.add_argument(
+        "--chicos", type=int, choices=(1, 3), default=1, help=_("1 chico or the best of 3")
+    )
     p.add_argument(
         "--falta-envido",
         choices=sorted(FALTA_ENVIDO_VARIANTS),
         default="leader",
-        help="what an accepted falta envido is worth (default: leader)",
+        help=_("what an accepted falta envido is worth (default: leader)"),
     )
-    p.add_argument("--con-flor-quiero", action="store_true", help="the 'con flor quiero' variant")
-    p.add_argument("--pica-pica", action="store_true", help="pica-pica hands (3v3 to 30)")
+    p.add_argument(
+        "--con-flor-quiero", action="store_true", help=_("the 'con flor quiero' variant")
+    )
+    p.add_argument("--pica-pica", action="store_true", help=_("pica-pica hands (3v3 to 30)"))
     p.add_argument(
         "--bots",
         default="",
         metavar="BOT,...",
-        help="bots as name[:level], dealt to the bot seats in seat order and repeated when the "
-        "list is shorter (e.g. search:hard,random); default: the strongest installed",
+        help=_(
+            "bots as name[:level], dealt to the bot seats in seat order and repeated when the "
+            "list is shorter (e.g. search:hard,random); default: the strongest installed"
+        ),
     )
-    p.add_argument("--seed", type=int, default=None, help="reproducible deals and bots")
+    p.add_argument("--seed", type=int, default=None, help=_("reproducible deals and bots"))
     p.add_argument(
-        "--speed", type=_speed, default=1.0, help="bot speed: actions per second (default 1)"
+        "--speed", type=_speed, default=1.0, help=_("bot speed: actions per second (default 1)")
     )
     _lang_option(p)
 
@@ -59,8 +67,10 @@ def _lang_option(p: argparse.ArgumentParser) -> None:
         "--lang",
         choices=LANGUAGES,
         default=None,
-        help="language of the screen: es (Rioplatense Spanish) or en; default from "
-        "LANGUAGE/LC_ALL/LC_MESSAGES/LANG, else es",
+        help=_(
+            "language of the screen: es (Rioplatense Spanish) or en; default from "
+            "LANGUAGE/LC_ALL/LC_MESSAGES/LANG, else es"
+        ),
     )
 
 
@@ -98,7 +108,10 @@ def _cmd_play(args: argparse.Namespace) -> int:
         return _cmd_connect(args)
     if args.table or args.name is not None:
         option = "--table" if args.table else "--name"
-        return _fail("play", f"{option} is for a server's table: give --connect URL too")
+        return _fail(
+            "play",
+            _("{option} is for a server's table: give --connect URL too").format(option=option),
+        )
     from .session import LocalSession, SessionError
 
     try:
@@ -152,12 +165,14 @@ def show_record(
     from .viewer import RecordViewer
 
     if file == "-":
-        return _fail(command, "give a file: standard input is the keyboard of the viewer")
+        return _fail(command, _("give a file: standard input is the keyboard of the viewer"))
     try:
         with open(file, "rb") as f:
             text = f.read()
     except OSError as exc:
-        return _fail(command, f"cannot read {file}: {exc.strerror}")
+        return _fail(
+            command, _("cannot read {file}: {error}").format(file=file, error=exc.strerror)
+        )
     try:
         record = load_record(text)
         viewer = RecordViewer(record, _analysis_marks(record) if analyze else None)
@@ -186,26 +201,34 @@ def register(sub: Any) -> None:
     p = sub.add_parser(
         "play",
         help="play truco in the terminal against bots (or on a server)",
-        description="Play at a table in the terminal: you at --seat, bots in the other seats; "
-        "or, with --connect, at a table of a Truco Argento server.",
+        description=_(
+            "Play at a table in the terminal: you at --seat, bots in the other seats; "
+            "or, with --connect, at a table of a Truco Argento server."
+        ),
+        lang=current_language(),
     )
     _table_options(p)
-    p.add_argument("--seat", type=int, default=0, help="your seat (default 0, the first mano)")
+    p.add_argument("--seat", type=int, default=0, help=_("your seat (default 0, the first mano)"))
     p.add_argument(
         "--connect",
         metavar="URL",
-        help="play on a Truco Argento server: its address creates a table there, "
-        "a table's address (/t/CODE) joins it",
+        help=_(
+            "play on a Truco Argento server: its address creates a table there, "
+            "a table's address (/t/CODE) joins it"
+        ),
     )
-    p.add_argument("--table", metavar="CODE", help="with --connect: the table to join")
-    p.add_argument("--name", default=None, help="with --connect: your name at the table")
+    p.add_argument("--table", metavar="CODE", help=_("with --connect: the table to join"))
+    p.add_argument("--name", default=None, help=_("with --connect: your name at the table"))
     p.set_defaults(func=_cmd_play)
 
     p = sub.add_parser(
         "watch",
         help="watch bots play truco in the terminal",
-        description="Watch bots play a match in the terminal, every hand open "
-        "(space pauses, + and - change the speed).",
+        description=_(
+            "Watch bots play a match in the terminal, every hand open "
+            "(space pauses, + and - change the speed)."
+        ),
+        lang=current_language(),
     )
     _table_options(p)
     p.set_defaults(func=_cmd_watch)
@@ -213,10 +236,15 @@ def register(sub: Any) -> None:
     p = sub.add_parser(
         "show",
         help="step through a saved game record in the terminal",
-        description="Step through a truco-record/1 file action by action, every hand open "
-        "(→/← step, PgDn/PgUp jump a hand, Home/End).",
+        description=_(
+            "Step through a truco-record/1 file action by action, every hand open "
+            "(→/← step, PgDn/PgUp jump a hand, Home/End)."
+        ),
+        lang=current_language(),
     )
-    p.add_argument("file", metavar="FILE", help="a truco-record/1 file")
-    p.add_argument("--analyze", action="store_true", help="mark the decisions truco analyze grades")
+    p.add_argument("file", metavar="FILE", help=_("a truco-record/1 file"))
+    p.add_argument(
+        "--analyze", action="store_true", help=_("mark the decisions truco analyze grades")
+    )
     _lang_option(p)
     p.set_defaults(func=_cmd_show)

@@ -83,6 +83,50 @@ FIXED = (
 )
 
 
+#: The server's refusals (``error`` frames) by code, as the person reads them; an
+#: ``illegal`` action gets the engine's reason, an unknown code the server's words.
+REFUSALS = {
+    "bad_json": "the server did not understand the message",
+    "unknown_type": "the server did not understand the message",
+    "too_large": "the message is too large",
+    "rate_limited": "too many messages: wait a moment",
+    "bad_message": "the server did not understand the message",
+    "bad_action": "that is not an action of the game",
+    "bad_bot": "there is no such bot",
+    "full": "the server is full: try again later",
+    "no_bot": "there is no bot in that seat",
+    "no_player": "sitting needs a name: connect again",
+    "no_seat": "that seat does not exist or is not free",
+    "not_creator": "only the table's creator seats and removes bots",
+    "not_playing": "the match is not being played",
+    "not_seated": "you have no seat at this table",
+    "seat_taken": "that seat is taken",
+    "started": "the match has started: seats cannot change now",
+    "too_many_tables": "you have too many open tables",
+    "account_needed": "a rated table seats accounts only: log in first",
+    "rated_no_bots": "a rated table has no bots: people only",
+    "moving": "the table was moving to another server: send it again",
+}
+
+
+def translate_refusal(code: str, reason: str) -> str:
+    """A server's refusal, by its ``code``, in the client's language.
+
+    >>> from truco.locale import set_language
+    >>> set_language("es")
+    >>> translate_refusal("seat_taken", "seat 1 is taken")
+    'ese lugar está ocupado'
+    >>> translate_refusal("illegal", "this table is played sin flor")
+    'en esta mesa se juega sin flor'
+    >>> translate_refusal("new_code", "a reason from a newer server")
+    'a reason from a newer server'
+    """
+    if code == "illegal":
+        return translate_reason(reason)
+    msgid = REFUSALS.get(code)
+    return reason if msgid is None else _(msgid)
+
+
 def translate_reason(reason: str) -> str:
     """``reason`` (the engine's English) in the client's language."""
     for pattern, msgid in PATTERNS:

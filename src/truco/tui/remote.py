@@ -21,6 +21,7 @@ from ..game import Game
 from ..locale import _
 from ..rules import Rules, RulesError
 from ..view import SeatView, seat_view
+from .reasons import translate_refusal
 from .session import SessionDefaults, SessionError, bot_specs, team_names
 
 #: Seconds the client waits for the server's HTTP answers and the WebSocket handshake.
@@ -40,7 +41,9 @@ def split_url(url: str) -> tuple[str, str | None]:
         url = "http://" + url
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https", "ws", "wss") or not parts.netloc:
-        raise RemoteError(f"not a server address: {url!r} (try http://host:port)")
+        raise RemoteError(
+            _("not a server address: {url} (try http://host:port)").format(url=repr(url))
+        )
     scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
     words = [w for w in parts.path.split("/") if w]
     table = words[1] if len(words) >= 2 and words[0] in ("t", "ws") else None
@@ -100,7 +103,9 @@ class RemoteSession(SessionDefaults):
                     rules = rules or Rules()
                     if not 0 <= seat < rules.players:
                         raise RemoteError(
-                            f"there is no seat {seat} at a {rules.players}-player table"
+                            _("there is no seat {seat} at a {players}-player table").format(
+                                seat=seat, players=rules.players
+                            )
                         )
                     try:
                         specs = bot_specs(rules.players, seat, bots)
@@ -110,7 +115,7 @@ class RemoteSession(SessionDefaults):
                         "rules": rules.to_dict(),
                         "seat": seat,
                         "bots": specs,
-                        "name": f"Mesa de {name}",
+                        "name": _("{name}'s table").format(name=name),
                     }
                     summary = _json(
                         http.post(
@@ -121,10 +126,14 @@ class RemoteSession(SessionDefaults):
                 summary = _json(http.get(f"/api/tables/{table}"))
                 return cls(base, table, token, summary, seat)
         except httpx.HTTPError as exc:
-            raise RemoteError(f"cannot reach the server at {base}: {exc}") from None
+            raise RemoteError(
+                _("cannot reach the server at {url}: {error}").format(url=base, error=exc)
+            ) from None
         except (RulesError, KeyError, TypeError) as exc:
             raise RemoteError(
-                f"the server at {base} answered something unexpected: {exc}"
+                _("the server at {url} answered something unexpected: {error}").format(
+                    url=base, error=exc
+                )
             ) from None
 
     @property
@@ -148,11 +157,17 @@ class RemoteSession(SessionDefaults):
                 return
             attempt = 0 if got_frames else attempt + 1
             if permanent or attempt > len(RECONNECT_WAITS):
-                self._notices.append(f"{reason}. Disconnected from the server.")
+                self._notices.append(
+                    _("{reason}. Disconnected from the server.").format(reason=reason)
+                )
                 changed()
                 return
             wait = RECONNECT_WAITS[max(attempt - 1, 0)]
-            self._notices.append(f"{reason}; connecting again in {wait:g} s…")
+            self._notices.append(
+                _("{reason}; connecting again in {seconds} s…").format(
+                    reason=reason, seconds=f"{wait:g}"
+                )
+            )
             changed()
             await asyncio.sleep(wait)
 
@@ -170,24 +185,27 @@ class RemoteSession(SessionDefaults):
                     got_frames = True
                     self._receive(json.loads(frame))
                     changed()
-            return "The server closed the connection", False, got_frames
+            return _("The server closed the connection"), False, got_frames
         except ConnectionClosed as exc:
             code = exc.rcvd.code if exc.rcvd else 1006
-            reason = exc.rcvd.reason if exc.rcvd and exc.rcvd.reason else "connection lost"
+            reason = exc.rcvd.reason if exc.rcvd and exc.rcvd.reason else _("connection lost")
             return (
-                f"The server closed the connection: {reason}",
+                _("The server closed the connection: {reason}").format(reason=reason),
                 code in (1008, 4400, 4401, 4404, 4410),
                 got_frames,
             )
         except (TimeoutError, OSError, InvalidHandshake) as exc:
-            return f"Cannot connect to the table: {exc}", False, got_frames
+            return _("Cannot connect to the table: {error}").format(error=exc), False, got_frames
         finally:
             self._socket = None
 
     def _receive(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
         if kind == "error":
-            self._notices.append(f"Server: {message.get('reason', message.get('code', 'refused'))}")
+            code, reason = str(message.get("code", "")), str(message.get("reason", ""))
+            self._notices.append(
+                _("Server: {reason}").format(reason=translate_refusal(code, reason) or code)
+            )
         elif kind == "state":
             self.version = message["v"]
             self.table = message.get("table") or self.table
@@ -210,7 +228,7 @@ class RemoteSession(SessionDefaults):
 
     def _send(self, message: dict[str, Any]) -> None:
         if self._socket is None:
-            self._notices.append("Not connected to the server.")
+            self._notices.append(_("Not connected to the server."))
             return
         asyncio.get_running_loop().create_task(self._socket.send(json.dumps(message)))
 
@@ -220,14 +238,22 @@ class RemoteSession(SessionDefaults):
     # ------------------------------------------------------------------ what the screen reads
     @property
     def names(self) -> tuple[str, ...]:
-        return tuple(
-            _("You") if s == self.seat else _("Seat {seat}").format(seat=s)
-            for s in range(self.rules.players)
-        )
+        """The seats as the server names them for every client ("Bot 1 (simple)")."""
+        seats = self.table.get("seats", [])
+        names = []
+        for s in range(self.rules.players):
+            info = seats[s] if s < len(seats) else {}
+            if s == self.seat:
+                names.append(_("You"))
+            elif info.get("kind", "empty") != "empty" and info.get("name"):
+                names.append(str(info["name"]))
+            else:
+                names.append(_("Seat {seat}").format(seat=s + 1))
+        return tuple(names)
 
     @property
     def seat_notes(self) -> tuple[str, ...]:
-        """Who sits where, as the table's summary says (a name, a bot, a free seat)."""
+        """What the names do not say: a free seat, a person a bot covers."""
         seats = self.table.get("seats", [])
         notes = []
         for s in range(self.rules.players):
@@ -235,8 +261,7 @@ class RemoteSession(SessionDefaults):
             if info.get("kind", "empty") == "empty":
                 notes.append(_("free"))
             else:
-                note = str(info.get("name") or info.get("bot") or "")
-                notes.append(note + (_(", away: a bot covers") if info.get("away") else ""))
+                notes.append(_("away: a bot covers") if info.get("away") else "")
         return tuple(notes)
 
     @property
@@ -298,7 +323,7 @@ class RemoteSession(SessionDefaults):
             record: dict[str, Any] = _json(response)
             return record
         except (httpx.HTTPError, RemoteError) as exc:
-            self._notices.append(f"The server did not give the record: {exc}")
+            self._notices.append(_("The server did not give the record: {error}").format(error=exc))
             return None
 
 
@@ -309,5 +334,9 @@ def _json(response: Any) -> Any:
             detail = response.json().get("detail")
         except ValueError:
             detail = response.text[:200]
-        raise RemoteError(f"the server refused: {detail} (HTTP {response.status_code})")
+        raise RemoteError(
+            _("the server refused: {reason} (HTTP {status})").format(
+                reason=detail, status=response.status_code
+            )
+        )
     return response.json()

@@ -242,9 +242,11 @@ class LocalSession(SessionDefaults):
         self.seat = human
         self.game = game or Game(rules, first_mano=first_mano, seed=seed)
         self.bots = seat_bots(rules.players, human, bots, seed)
+        # bots numbered in seat order, as the server names them ("Bot 1", "Bot 2"...)
         who = _("Bot {seat}") if human is not None else _("Seat {seat}")
         self.names = tuple(
-            _("You") if s == human else who.format(seat=s) for s in range(rules.players)
+            _("You") if s == human else who.format(seat=s + (human is None or s < human))
+            for s in range(rules.players)
         )
         #: What plays each seat, shown beside its name.
         self.seat_notes = tuple(

@@ -4,10 +4,10 @@ revision when it starts, so that a database of an earlier version upgrades in pl
 ``versions/`` holds one module per revision, oldest first: ``v0001_baseline`` is the schema
 of the versions before migrations (settings, matches, journal; it creates only the tables a
 database lacks, so a database those versions made is adopted as it is), later revisions add
-to it. A new revision: ``alembic -c src/truco/server/migrations/alembic.ini revision -m ...``
-with ``TRUCO_DB_URL`` naming a database at the previous head (or write it by hand after the
-others), then add its tables to the :class:`~sqlalchemy.MetaData` the code queries; the
-migration test checks that the two agree.
+to it. A new revision is a module ``versions/vNNNN_what.py`` with ``revision = "NNNN"`` and
+``down_revision`` the previous head (``v0002_accounts_ratings`` shows the shape); add its
+tables and columns to :data:`truco.server.store.metadata` too: ``tests/test_migrations.py``
+checks that the migrations make exactly that schema, and that every revision downgrades.
 """
 
 from __future__ import annotations

@@ -3,7 +3,9 @@
 // its own module (lobby.js, table.js, replay.js), the words in i18n/*.json.
 import { $, el } from "./dom.js";
 import { LANGUAGES, chooseLanguage, lang, loadLanguage, preferredLanguage, t } from "./i18n.js";
+import { showLeaderboard } from "./leaderboard.js";
 import { showLobby } from "./lobby.js";
+import { showProfile } from "./profile.js";
 import { showReplay } from "./replay.js";
 import { sound } from "./sound.js";
 import { TableScreen } from "./table.js";
@@ -19,16 +21,32 @@ const identity = {
   get name() { return this.player?.name || localStorage.getItem("truco.name") || ""; },
   async resume() { // a session from an earlier visit gets a new expiry
     localStorage.removeItem("truco.token"); // tokens of older versions of this page
+    // only a page that had a session asks (a first visit has none: no 401 in its console)
+    if (this.player || !localStorage.getItem("truco.session")) return this.player;
     const renewed = await fetch("/api/session/renew", { method: "POST" });
     if (renewed.ok) this.remember(await renewed.json());
+    if (renewed.ok) await this.refresh(); // an account, and its ratings
+    else localStorage.removeItem("truco.session");
     return this.player;
   },
   async ensure() {
     await this.renaming?.catch(() => {}); // a name typed just before "create" is the one the table gets
     return this.player || (await this.resume()) || this.rename(this.name || t("guest"));
   },
+  async refresh() { // who the cookie speaks for now (after logging in or out): an account or not
+    const res = await fetch("/api/me");
+    if (!res.ok) { this.forget(); return null; }
+    const data = await res.json();
+    return this.remember({ ...data, id: data.id ?? this.player?.id });
+  },
   rename(name) {
     this.renaming = (async () => {
+      if (this.player?.account) { // an account's name changes for good, everywhere
+        const res = await fetch("/api/me", { method: "PATCH", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name }) });
+        const data = await res.json().catch(() => ({}));
+        if (!res.ok) throw new Error(data.detail || res.statusText);
+        return this.refresh();
+      }
       const res = await fetch("/api/guest", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name }) });
       const data = await res.json();
       if (!res.ok) throw new Error(data.detail || res.statusText);
@@ -37,12 +55,13 @@ const identity = {
     return this.renaming;
   },
   remember(data) {
-    this.player = { id: data.id, name: data.name };
+    this.player = { id: data.id, name: data.name, account: Boolean(data.account), ratings: data.ratings || {} };
     localStorage.setItem("truco.name", data.name);
+    localStorage.setItem("truco.session", "1");
     $("#name").value = data.name;
     return this.player;
   },
-  forget() { this.player = null; },
+  forget() { this.player = null; localStorage.removeItem("truco.session"); },
 };
 
 async function api(path, options = {}) {
@@ -75,7 +94,9 @@ async function route() {
       window.truco = current;
       await current.open();
     } else if (path.startsWith("/replay/")) await showReplay(path.slice(8), ctx);
-    else await showLobby(ctx);
+    else if (path === "/ranking") await showLeaderboard(ctx);
+    else if (path.startsWith("/u/")) await showProfile(decodeURIComponent(path.slice(3)), ctx);
+    else current = await showLobby(ctx);
   } catch (e) {
     app.replaceChildren(el("p", { class: "error", role: "alert" }, e.message), el("a", { href: "/", class: "button" }, t("back_home")));
   }
@@ -85,6 +106,7 @@ async function route() {
 function topbar() {
   $("#name-label").textContent = t("top.name");
   $("#name").value = identity.name;
+  $("#nav-ranking").textContent = t("rank.title");
   $("#name").addEventListener("change", async (ev) => {
     try { await identity.rename(ev.target.value); } catch (e) { ev.target.value = identity.name; ev.target.title = e.message; return; }
     if (current instanceof TableScreen) { const id = current.id; current.close(); current = new TableScreen(id, ctx); window.truco = current; await current.open(); }

@@ -68,19 +68,19 @@ export async function sha256Hex(text) {
 /** The text a hand's commitment hashes (the canonical encoding of truco.fairness). */
 export const encodeDeal = (hand, deck, salt) => `${SCHEME}|${hand}|${deck.join(",")}|${salt}`;
 
-/** Check one revealed deck: null when it is right, else the reason (Spanish, one line).
+/** Check one revealed deck: null when it is right, else the reason (one line, in the page's language).
  * ``seen`` is the commitment this page was shown before the hand (or undefined);
  * ``mine`` is ``{seat, cards}``, the cards this page was dealt in that hand (or undefined). */
 export async function checkReveal(reveal, seen, mine) {
   const deck = Array.isArray(reveal.deck) ? reveal.deck.map((c) => String(c).toLowerCase()) : [];
-  if (reveal.scheme !== SCHEME) return `esquema desconocido ${reveal.scheme}`;
-  if (deck.length !== 40 || new Set(deck).size !== 40 || !deck.every((c) => CARD.test(c))) return "el mazo revelado no son las 40 cartas";
-  if (!/^[0-9a-f]{64}$/.test(reveal.salt || "")) return "la sal revelada no es válida";
-  if (seen !== undefined && seen !== reveal.commitment) return "el compromiso publicado antes de la mano era otro";
-  if (await sha256Hex(encodeDeal(reveal.hand, deck, reveal.salt)) !== reveal.commitment) return "el mazo y la sal no dan el compromiso";
+  if (reveal.scheme !== SCHEME) return t("fair.bad_scheme", { scheme: reveal.scheme });
+  if (deck.length !== 40 || new Set(deck).size !== 40 || !deck.every((c) => CARD.test(c))) return t("fair.bad_deck");
+  if (!/^[0-9a-f]{64}$/.test(reveal.salt || "")) return t("fair.bad_salt");
+  if (seen !== undefined && seen !== reveal.commitment) return t("fair.other_commitment");
+  if (await sha256Hex(encodeDeal(reveal.hand, deck, reveal.salt)) !== reveal.commitment) return t("fair.no_match");
   if (mine) {
     const given = deck.slice(3 * mine.seat, 3 * mine.seat + 3);
-    if (given.join(" ") !== mine.cards.join(" ")) return `te tocaron ${mine.cards.join(" ")} pero el mazo da ${given.join(" ")}`;
+    if (given.join(" ") !== mine.cards.join(" ")) return t("fair.not_your_cards", { mine: mine.cards.join(" "), deck: given.join(" ") });
   }
   return null;
 }

@@ -1,9 +1,12 @@
 // The lobby: create a table, join one by its code, the open tables and the finished matches.
+import { accountPanel } from "./account.js";
 import { $, el, select } from "./dom.js";
 import { t } from "./i18n.js";
-import { TEAM_KEYS, describeRules } from "./story.js";
+import { quickMatchPanel } from "./quickmatch.js";
+import { TEAM_KEYS, botLabel, describeRules } from "./story.js";
 
-export async function showLobby({ app, api, identity, go }) {
+export async function showLobby(ctx) {
+  const { app, api, identity, go } = ctx;
   const options = await api("/api/options");
   const form = el("form", { id: "create-form", class: "panel" },
     el("h2", {}, t("lobby.new")),
@@ -21,7 +24,7 @@ export async function showLobby({ app, api, identity, go }) {
       el("label", {}, el("input", { type: "checkbox", name: "pica_pica" }), ` ${t("lobby.pica_pica")}`),
       el("label", {}, `${t("lobby.turn_seconds")} `, el("input", { type: "number", name: "turn_seconds", min: 0, max: 600, value: options.turn_seconds })),
     ),
-    el("label", {}, `${t("lobby.bots")} `, select("bots", [["", t("lobby.no_bots")], ...options.bots.map((b) => [b, b])])),
+    el("label", {}, `${t("lobby.bots")} `, select("bots", [["", t("lobby.no_bots")], ...options.bots.map((b) => [b, botLabel(b)])])),
     el("button", { type: "submit", id: "create" }, t("lobby.create")),
     el("p", { class: "error", id: "create-error", role: "alert" }),
   );
@@ -38,7 +41,7 @@ export async function showLobby({ app, api, identity, go }) {
     if (botLevel) for (let s = 1; s < players; s++) seatBots[s] = botLevel;
     try {
       await identity.ensure();
-      const table = await api("/api/tables", { method: "POST", body: JSON.stringify({ rules, name: f.get("name"), seat: 0, bots: seatBots, turn_seconds: Number(f.get("turn_seconds")) }) });
+      const table = await api("/api/tables", { method: "POST", body: JSON.stringify({ rules, name: f.get("name") || t("lobby.default_name", { name: identity.name }), seat: 0, bots: seatBots, turn_seconds: Number(f.get("turn_seconds")) }) });
       go(`/t/${table.id}`);
     } catch (e) { $("#create-error").textContent = e.message; }
   });
@@ -50,7 +53,9 @@ export async function showLobby({ app, api, identity, go }) {
 
   const tables = el("section", { class: "panel", id: "tables" }, el("h2", {}, t("lobby.open")));
   const history = el("section", { class: "panel", id: "history" }, el("h2", {}, t("lobby.done")));
-  app.replaceChildren(el("div", { class: "lobby" }, form, el("div", {}, join, tables, history)));
+  const quick = quickMatchPanel(ctx);
+  const redraw = () => { quick.close?.(); showLobby(ctx); };
+  app.replaceChildren(el("div", { class: "lobby" }, el("div", {}, quick, form), el("div", {}, accountPanel(ctx, redraw), join, tables, history)));
   const list = await api("/api/tables");
   if (!list.length) tables.append(el("p", { class: "muted" }, t("lobby.no_open")));
   for (const table of list) {
@@ -67,4 +72,5 @@ export async function showLobby({ app, api, identity, go }) {
       el("span", {}, `${h.name} · ${describeRules(h.rules)} · ${h.seats.join(", ")}${won}`),
       el("a", { href: `/replay/${h.id}`, class: "button" }, t("lobby.see"))));
   }
+  return { close: () => quick.close?.() };
 }

@@ -4,8 +4,11 @@ import { cardImg, el } from "./dom.js";
 import { t } from "./i18n.js";
 import { Story } from "./story.js";
 
-export async function showReplay(id, { app, api }) {
-  const data = await api(`/api/matches/${id}/replay`);
+export async function showReplay(id, { app }) {
+  const res = await fetch(`/api/matches/${encodeURIComponent(id)}/replay`);
+  if (res.status === 404) throw new Error(t("replay.not_found", { id }));
+  const data = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error(data.detail || res.statusText);
   const seats = data.record.headers?.seats || [];
   const story = new Story({ seats: seats.map((name) => ({ kind: "human", name })), rules: data.record.rules || {} }, null);
   const seatName = (s) => seats[s] || t("seat.numbered", { n: s + 1 });

@@ -5,6 +5,11 @@ import { cap, joinNames, t } from "./i18n.js";
 import { cardName } from "./dom.js";
 
 export const TEAM_KEYS = ["blue", "red"];
+/** The bots the page has words for (i18n ``bot.<name>``); others show their own name. */
+const BOT_LABELS = ["random", "simple", "search:easy", "search:medium", "search:hard", "search:expert",
+  "mirror", "tight", "loose", "station", "scared", "falta"];
+/** A bot as a person reads it in the page's language ("Búsqueda, difícil"). */
+export const botLabel = (name) => (BOT_LABELS.includes(name) ? t(`bot.${name}`) : name);
 
 /** The table's rules in a few words: "2v2 con flor a 30". */
 export function describeRules(rules) {

@@ -5,7 +5,14 @@ import { $, backImg, cardImg, cardName, el, select } from "./dom.js";
 import { FairDeals } from "./fairness.js";
 import { lang, t } from "./i18n.js";
 import { sound } from "./sound.js";
-import { Story, describeRules } from "./story.js";
+import { Story, botLabel, describeRules } from "./story.js";
+
+/** The server's refusals the page words itself, by code (i18n: refusal.<code>). */
+const REFUSALS = new Set(["bad_json", "unknown_type", "bad_message", "too_large", "rate_limited", "bad_action",
+  "bad_bot", "full", "no_bot", "no_player", "no_seat", "not_creator", "not_playing", "not_seated", "seat_taken",
+  "started", "too_many_tables", "illegal", "account_needed", "rated_no_bots", "moving"]);
+/** An ``error`` frame in the page's language; a code this page does not know: the server's words. */
+const refusal = (msg) => (REFUSALS.has(msg.code) ? t(`refusal.${msg.code}`) : msg.reason);
 
 const POSITIONS = { 2: ["bot", "top"], 4: ["bot", "r", "top", "l"], 6: ["bot", "br", "tr", "top", "tl", "bl"] };
 const TRUCO_LEVELS = ["", "truco", "retruco", "vale-cuatro"];
@@ -114,7 +121,7 @@ export class TableScreen {
 
   // ------------------------------------------------------------------ receiving
   receive(msg) {
-    if (msg.type === "error") { this.banner(t("table.error", { reason: msg.reason }), true); return; }
+    if (msg.type === "error") { this.banner(t("table.error", { reason: refusal(msg) }), true); return; }
     if (msg.type !== "state") return;
     this.live = true;
     this.attempts = 0;
@@ -265,7 +272,7 @@ export class TableScreen {
     if (view && you.seat !== null && view.winner === null) parts.push(this.myHand(), this.buttons());
     if (you.seat === null && table.status !== "waiting") parts.push(el("p", { class: "muted spectating" }, t("table.spectating")));
     parts.push(el("div", { class: "side" }, this.summaryPanel(), this.logPanel()), this.fair.panel());
-    const screen = el("div", { class: `table-screen${this.live ? "" : " offline"}`, "data-live": this.live ? "yes" : "no" }, ...parts);
+    const screen = el("div", { class: `table-screen players-${n}${this.live ? "" : " offline"}`, "data-live": this.live ? "yes" : "no" }, ...parts);
     if (!this.live) screen.append(this.offlineOverlay());
     this.ctx.app.replaceChildren(screen);
     const log = $("#log ol");
@@ -378,7 +385,7 @@ export class TableScreen {
     if (info.kind === "empty") {
       box.append(el("button", { class: "sit", onclick: () => this.send({ type: "sit", seat }) }, t("seat.sit")));
       if (creator) {
-        const level = select("level", (this.bots || ["random"]).map((b) => [b, b]));
+        const level = select("level", (this.bots || ["random"]).map((b) => [b, botLabel(b)]));
         level.value = (this.bots || []).includes("simple") ? "simple" : level.value;
         box.append(el("div", { class: "bot-choice" }, level,
           el("button", { class: "add-bot secondary", onclick: () => this.send({ type: "add_bot", seat, level: level.value }) }, t("seat.add_bot"))));

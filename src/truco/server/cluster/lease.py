@@ -1,0 +1,110 @@
+"""Table leases in Redis: which node runs a table's actor, fenced by a token.
+
+A lease is the key ``{prefix}lease:{table}`` holding ``"{node} {token}"`` with a time to live.
+The token comes from ``INCR {prefix}fence:{table}``: every acquisition of a table gets a larger
+one than all before it. Acquire, renew and release are Lua scripts so that each is one atomic
+step (acquire only if nobody holds the lease; renew and release only while the value is still
+ours). The token is what the database checks (:meth:`truco.server.store.Store.claim`): a node
+that was paused past its lease and wakes up still thinking it owns a table has a smaller token
+than the new owner, and its writes are refused where they land.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+# KEYS[1] lease, KEYS[2] fence counter; ARGV[1] node, ARGV[2] ttl ms -> token or nil
+_ACQUIRE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return false end
+local token = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. token, 'PX', ARGV[2])
+return token
+"""
+# KEYS: leases; ARGV[1] ttl ms, ARGV[2..] the values we hold -> 1-based indexes of those lost
+_RENEW = """
+local lost = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[i + 1] then
+    redis.call('PEXPIRE', key, ARGV[1])
+  else
+    table.insert(lost, i)
+  end
+end
+return lost
+"""
+# KEYS[1] lease; ARGV[1] the value we hold -> 1 if released
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """A node's hold on a table; ``token`` fences its writes."""
+
+    table_id: str
+    node: str
+    token: int
+
+    @property
+    def value(self) -> str:
+        return f"{self.node} {self.token}"
+
+
+def parse_owner(value: bytes | str | None) -> tuple[str, int] | None:
+    """The node and token of a stored lease value (None: nobody holds it)."""
+    if value is None:
+        return None
+    text = value.decode() if isinstance(value, bytes) else value
+    node, _, token = text.partition(" ")
+    return node, int(token)
+
+
+class Leases:
+    """Acquire, renew, release and look up table leases for one node."""
+
+    def __init__(self, redis: Redis, prefix: str, node: str, ttl_ms: int = 3000) -> None:
+        self.redis = redis
+        self.prefix = prefix
+        self.node = node
+        self.ttl_ms = ttl_ms
+        self._acquire = redis.register_script(_ACQUIRE)
+        self._renew = redis.register_script(_RENEW)
+        self._release = redis.register_script(_RELEASE)
+
+    def key(self, table_id: str) -> str:
+        return f"{self.prefix}lease:{table_id}"
+
+    async def acquire(self, table_id: str) -> Lease | None:
+        """The lease of a table nobody holds, with a new token; None if somebody does."""
+        token = await self._acquire(
+            keys=[self.key(table_id), f"{self.prefix}fence:{table_id}"],
+            args=[self.node, self.ttl_ms],
+        )
+        return None if token is None else Lease(table_id, self.node, int(token))
+
+    async def renew(self, leases: list[Lease]) -> list[Lease]:
+        """Extend every lease still ours; return those lost (expired or taken)."""
+        if not leases:
+            return []
+        lost = await self._renew(
+            keys=[self.key(lease.table_id) for lease in leases],
+            args=[self.ttl_ms, *(lease.value for lease in leases)],
+        )
+        return [leases[int(i) - 1] for i in lost]
+
+    async def release(self, lease: Lease) -> bool:
+        """Give a lease up (only if it is still ours)."""
+        return bool(await self._release(keys=[self.key(lease.table_id)], args=[lease.value]))
+
+    async def owners(self, table_ids: list[str]) -> list[tuple[str, int] | None]:
+        """Who holds each table (node, token), None where nobody does."""
+        if not table_ids:
+            return []
+        values = await self.redis.mget([self.key(t) for t in table_ids])
+        return [parse_owner(v) for v in values]

@@ -1,0 +1,402 @@
+"""One node of a cluster: a lobby whose tables are shared with the other nodes.
+
+Every node is both a front (it holds sockets of players of any table) and an actor host (it
+runs the tables whose lease it holds). What the nodes share lives in Redis under ``prefix``:
+
+- ``tables``: the set of live table ids (the site's tables, whoever runs them);
+- ``lease:{id}`` / ``fence:{id}``: who runs each table, and its fencing token
+  (:mod:`.lease`); the database refuses a write under an older token (:meth:`Store.claim`);
+- ``nodes``: live nodes, scored by when their heartbeat expires;
+- ``summaries``: each table's lobby summary, as its owner last published it;
+- ``node:{id}``: each node's channel on the :mod:`.bus`.
+
+A node renews its leases every third of their life. When a node dies its leases expire and
+the others take its tables over from PostgreSQL (the takeover loop, or at once when a player
+of such a table connects); the fronts' routes follow the table to its new owner.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import math
+import random
+import secrets
+import time
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
+
+from ..journal import LIVE
+from ..lobby import Lobby
+from ..protocol import ProtocolError, error_message, parse_client_message
+from ..ratings import record_unrecorded
+from ..table import Command, Join, Leave, Table
+from .bus import Bus, Message
+from .lease import Lease, Leases
+from .remote import RemoteClient, Route, player_of
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+    from ..config import ServerConfig
+    from ..store import MatchRow, Store
+
+log = logging.getLogger("truco.server.cluster")
+
+
+class ClusterLobby(Lobby):
+    """The lobby of one node of a cluster (see the module's docstring)."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        store: Store,
+        redis_url: str,
+        prefix: str = "truco:",
+        *,
+        lease_ms: int = 3000,
+        node: str | None = None,
+    ) -> None:
+        super().__init__(config, store)
+        from redis.asyncio import Redis  # only cluster mode needs Redis
+
+        self.store: Store = store
+        self.redis: Redis = Redis.from_url(redis_url)
+        self.prefix = prefix
+        self.node = node or secrets.token_hex(4)
+        self.lease_ms = lease_ms
+        self.leases = Leases(self.redis, prefix, self.node, lease_ms)
+        self.bus = Bus(self.redis, prefix, self.node)
+        self.held: dict[str, Lease] = {}  # the leases of the tables this node runs
+        self.routes: dict[str, Route] = {}  # this node's sockets at tables run elsewhere
+        self.remote: dict[str, RemoteClient] = {}  # other nodes' sockets at tables run here
+        self.find_seconds = 2 * lease_ms / 1000 + 3
+        self._others: list[tuple[float, dict[str, Any]]] = []  # the site's summaries, cached
+        self._listing_asked = 0.0
+        self._published: dict[str, int] = {}  # table -> version whose summary is in Redis
+        self._broken: set[str] = set()  # tables that do not restore: left alone
+        self._taking: dict[str, asyncio.Future[Table | None]] = {}
+        #: tables being stopped here: not taken again until their actor has stopped, so that
+        #: a node never runs two actors of one table under one token
+        self._dropping: set[str] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._loops: list[asyncio.Task[None]] = []
+
+    def key(self, name: str) -> str:
+        return f"{self.prefix}{name}"
+
+    # ------------------------------------------------------------------ lifecycle
+    async def start(self) -> None:
+        """Join the site: list the unfinished tables of the database (the takeover loop
+        hands them out among the nodes), listen to the bus, start the loops."""
+        await self.store.start()
+        # results of matches that finished before they were recorded (issue 12)
+        await asyncio.to_thread(record_unrecorded, self.store.engine)
+        self.store.on_fence_lost = self._fence_lost
+        self.bus.on_unreachable = self._unreachable
+        await self.bus.start(self._on_message)
+        await self._heartbeat()
+        rows = await asyncio.to_thread(
+            self.store.load, unfinished=True, limit=self.config.max_tables * 100
+        )
+        if rows:
+            await self.redis.sadd(self.key("tables"), *[row.id for row in rows])
+        self._loops = [
+            asyncio.create_task(self._every(self.lease_ms / 3000, self._heartbeat)),
+            asyncio.create_task(self._every(self.lease_ms / 6000, self._take_orphans)),
+        ]
+
+    async def stop(self) -> None:
+        """Leave the site: stop the loops, hand the tables back (committed, leases
+        released, so that another node takes them at once)."""
+        for task in self._loops:
+            task.cancel()
+        await asyncio.gather(*self._loops, return_exceptions=True)
+        for table in list(self.tables.values()):
+            await self._drop(table.id)
+        await self.bus.stop()
+        await self.redis.zrem(self.key("nodes"), self.node)
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.recorded()
+        self.bot_pool.shutdown()
+        await self.store.close()
+        await self.redis.aclose()
+
+    async def _every(self, seconds: float, step: Any) -> None:
+        while True:
+            await asyncio.sleep(seconds)
+            try:
+                await step()
+            except Exception:  # Redis or the database away for a moment: try again
+                log.exception("cluster node %s: %s failed", self.node, step.__name__)
+
+    def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # ------------------------------------------------------------------ the site's tables
+    async def alive(self, node: str) -> bool:
+        score = await self.redis.zscore(self.key("nodes"), node)
+        return score is not None and score > time.time() * 1000
+
+    async def listed(self, table_id: str) -> bool:
+        return bool(await self.redis.sismember(self.key("tables"), table_id))
+
+    def listing(self) -> list[dict[str, Any]]:
+        """Every live table of the site, newest first: this node's as they are now, the
+        others' as their owners last published them (at most a heartbeat old)."""
+        self._listing_asked = time.monotonic()
+        mine = [(t.created_at, t.summary()) for t in self.tables.values() if t.status in LIVE]
+        here = {s["id"] for _, s in mine}
+        rows = mine + [(c, s) for c, s in self._others if s["id"] not in here]
+        return [s for _, s in sorted(rows, key=lambda r: r[0], reverse=True)]
+
+    async def summary_of(self, table_id: str) -> dict[str, Any] | None:
+        table = self.tables.get(table_id)
+        if table is not None:
+            return table.summary()
+        stored = await self.redis.hget(self.key("summaries"), table_id)
+        return None if stored is None else dict(json.loads(stored)[1])
+
+    async def route(self, table_id: str) -> Route | None:
+        """Where a new socket's messages go (None: no such live table on the site)."""
+        if table_id in self.tables or await self.listed(table_id):
+            return Route(self, table_id)
+        return None
+
+    # ------------------------------------------------------------------ owning tables
+    def _open(self, table: Table) -> None:
+        if table.id in self.held:  # taken over: the lease and the fence are in place
+            super()._open(table)
+            return
+        table.on_over = self._record  # a new table: its lease first, then its actor
+        table.on_finished = self._forget
+        table.bot_pool = self.bot_pool
+        self.tables[table.id] = table
+        self._spawn(self._host_new(table))
+
+    async def _host_new(self, table: Table) -> None:
+        lease = await self.leases.acquire(table.id)
+        if lease is None:  # the code is taken on another node (1 in 10^8): not served
+            log.error("table %s: its code is in use on another node", table.id)
+            self.tables.pop(table.id, None)
+            return
+        self.held[table.id] = lease
+        self.store.fences[table.id] = lease.token
+        await self.redis.sadd(self.key("tables"), table.id)
+        self.bot_pool.warm(table.bots.values())
+        table.start()
+
+    async def take_over(self, table_id: str) -> Table | None:
+        """Run a table nobody holds: lease, then the fence in the database, then its state
+        as of its last commit. None if another node got it, or it is no longer live."""
+        if table_id in self.tables:
+            return self.tables[table_id]
+        if table_id in self._broken or table_id in self._dropping:
+            return None
+        running = self._taking.get(table_id)
+        if running is not None:
+            return await running
+        done: asyncio.Future[Table | None] = asyncio.get_running_loop().create_future()
+        self._taking[table_id] = done
+        try:
+            table = await self._take(table_id)
+            done.set_result(table)
+            return table
+        except BaseException as exc:
+            done.set_exception(exc)
+            raise
+        finally:
+            del self._taking[table_id]
+            if not done.cancelled() and done.exception() is not None:
+                done.exception()  # retrieved: it was raised to the caller
+
+    async def _take(self, table_id: str) -> Table | None:
+        lease = await self.leases.acquire(table_id)
+        if lease is None:
+            return None
+        claimed, row = await asyncio.to_thread(self._claim_and_load, table_id, lease.token)
+        if row is None or row.status not in LIVE:
+            await self.leases.release(lease)
+            if claimed:  # (not claimed: a larger token fenced it, somebody runs it)
+                await self._unlist(table_id)
+            return None
+        try:
+            table = Table.restore(row, self.config, self.store)
+        except ValueError:
+            log.exception("table %s cannot be restored: left in the database as it is", table_id)
+            self._broken.add(table_id)
+            await self.leases.release(lease)
+            return None
+        self._limit_restored_bots(table)
+        table.after_restore()
+        self.held[table_id] = lease
+        self.store.fences[table_id] = lease.token
+        self._open(table)
+        log.info("node %s took table %s over (token %d)", self.node, table_id, lease.token)
+        return table
+
+    def _claim_and_load(self, table_id: str, token: int) -> tuple[bool, MatchRow | None]:
+        """Fence the table at ``token``, then read it as of its last commit."""
+        if not self.store.claim(table_id, token):
+            return False, None
+        rows = self.store.load(match_id=table_id, limit=1)
+        return True, rows[0] if rows else None
+
+    async def _unlist(self, table_id: str) -> None:
+        await self.redis.srem(self.key("tables"), table_id)
+        await self.redis.hdel(self.key("summaries"), table_id)
+
+    def _forget(self, table: Table) -> None:
+        super()._forget(table)
+        lease = self.held.pop(table.id, None)
+        self.store.fences.pop(table.id, None)
+        self._published.pop(table.id, None)
+        if lease is not None:
+            self._spawn(self._finish(lease))
+
+    async def _finish(self, lease: Lease) -> None:
+        await self._unlist(lease.table_id)
+        await self.leases.release(lease)
+
+    async def _drop(self, table_id: str) -> None:
+        """Stop running a table (lease lost, or this node stops): its remote clients follow
+        it to its next owner, local ones are closed and reconnect."""
+        if table_id in self._dropping:
+            return
+        self._dropping.add(table_id)
+        try:
+            table = self.tables.pop(table_id, None)
+            lease = self.held.pop(table_id, None)
+            if table is not None:
+                for client in table.clients:
+                    if isinstance(client, RemoteClient):
+                        client.moving = True
+                await table.stop()
+            self.store.fences.pop(table_id, None)
+            self._published.pop(table_id, None)
+            if lease is not None:
+                await self.leases.release(lease)
+        finally:
+            self._dropping.discard(table_id)
+
+    def _fence_lost(self, table_id: str) -> None:
+        log.warning("node %s: table %s was taken over by another node", self.node, table_id)
+        if table_id in self.held:
+            self._spawn(self._drop(table_id))
+
+    # ------------------------------------------------------------------ loops
+    async def _heartbeat(self) -> None:
+        """Say this node is alive, renew its leases, publish its tables' summaries, refresh
+        the site's listing (when asked lately), follow tables that moved."""
+        now_ms = time.time() * 1000
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zadd(self.key("nodes"), {self.node: now_ms + self.lease_ms})
+        pipe.zremrangebyscore(self.key("nodes"), 0, now_ms - 60_000)
+        changed = {
+            t.id: json.dumps([t.created_at, t.summary()])
+            for t in list(self.tables.values())
+            if t.task is not None and self._published.get(t.id) != t.version
+        }
+        if changed:
+            pipe.hset(self.key("summaries"), mapping=changed)  # type: ignore[arg-type]
+        await pipe.execute()
+        for table_id in changed:
+            table = self.tables.get(table_id)
+            if table is not None:
+                self._published[table_id] = table.version
+        for lease in await self.leases.renew(list(self.held.values())):
+            log.warning("node %s lost the lease of table %s", self.node, lease.table_id)
+            self._spawn(self._drop(lease.table_id))
+        if time.monotonic() - self._listing_asked < 30:
+            summaries = await self.redis.hgetall(self.key("summaries"))
+            others = [json.loads(v) for v in summaries.values()]
+            self._others = [(c, s) for c, s in others if s.get("status") in LIVE]
+        await self._follow_moved()
+        await self._drop_gone_fronts()
+
+    async def _follow_moved(self) -> None:
+        routes = [r for r in self.routes.values() if r.owner is not None]
+        owners = await self.leases.owners([r.table_id for r in routes])
+        for route, owner in zip(routes, owners, strict=True):
+            if owner is None or owner[0] != route.owner:
+                route.follow()
+
+    async def _drop_gone_fronts(self) -> None:
+        fronts = {c.front for c in self.remote.values()}
+        for front in fronts:
+            if not await self.alive(front):
+                self._unreachable(front, [])
+
+    async def _take_orphans(self) -> None:
+        """Take over live tables nobody holds, up to this node's share of the site."""
+        listed = [_text(t) for t in await self.redis.smembers(self.key("tables"))]
+        owners = await self.leases.owners(listed)
+        orphans = [
+            t
+            for t, owner in zip(listed, owners, strict=True)
+            if owner is None and t not in self.tables and t not in self._broken
+        ]
+        if not orphans:
+            return
+        nodes = await self.redis.zcount(self.key("nodes"), time.time() * 1000, "+inf")
+        share = math.ceil(len(listed) / max(1, nodes)) - len(self.tables)
+        room = self.config.max_tables - len(self.tables)
+        random.shuffle(orphans)
+        await asyncio.gather(*(self.take_over(t) for t in orphans[: min(room, max(1, share))]))
+
+    # ------------------------------------------------------------------ the bus
+    def _on_message(self, message: Message) -> None:
+        kind = message["k"]
+        if kind in ("out", "close", "gone"):
+            route = self.routes.get(message["c"])
+            if route is None or route.owner != message.get("n"):
+                return  # from a node the socket has left (the table moved meanwhile)
+            route.deliver(message)
+            if kind != "out":
+                self.routes.pop(message["c"], None)
+            return
+        conn = str(message["c"])
+        if kind == "join":
+            table = self.tables.get(message["t"])
+            if table is None or table.id not in self.held:
+                self.bus.send(message["f"], {"k": "gone", "c": conn, "r": "moved", "n": self.node})
+                return
+            client = RemoteClient(player_of(message["p"]), conn, message["f"], self.bus, table)
+            self.remote[conn] = client
+            table.inbox.put_nowait(Join(client, message["s"]))
+            return
+        client_or_none = self.remote.get(conn)
+        if client_or_none is None or client_or_none.table.id not in self.held:
+            if kind == "cmd":
+                front = conn.partition("/")[0]
+                self.bus.send(front, {"k": "gone", "c": conn, "r": "cmd", "n": self.node})
+            return
+        client = client_or_none
+        if kind == "leave":
+            del self.remote[conn]
+            client.table.inbox.put_nowait(Leave(client))
+        elif kind == "cmd":
+            try:
+                command = parse_client_message(message["m"])
+            except ProtocolError as exc:  # checked by the front already; never trusted
+                client.send(error_message(exc.code, exc.reason))
+                return
+            client.table.inbox.put_nowait(Command(client, command))
+
+    def _unreachable(self, node: str, messages: list[Message]) -> None:
+        """``node`` is gone: routes waiting on it look for the table again; its sockets
+        leave the tables run here."""
+        for route in [r for r in self.routes.values() if r.owner == node]:
+            route.follow()
+        for conn, client in list(self.remote.items()):
+            if client.front == node:
+                del self.remote[conn]
+                client.closed = True
+                client.table.inbox.put_nowait(Leave(client))
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
