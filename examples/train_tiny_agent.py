@@ -27,6 +27,7 @@ from truco import Game, Rules
 from truco.bots import Bot, make_bot
 from truco.rl.env import BotOpponentEnv
 from truco.rl.policy_bot import LinearPolicy, PolicyBot
+from truco.rl.reinforce import LinearReinforce
 from truco.view import seat_view
 
 
@@ -99,9 +100,9 @@ def train(
         )
         for team in (0, 1)
     ]
-    scale = 1.0 if rewards == "match" else 0.1
+    learner = LinearReinforce(policy, lr, rewards)
     rng = np.random.default_rng(seed)
-    baseline, matches, decisions = 0.0, 0, 0
+    matches, decisions = 0, 0
     curve = [(0, 0, *win_rate(policy, opponent, eval_matches, seed=10_000))]
     print(
         f"matches {0:6d}  decisions {0:8d}  "
@@ -111,29 +112,9 @@ def train(
     start = time.monotonic()
     next_check = 25
     while True:
-        env = envs[matches % 2]
-        obs, _ = env.reset(seed=int(rng.integers(2**31)))
-        done = False
-        steps: list[tuple[np.ndarray, np.ndarray, int, int]] = []
-        hand_reward: dict[int, float] = {}
-        while not done:
-            x, mask = obs["observation"].astype(np.float64), obs["action_mask"]
-            probs = policy.probabilities(x, mask)
-            action = int(rng.choice(len(probs), p=probs))
-            hand = env.state.game.hand_index if rewards == "hand" else 0
-            steps.append((x, probs, action, hand))
-            obs, reward, done, _, _ = env.step(action)
-            hand_reward[hand] = hand_reward.get(hand, 0.0) + reward
-        for x, probs, action, hand in steps:
-            g = hand_reward.get(hand, 0.0) * scale
-            advantage = g - baseline
-            baseline += 0.01 * (g - baseline)
-            grad = -probs
-            grad[action] += 1.0
-            policy.weights += lr * advantage * np.outer(grad, x)
-            policy.bias += lr * advantage * grad
+        steps = learner.episode(envs[matches % 2], rng)
         matches += 1
-        decisions += len(steps)
+        decisions += steps
         elapsed = time.monotonic() - start
         over = matches >= stop_after if stop_after is not None else elapsed >= seconds
         if matches == next_check or over:

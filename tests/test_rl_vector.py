@@ -3,9 +3,12 @@ OpenSpiel-shaped game, for many games at once."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
+from truco.actions import MEGAPHONE_WORDS, SAY_FIRST
 from truco.rl.encoding import Encoder
 from truco.rl.vector import TrucoVectorEnv
 from truco.view import seat_view
@@ -121,7 +124,58 @@ def test_chance_picks_which_partner_answers() -> None:
 def test_bad_arguments_are_refused() -> None:
     with pytest.raises(ValueError, match="num_envs"):
         TrucoVectorEnv(0)
-    with pytest.raises(ValueError, match="megaphone"):
-        TrucoVectorEnv(2, players=4, megaphone=True)
     with pytest.raises(ValueError, match="reset"):
         TrucoVectorEnv(2).step([0, 0])
+
+
+MEGAPHONE_TABLES = [
+    {"players": 4, "megaphone": True},
+    {"players": 6, "flor": True, "megaphone": True, "says_per_seat": 1, "first_mano": -1},
+]
+
+
+@pytest.mark.parametrize("table", MEGAPHONE_TABLES, ids=_id)
+def test_the_megaphone_is_legal_heard_by_the_team_only_and_keeps_the_turn(
+    table: dict[str, object],
+) -> None:
+    """With ``megaphone=True`` the masks hold the words a seat may still say (no more
+    than ``says_per_seat`` a hand), a word keeps the turn, and the observation is the
+    encoder's of the seat's view: it holds the team's words and none of the rivals'
+    (the same with every rival word taken out of the log)."""
+    venv = TrucoVectorEnv(16, seed=4, **table)  # type: ignore[arg-type]
+    says = int(table.get("says_per_seat", 2))  # type: ignore[call-overload]
+    enc = Encoder(venv.rules, says)
+    heard = enc.observation_offsets["heard"]
+    rng = np.random.default_rng(4)
+    obs, info = venv.reset()
+    words = rival_words = kept = 0
+    for _ in range(300):
+        for i, game in enumerate(venv.games()):
+            seat = int(info["player"][i])
+            assert seat in game.actors()
+            said = sum(1 for s, a in game.actions if s == seat and a >= SAY_FIRST)
+            assert said <= says
+            legal = sorted(game.legal_actions(seat, megaphone=True))
+            if said == says:
+                legal = [a for a in legal if a < SAY_FIRST]
+            assert np.flatnonzero(info["action_mask"][i]).tolist() == legal
+            view = seat_view(game, seat)
+            assert np.array_equal(obs[i], enc.observation_tensor(view))
+            rivals = [(s, a) for s, a in game.actions if a >= SAY_FIRST and s & 1 != seat & 1]
+            if rivals:
+                rival_words += 1
+                quiet = dataclasses.replace(
+                    view, log=tuple(e for e in view.log if e[1] < SAY_FIRST or e[0] & 1 == seat & 1)
+                )
+                assert np.array_equal(obs[i], enc.observation_tensor(quiet))
+            rows = obs[i, heard : heard + venv.n * len(MEGAPHONE_WORDS)].reshape(venv.n, -1)
+            assert not rows[1::2].any()  # relative seats 1, 3, 5: the rivals
+        actions = venv.sample_actions(rng)
+        before = info["player"].copy()
+        obs, _, terminated, _, info = venv.step(actions)
+        for i in np.flatnonzero(actions >= SAY_FIRST):
+            words += 1
+            if not terminated[i]:
+                assert info["player"][i] == before[i]  # a word keeps the turn
+                kept += 1
+    assert words > 100 and rival_words > 100 and kept > 100

@@ -100,7 +100,46 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
 
         def __init__(self, game: SpielTrucoGame, inner: TrucoState | None = None) -> None:
             super().__init__(game)
+            #: a state of the game's start that nothing was applied to yet (what
+            #: OpenSpiel builds to learn a tensor's shape, on every C++ tensor call)
+            self.pristine = inner is None
             self.inner = inner or game.spec.new_initial_state()
+            self._tensors: dict[tuple[bool, int], np.ndarray] = {}
+            self._version = 0
+
+        # pyspiel's own ``information_state_tensor()`` runs in C++: it builds a whole
+        # new initial state and encodes it only to learn the tensor's size, then asks
+        # the observer, then hands back a list. These two answer from Python instead,
+        # from one encoding per state version and seat.
+        def information_state_tensor(self, player: int | None = None) -> list[float]:
+            """The information-state tensor, as pyspiel gives it (a list of floats),
+            without pyspiel's detour; the same values (tests/test_rl_openspiel.py)."""
+            return _as_list(self.tensor(True, player))
+
+        def observation_tensor(self, player: int | None = None) -> list[float]:
+            """The observation tensor, as pyspiel gives it (a list of floats)."""
+            return _as_list(self.tensor(False, player))
+
+        def tensor(self, perfect_recall: bool, player: int | None = None) -> np.ndarray:
+            """The information-state (``perfect_recall``) or observation tensor of
+            ``player`` (the current one by default) as a read-only numpy array, encoded
+            once per state version and seat; the fastest way to read it."""
+            inner = self.inner
+            p = inner._player(player)
+            version = len(inner._history)
+            if version != self._version:
+                self._tensors.clear()
+                self._version = version
+            key = (perfect_recall, p)
+            array = self._tensors.get(key)
+            if array is None:
+                if perfect_recall:
+                    array = inner.information_state_tensor(p)
+                else:
+                    array = inner.observation_tensor(p)
+                array.flags.writeable = False
+                self._tensors[key] = array
+            return array
 
         def current_player(self) -> int:
             player = self.inner.current_player()
@@ -146,6 +185,7 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
 
         def __deepcopy__(self, memo: dict[int, Any]) -> SpielTrucoState:
             new = SpielTrucoState(self.get_game(), self.inner.clone())
+            new.pristine = self.pristine
             return new
 
         def __str__(self) -> str:
@@ -191,6 +231,9 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
             if self.all_cards:
                 sizes.append(("all_cards", n * 80))
             self.tensor = np.zeros(sum(size for _, size in sizes), np.float32)
+            # the seat's own view, public and private: the state's own tensors
+            self._standard = self.public and self.own_cards and not self.all_cards
+            self._initial: dict[int, np.ndarray] = {}  # per seat, of a pristine state
             self.dict: dict[str, np.ndarray] = {}
             at = 0
             for name, size in sizes:
@@ -217,6 +260,21 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
             return [(tuple(game.dealt[s]), tuple(game.cards[s])) for s in range(n)]
 
         def set_from(self, state: SpielTrucoState, player: int) -> None:
+            inner = state.inner
+            if state.pristine and not inner._history:
+                initial = self._initial.get(player)
+                if initial is None:
+                    self._encode(state, player)
+                    initial = self._initial[player] = self.tensor.copy()
+                else:
+                    self.tensor[:] = initial
+                return
+            if self._standard:
+                self.tensor[:] = state.tensor(self.perfect_recall, player)
+                return
+            self._encode(state, player)
+
+        def _encode(self, state: SpielTrucoState, player: int) -> None:
             inner, enc = state.inner, state.inner.game_spec.encoder
             self.tensor.fill(0.0)
             view, dealing = self._view(inner, player)
@@ -261,6 +319,16 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
                 )
                 words.append(f"hands {hands}")
             return " | ".join(words)
+
+
+def _as_list(array: np.ndarray) -> list[float]:
+    """``array.tolist()``, faster for the sparse tensors here: a list of zeros, then
+    the few entries that are not."""
+    out = [0.0] * array.shape[0]
+    nonzero = np.flatnonzero(array)
+    for i, value in zip(nonzero.tolist(), array[nonzero].tolist(), strict=True):
+        out[i] = value
+    return out
 
 
 _registered = False

@@ -14,7 +14,9 @@ Only the engine decides the rules: the games are :class:`truco.game.Game` object
 is vectorised is the bookkeeping around them (deals drawn in batches from one numpy
 generator, the observations written straight into one array, the masks checked with
 numpy). As in :mod:`truco.rl.game`, when several partners may answer a call, one of
-them is picked at random (as ``truco arena`` does). The megaphone is off.
+them is picked at random (as ``truco arena`` does). ``megaphone=True`` (2v2, 3v3) adds
+the megaphone words, as in :class:`truco.rl.TrucoGame`: up to ``says_per_seat`` per seat
+and hand, a word keeps the turn, and a seat hears its own team's words only.
 
 >>> venv = TrucoVectorEnv(8, players=2, seed=0)
 >>> obs, info = venv.reset()
@@ -33,12 +35,30 @@ from typing import Any
 
 import numpy as np
 
-from ..actions import NUM_ACTIONS, SAY_FIRST
+from ..actions import MEGAPHONE_WORDS, NUM_ACTIONS, SAY_FIRST
 from ..game import Game
 from .game import RANDOM_MANO, TrucoGame
 
 _TANTO_SLOTS = 35  # as truco.rl.encoding
 _CALLS = SAY_FIRST - 40  # envido .. mazo, counted per team
+_WORDS = len(MEGAPHONE_WORDS)
+_CHUNK = 64  # games whose observations are noted, then written, together
+
+
+class _Notes:
+    """What a chunk of games needs written: the columns of the ones of each game's
+    observation (``flat``, ``counts`` per game) and mask (``legal``, ``legal_counts``),
+    the seat to act and the hand number."""
+
+    __slots__ = ("counts", "flat", "hands", "legal", "legal_counts", "seats")
+
+    def __init__(self) -> None:
+        self.flat: list[int] = []
+        self.counts: list[int] = []
+        self.legal: list[int] = []
+        self.legal_counts: list[int] = []
+        self.seats: list[int] = []
+        self.hands: list[int] = []
 
 
 class TrucoVectorEnv:
@@ -50,8 +70,6 @@ class TrucoVectorEnv:
     def __init__(self, num_envs: int, seed: int | None = None, **game_options: Any) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer (got {num_envs!r})")
-        if game_options.get("megaphone"):
-            raise ValueError("the vector environment plays without the megaphone")
         self.spec = TrucoGame(game_options)
         self.num_envs = num_envs
         self.rules = self.spec.rules
@@ -61,6 +79,11 @@ class TrucoVectorEnv:
         self.observation_size = enc.observation_shape[0]
         self._off = enc.observation_offsets
         self._rng = np.random.default_rng(seed)
+        self._megaphone = self.spec.megaphone
+        self._says = self.spec.says_per_seat
+        self._o_heard = enc.observation_offsets["heard"]
+        # who said a word last in each game: a word keeps the turn (None: no word)
+        self._speaker: list[int | None] = [None] * num_envs
         self._games: list[Game] = []
         self._hands = np.zeros(num_envs, dtype=np.int64)
         self.observations = np.zeros((num_envs, self.observation_size), dtype=np.float32)
@@ -69,8 +92,7 @@ class TrucoVectorEnv:
         self._deals = np.zeros((0, 3 * self.n), dtype=np.int64)
         self._coins = np.zeros(0)
         self._rows = np.arange(num_envs)
-        self._counts = np.zeros(num_envs, dtype=np.int64)
-        self._legal_counts = np.zeros(num_envs, dtype=np.int64)
+        self._chunks = [(lo, min(lo + _CHUNK, num_envs)) for lo in range(0, num_envs, _CHUNK)]
         self._seats = tuple(range(self.n))
         self._rel = tuple(tuple((s - me) % self.n for s in self._seats) for me in self._seats)
         off = enc.observation_offsets
@@ -117,11 +139,13 @@ class TrucoVectorEnv:
         self._hands[:] = 0
         for heads in self._heads:
             heads.clear()
-        flat: list[int] = []
-        legal: list[int] = []
-        for i in range(self.num_envs):
-            self._advance(i, flat, legal)
-        self._write(flat, legal)
+        self._speaker = [None] * self.num_envs
+        obs, masks = self._fresh()
+        for lo, hi in self._chunks:
+            notes = _Notes()
+            for i in range(lo, hi):
+                self._advance(i, notes)
+            self._write(lo, hi, notes, obs, masks)
         return self.observations, self._info()
 
     def step(
@@ -148,29 +172,40 @@ class TrucoVectorEnv:
         terminated = np.zeros(self.num_envs, dtype=bool)
         per_hand = spec.returns_per == "hand"
         max_hands = spec.max_hands
-        flat: list[int] = []
-        legal: list[int] = []
         players = self.players.tolist()
-        for i, action in enumerate(acts.tolist()):
-            g = self._games[i]
-            closed = len(g.history)
-            g.push(players[i], action)
-            if len(g.history) != closed:  # a hand closed
-                self._hands[i] += 1
-                if per_hand:
-                    points = g.history[-1].points
-                    rewards[i, 0::2] = points[0] - points[1]
-                    rewards[i, 1::2] = points[1] - points[0]
-                elif g.winner is not None:
-                    rewards[i, g.winner :: 2] = 1.0
-                    rewards[i, 1 - g.winner :: 2] = -1.0
-                if g.winner is not None or (max_hands and self._hands[i] >= max_hands):
-                    terminated[i] = True
-                    self._games[i] = self._new_game()
-                    self._hands[i] = 0
-                    self._heads[i].clear()
-            self._advance(i, flat, legal)
-        self._write(flat, legal)
+        actions_list = acts.tolist()
+        megaphone = self._megaphone
+        games = self._games
+        obs, masks = self._fresh()
+        # In chunks: each chunk's indices are written before the next chunk's are made,
+        # so the few thousand int objects they need are reused while still in cache
+        # (one list for all games made a large batch touch megabytes per step).
+        for lo, hi in self._chunks:
+            notes = _Notes()
+            for i in range(lo, hi):
+                g = games[i]
+                closed = len(g.history)
+                action = actions_list[i]
+                g.push(players[i], action)
+                if megaphone:
+                    self._speaker[i] = players[i] if action >= SAY_FIRST else None
+                if len(g.history) != closed:  # a hand closed
+                    self._hands[i] += 1
+                    if per_hand:
+                        points = g.history[-1].points
+                        rewards[i, 0::2] = points[0] - points[1]
+                        rewards[i, 1::2] = points[1] - points[0]
+                    elif g.winner is not None:
+                        rewards[i, g.winner :: 2] = 1.0
+                        rewards[i, 1 - g.winner :: 2] = -1.0
+                    if g.winner is not None or (max_hands and self._hands[i] >= max_hands):
+                        terminated[i] = True
+                        self._speaker[i] = None
+                        games[i] = self._new_game()
+                        self._hands[i] = 0
+                        self._heads[i].clear()
+                self._advance(i, notes)
+            self._write(lo, hi, notes, obs, masks)
         truncated = np.zeros(self.num_envs, dtype=bool)
         return self.observations, rewards, terminated, truncated, self._info()
 
@@ -189,30 +224,44 @@ class TrucoVectorEnv:
         return {"action_mask": self.action_masks, "player": self.players.copy()}
 
     # ------------------------------------------------------------------ one game
-    def _advance(self, i: int, flat: list[int], legal: list[int]) -> None:
-        """Deal if needed, pick who answers, then note game ``i``'s legal actions and
-        observation (written for all games at once by :meth:`_write`)."""
+    def _advance(self, i: int, notes: _Notes) -> None:
+        """Deal if needed, pick who answers, then note game ``i``'s seat to act, legal
+        actions and observation (written for a chunk of games by :meth:`_write`)."""
         g = self._games[i]
         if g.needs_deal:
             g.deal(self._deal())
         actors = g.actors()
-        seat = actors[0] if len(actors) == 1 else actors[int(self._coin() * len(actors))]
-        self.players[i] = seat
-        acts = g.legal_actions(seat, megaphone=False)
-        legal += acts
-        self._legal_counts[i] = len(acts)
-        self._counts[i] = self._indices(i, g, seat, actors, flat)
+        speaker = self._speaker[i]
+        if speaker is not None and speaker in actors:  # a word keeps the turn
+            seat = speaker
+        else:
+            seat = actors[0] if len(actors) == 1 else actors[int(self._coin() * len(actors))]
+        notes.seats.append(seat)
+        acts = g.legal_actions(seat, megaphone=self._megaphone)
+        if self._megaphone and max(acts) >= SAY_FIRST:
+            said = sum(1 for s, a in g.actions if s == seat and a >= SAY_FIRST)
+            if said >= self._says:
+                acts = [a for a in acts if a < SAY_FIRST]
+        notes.legal += acts
+        notes.legal_counts.append(len(acts))
+        notes.counts.append(self._indices(i, g, seat, actors, notes.flat))
+        notes.hands.append(g.hand_index)
 
-    def _write(self, flat: list[int], legal: list[int]) -> None:
-        """Fresh arrays (``np.zeros`` hands back zeroed pages cheaply) with the ones."""
-        masks = np.zeros((self.num_envs, NUM_ACTIONS), dtype=bool)
-        masks[np.repeat(self._rows, self._legal_counts), legal] = True
+    def _fresh(self) -> tuple[np.ndarray, np.ndarray]:
+        """New zeroed arrays for the step (the caller may keep the last ones)."""
         obs = np.zeros((self.num_envs, self.observation_size), dtype=np.float32)
-        obs[np.repeat(self._rows, self._counts), flat] = 1.0
-        self.action_masks, self.observations = masks, obs
-        hands = np.array([g.hand_index for g in self._games], dtype=np.float32)
+        masks = np.zeros((self.num_envs, NUM_ACTIONS), dtype=bool)
+        self.observations, self.action_masks = obs, masks
+        return obs, masks
+
+    def _write(self, lo: int, hi: int, notes: _Notes, obs: np.ndarray, masks: np.ndarray) -> None:
+        """What :meth:`_advance` noted for games ``lo..hi-1``, into the arrays."""
+        rows = self._rows[lo:hi]
+        self.players[lo:hi] = notes.seats
+        masks[np.repeat(rows, notes.legal_counts), notes.legal] = True
+        obs[np.repeat(rows, notes.counts), notes.flat] = 1.0
         cap = self._enc.max_hands
-        obs[:, self._off["hand"]] = np.minimum(hands, cap) / cap
+        obs[lo:hi, self._off["hand"]] = np.minimum(notes.hands, cap) / cap
 
     def _head(self, i: int, g: Game, me: int) -> list[int]:
         """The ones of the hand's head (seat, mano, score, chicos, pica-pica, round, cards
@@ -299,7 +348,10 @@ class TrucoVectorEnv:
         """The calls made by each team (at most twice each) and the tantos declared."""
         counts: dict[tuple[int, int], int] = {}
         for s, action in g.actions:
-            if action >= 40:
+            if action >= SAY_FIRST:  # a word: heard by its team only
+                if s & 1 == my_team:
+                    add(self._o_heard + rel[s] * _WORDS + action - SAY_FIRST)
+            elif action >= 40:
                 key = (int(s & 1 != my_team), action - 40)
                 k = counts[key] = counts.get(key, 0) + 1
                 if k <= 2:

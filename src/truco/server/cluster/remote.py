@@ -55,7 +55,10 @@ class RemoteClient(Client):
         if self.closed:
             return
         text = message if isinstance(message, str) else json.dumps(message)
-        self.bus.send(self.front, {"k": "out", "c": self.conn, "x": text, "v": self.table.version})
+        self.bus.send(
+            self.front,
+            {"k": "out", "c": self.conn, "x": text, "v": self.table.version, "n": self.bus.node},
+        )
 
     def close(self, reason: str) -> None:
         if self.closed:
@@ -63,7 +66,7 @@ class RemoteClient(Client):
         self.closed = True
         self.close_reason = reason
         kind = "gone" if self.moving else "close"
-        self.bus.send(self.front, {"k": kind, "c": self.conn, "r": reason})
+        self.bus.send(self.front, {"k": kind, "c": self.conn, "r": reason, "n": self.bus.node})
 
 
 class Route:
@@ -125,6 +128,8 @@ class Route:
         if self.unanswered and self.client is not None:  # it may be lost: not acknowledged
             self.client.send(MOVING)
             self.unanswered = False
+        if self.owner is not None:  # if it is alive and still runs the table: we are gone
+            self.lobby.bus.send(self.owner, {"k": "leave", "c": self.conn})
         self.owner = self.local = None
         self._finding = asyncio.create_task(self._refind())
 
