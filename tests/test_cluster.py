@@ -222,6 +222,7 @@ def test_cluster_options_are_checked_in_one_line() -> None:
         (["--redis", REDIS_URL], "--redis needs a PostgreSQL --db"),
         (["--workers", "2"], "--workers needs --redis"),
         (["--db", "postgresql+psycopg://x/y", "--redis", "http://x"], "must be a redis:// URL"),
+        (["--redis", REDIS_URL, "--lease-seconds", "0"], "--lease-seconds must be from 0.5 to 60"),
     ]:
         done = subprocess.run(
             [*TRUCO, "serve", "--port", "0", *args], capture_output=True, text=True, timeout=60

@@ -117,6 +117,13 @@ def register(subparsers: Any) -> None:
         help="prefix of the cluster's Redis keys, one per site (default truco:)",
     )
     p.add_argument(
+        "--lease-seconds",
+        type=float,
+        default=3.0,
+        help="with --redis: how long a node's hold on a table lasts unless renewed; a dead "
+        "node's tables move after it (default 3)",
+    )
+    p.add_argument(
         "--workers",
         type=int,
         default=1,
@@ -130,6 +137,8 @@ def _cluster_problem(args: argparse.Namespace) -> str | None:
     """What is wrong with the cluster options, in one line (None: nothing)."""
     if args.workers < 1:
         return "--workers must be 1 or more"
+    if not 0.5 <= args.lease_seconds <= 60:
+        return "--lease-seconds must be from 0.5 to 60"
     if args.redis is None:
         return "--workers needs --redis (the nodes share it)" if args.workers > 1 else None
     if not args.redis.startswith(("redis://", "rediss://", "unix://")):
@@ -198,6 +207,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         secure_cookies=args.secure_cookies,
         redis_url=args.redis,
         redis_prefix=args.redis_prefix,
+        lease_ms=int(args.lease_seconds * 1000),
     )
     problem = _cluster_problem(args)
     if problem is not None:

@@ -59,10 +59,13 @@ class ClusterLobby(Lobby):
         node: str | None = None,
     ) -> None:
         super().__init__(config, store)
-        from redis.asyncio import Redis  # only cluster mode needs Redis
+        from redis.asyncio import BlockingConnectionPool, Redis  # only cluster mode needs it
 
         self.store: Store = store
-        self.redis: Redis = Redis.from_url(redis_url)
+        # a burst of lookups (every socket of a dead node coming back at once) waits for a
+        # connection rather than failing
+        pool = BlockingConnectionPool.from_url(redis_url, max_connections=64, timeout=None)
+        self.redis: Redis = Redis(connection_pool=pool)
         self.prefix = prefix
         self.node = node or secrets.token_hex(4)
         self.lease_ms = lease_ms

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import logging
 from typing import TYPE_CHECKING, Any
 
 from ..players import Player
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from .bus import Bus
     from .node import ClusterLobby
 
+log = logging.getLogger("truco.server.cluster")
 _ids = itertools.count(1)
 
 #: what a player is told when a command meets a table between two nodes
@@ -90,7 +92,7 @@ class Route:
         if isinstance(message, Join):
             assert isinstance(message.client, Client)  # a front routes its own sockets
             self.client, self.version = message.client, message.since
-            await self._find()
+            await self._find_or_close()
         elif isinstance(message, Leave):
             self.left = True
             self.lobby.routes.pop(self.conn, None)
@@ -137,9 +139,17 @@ class Route:
 
     async def _refind(self) -> None:
         try:
-            await self._find()
+            await self._find_or_close()
         finally:
             self._finding = None
+
+    async def _find_or_close(self) -> None:
+        try:
+            await self._find()
+        except Exception:  # Redis or the database away: the client reconnects and tries again
+            log.exception("cannot find where table %s runs now", self.table_id)
+            if self.client is not None:
+                self.client.close("the table's server does not answer: try again")
 
     async def _find(self) -> None:
         """Join the table where it runs: here (taking it over if nobody holds it), or on its
