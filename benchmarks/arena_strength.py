@@ -70,6 +70,8 @@ SETS: dict[str, dict[str, Run]] = {
         "expert_vs_hard_1v1": Run((E, H), 200, 201, 1500, 1),
         "expert_vs_hard_2v2": Run((E, H, "--players", "4"), 100, 202, 1500, 1),
         "expert_vs_hard_3v3": Run((E, H, "--players", "6"), 100, 203, 1300, 1),
+        # a second 2v2 sample (its first run ended with the interval's edge at 55%)
+        "expert_vs_hard_2v2_b": Run((E, H, "--players", "4"), 100, 212, 1300, 1),
         "expert_gauntlet_30": Run(("--gauntlet", E), 40, 204, 1900, 1),
         "expert_gauntlet_15": Run(("--gauntlet", E, "--target", "15"), 40, 205, 1300, 1),
         "expert_gauntlet_30_flor": Run(("--gauntlet", E, "--flor"), 20, 206, 1000, 1),

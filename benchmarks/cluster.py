@@ -107,11 +107,11 @@ async def player(load: Loader, table: TableLoad, token: str, seat: int, rng: ran
                 await _play(load, table, ws, seat, seen, rng)
                 return
         except (OSError, websockets.ConnectionClosed, TimeoutError):
-            if load.dead.value < 0:
+            if load.dead.value < 0:  # no node was killed: an error, then a reconnection
                 load.error("disconnected")
-                return
+            else:
+                node = load.dead.value  # (replaced above by a live node)
             load.reconnects += 1
-            node = load.dead.value  # (replaced above by a live node)
             await asyncio.sleep(0.05)
 
 

@@ -134,7 +134,7 @@ def test_a_bot_is_given_no_hidden_card(rules: Rules) -> None:
         assert view.hand == tuple(state.cards[viewer])
         assert not hidden & visible
         # and the megaphone words of the rival team are not in it
-        assert all(not is_say(a) or s & 1 == seat & 1 for s, a in view.log)
+        assert all(not is_say(a) or s & 1 == viewer & 1 for s, a in view.log)
 
 
 @settings(max_examples=100, deadline=None)

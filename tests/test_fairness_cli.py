@@ -230,7 +230,7 @@ def test_verify_is_a_core_command_that_never_loads_the_server() -> None:
 
 
 def test_card_names_in_the_deck_are_case_insensitive(tmp_path: Path, good: dict[str, Any]) -> None:
-    """Readers parse cards case-insensitively (RECORD.md); the commitment hashes the
+    """Readers parse cards case-insensitively (docs/record-format.md); the commitment hashes the
     canonical lower-case names, so an upper-cased deck still verifies."""
     record = copy.deepcopy(good)
     fair = record["hands"][0]["fairness"]

@@ -30,11 +30,14 @@ class BenchResult:
     us_per_action: float
 
 
-def play_random_matches(rules: Rules, seconds: float, seed: int | None = None) -> BenchResult:
-    """Play whole random matches for about ``seconds``; return the rates."""
+def play_random_matches(
+    rules: Rules, seconds: float, seed: int | None = None, matches: int | None = None
+) -> BenchResult:
+    """Play whole random matches for about ``seconds`` (or exactly ``matches`` of them: a
+    fixed amount of work, for instruction counts); return the rates."""
     rng = random.Random(seed)
     randbelow = rng._randbelow  # type: ignore[attr-defined]
-    hands = matches = actions = 0
+    hands = played = actions = 0
     clock = time.perf_counter
     start = clock()
     deadline = start + seconds
@@ -53,15 +56,15 @@ def play_random_matches(rules: Rules, seconds: float, seed: int | None = None) -
             apply(seat, legal[randbelow(count)])
             actions += 1
         hands += len(game.history)
-        matches += 1
-        if clock() >= deadline:
+        played += 1
+        if (played == matches) if matches is not None else clock() >= deadline:
             break
     elapsed = clock() - start
     return BenchResult(
         players=rules.players,
         flor=rules.flor,
         hands_per_s=hands / elapsed,
-        matches_per_s=matches / elapsed,
+        matches_per_s=played / elapsed,
         us_per_action=elapsed / actions * 1e6,
     )
 

@@ -90,7 +90,7 @@ def tanto(cards: Iterable[int]) -> int:
 _TANTO_CACHE: dict[int, int] = {}
 
 
-def hand_tanto(hand: tuple[int, ...]) -> int:
+def hand_tanto(hand: Sequence[int]) -> int:
     """:func:`tanto` of a dealt hand, memoized by the set of its cards (there are only
     9,880 three-card hands)."""
     key = (1 << hand[0]) | (1 << hand[1]) | (1 << hand[2])
@@ -102,7 +102,7 @@ def hand_tanto(hand: tuple[int, ...]) -> int:
 
 def tanto_cards(cards: Sequence[int]) -> tuple[int, ...]:
     """The cards that make up a hand's tanto (shown when its envido wins)."""
-    target = tanto(cards)
+    target = hand_tanto(cards) if len(cards) == 3 else tanto(cards)
     for i, a in enumerate(cards):
         for b in cards[i + 1 :]:
             if SUIT[a] == SUIT[b] and 20 + TANTO_VALUE[a] + TANTO_VALUE[b] == target:

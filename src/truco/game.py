@@ -62,14 +62,17 @@ __all__ = [
     "Outcome",
 ]
 
-# ``_new_call(Call, (kind, team, level))`` is ``Call(kind, team, level)`` without the
-# NamedTuple's Python-level ``__new__``: a call is made on most hands' hot path.
-_new_call = tuple.__new__
-
 # The call kinds and stages as module globals: the hot path reads a global about ten
 # times faster than an enum member. ``P_TRUCO is CallKind.TRUCO``.
 P_TRUCO, P_ENVIDO, P_FLOR, P_CONTRAFLOR, P_AL_RESTO = CallKind
 OPEN, CALLED, DONE = Stage
+
+# _CALLS[kind][team][level]: every pending call there can be, made once (a call is made
+# on most hands' hot path; a Call is immutable, so games share them).
+_CALLS = tuple(
+    tuple(tuple(Call(kind, team, level) for level in range(4)) for team in (0, 1))
+    for kind in CallKind
+)
 #: The call kinds' names, indexed by kind (``PENDING_NAMES[P_FLOR] == "flor"``).
 PENDING_NAMES = tuple(kind.token for kind in CallKind)
 
@@ -82,6 +85,10 @@ _ORDER = {n: tuple(tuple((s + k) % n for k in range(1, n)) for s in range(n)) fo
 _FROM = {n: tuple(tuple((s + k) % n for k in range(n)) for s in range(n)) for n in (2, 4, 6)}
 _TEAM_SEATS = {n: (tuple(range(0, n, 2)), tuple(range(1, n, 2))) for n in (2, 4, 6)}
 _ALONE = tuple((s,) for s in range(6))
+
+# The stakes of a round, read on every hand: scoring.py's, by truco level (accepted, refused)
+_TRUCO_VALUE = tuple(scoring.truco_value(level) for level in range(4))
+_TRUCO_REFUSED = (0, *(scoring.truco_refused(level) for level in range(1, 4)))
 
 # The calls after the cards on a seat's turn: [envido open][truco level, 3 = may not raise]
 _TURN_CALLS = tuple(
@@ -363,16 +370,7 @@ class Game:
         self.pica_started = False
         self.pica_now = False
         self.needs_deal = True
-        self.cards = [[] for _ in range(self.players)]
-        self.dealt = ()
-        self.actions = []
-        self.why_flor = []
-        self.why_envido = []
-        self.why_truco = []
-        self.revealed = []
-        self.notes = []
-        self.showdowns = []
-        self.rounds_to_play = []
+        self._reset_hand_state(())
         self._reset_round_state(())
         if self.dealer is not None:
             self._start_hand(self.dealer.deal(self.players, 0))
@@ -485,7 +483,7 @@ class Game:
         if kind == P_FLOR:
             holder = self.flor_holder
             return tuple(s for s in _TEAM_SEATS[self.players][team] if in_hand[s] and holder[s])
-        return tuple(s for s in _TEAM_SEATS[self.players][team] if in_hand[s])
+        return tuple(filter(in_hand.__getitem__, _TEAM_SEATS[self.players][team]))
 
     def legal_actions(self, seat: Seat, megaphone: bool = True) -> list[Action]:
         """The actions ``seat`` may take now, cards first, then calls, answers, ``mazo``
@@ -498,24 +496,45 @@ class Game:
             acts = self._answers(seat, kind, level) if seat & 1 == team else []
         elif seat != self.turn:
             acts = []
-        elif self.must_sing_flor(seat):
+        # The fast path reads the legality predicates below inlined, on every turn (each
+        # is one condition, and tests/test_properties.py checks that both agree):
+        # ``must_sing_flor(seat)``
+        elif self.flor_holder[seat] and not self.flor_sung[seat]:
             acts = [FLOR, MAZO]
         else:  # on its turn: its cards, the envido if open to it, the next truco call, mazo
-            envido_open = self.why_envido_closed() is None and self.is_pie(seat)
-            raise_column = _RAISE_COLUMN[self.truco_level][self.truco_owner == seat & 1]
+            level = self.truco_level
+            # ``why_envido_closed() is None and is_pie(seat)``
+            envido_open = (
+                not level
+                and self.envido_stage == OPEN
+                and not self.baza_index
+                and not self.has_played[self.round_dealer]
+                and (self.players == 2 or self.pica_now or self.is_pie(seat))
+            )
+            # ``why_no_raise(seat) is None``, from its table
+            raise_column = _RAISE_COLUMN[level][self.truco_owner == seat & 1] if level else 0
             acts = self.cards[seat] + _TURN_CALLS[envido_open][raise_column]
-        if megaphone and self.why_no_megaphone() is None:
+        # ``why_no_megaphone() is None``
+        if megaphone and self.players != 2 and not self.pica_now:
             return acts + _SAYS
         return acts
 
     def _answers(self, seat: Seat, kind: CallKind, level: int) -> list[Action]:
         if kind == P_TRUCO:
-            if self.must_sing_flor(seat):
+            if self.flor_holder[seat] and not self.flor_sung[seat]:  # must_sing_flor, inlined
                 return [FLOR, MAZO]
-            envido_primero = level == 1 and self.why_envido_closed() is None
+            # "el envido está primero": ``why_envido_closed() is None``, inlined (a truco
+            # call waits, so no truco is accepted yet)
+            envido_primero = (
+                level == 1
+                and not self.truco_level
+                and self.envido_stage == OPEN
+                and not self.baza_index
+                and not self.has_played[self.round_dealer]
+            )
             return _TRUCO_ANSWERS[envido_primero][level][:]
         if kind == P_ENVIDO:
-            if self.must_sing_flor(seat):
+            if self.flor_holder[seat] and not self.flor_sung[seat]:  # must_sing_flor, inlined
                 return [FLOR, MAZO]
             return [QUIERO, NO_QUIERO, *scoring.envido_raises(self.envido_calls), MAZO]
         if kind == P_FLOR:
@@ -691,10 +710,10 @@ class Game:
             raise ValueError("a deal must give distinct cards of the deck")
         self._start_hand(tuple(tuple(h) for h in cards))
 
-    def _start_hand(self, cards: Deal) -> None:
-        n = self.players
+    def _reset_hand_state(self, cards: Deal) -> None:
+        """A hand with these cards (``()``: none dealt yet) and nothing said or scored."""
         self.dealt = cards
-        self.cards = [list(h) for h in cards]
+        self.cards = [list(h) for h in cards] if cards else [[] for _ in range(self.players)]
         self.actions = []
         self.why_flor = []
         self.why_envido = []
@@ -702,6 +721,11 @@ class Game:
         self.revealed = []
         self.notes = []
         self.showdowns = []
+        self.rounds_to_play = []
+
+    def _start_hand(self, cards: Deal) -> None:
+        n = self.players
+        self._reset_hand_state(cards)
         self.needs_deal = False
         if self.chico_over:
             self._score = [0, 0]
@@ -718,7 +742,6 @@ class Game:
             self.rounds_to_play = pairs[1:]
             self._reset_round_state(pairs[0])
         else:
-            self.rounds_to_play = []
             self._reset_round_state(_FROM[n][self.mano])
 
     def _reset_round_state(self, seats: tuple[Seat, ...]) -> None:
@@ -777,7 +800,7 @@ class Game:
             if self.flor_holder[seat]:
                 self.flor_sung[seat] = True
             kind = P_CONTRAFLOR if action == CONTRAFLOR else P_AL_RESTO
-            self.pending[-1] = _new_call(Call, (kind, 1 - (seat & 1), 0))
+            self.pending[-1] = _CALLS[kind][1 - (seat & 1)][0]
 
     push = _apply
     """Apply an action known to be legal (taken from :meth:`legal_actions`) without
@@ -787,11 +810,15 @@ class Game:
     def _play_card(self, seat: Seat, card: Card) -> None:
         self.cards[seat].remove(card)
         self.has_played[seat] = True
-        self.played_this_baza[seat] = True
+        in_hand, played = self.in_hand, self.played_this_baza
+        played[seat] = True
         self.bazas[-1].append((seat, card))
-        self.turn = self._next_turn(seat)
-        if self.turn is None:
-            self._settle_baza()
+        for s in _ORDER[self.players][seat]:  # :meth:`_next_turn`, inlined: every card
+            if in_hand[s] and not played[s]:
+                self.turn = s
+                return
+        self.turn = None
+        self._settle_baza()
 
     def _next_turn(self, seat: Seat) -> Seat | None:
         in_hand, played = self.in_hand, self.played_this_baza
@@ -837,7 +864,7 @@ class Game:
             else:
                 decided = self.round_mano & 1
         if decided is not None:
-            self._end_round(decided, scoring.truco_value(self.truco_level))
+            self._end_round(decided, _TRUCO_VALUE[self.truco_level])
             return
         self.baza_index += 1
         self.baza_leader = self._first_in_hand(self.round_mano if result == PARDA else winner)
@@ -851,19 +878,19 @@ class Game:
         if pending and pending[-1].kind == P_TRUCO:  # a raise as an answer accepts the call below
             self.truco_level = level - 1
             self.truco_owner = seat & 1
-            pending[-1] = _new_call(Call, (P_TRUCO, 1 - (seat & 1), level))
+            pending[-1] = _CALLS[P_TRUCO][1 - (seat & 1)][level]
         else:
-            pending.append(_new_call(Call, (P_TRUCO, 1 - (seat & 1), level)))
+            pending.append(_CALLS[P_TRUCO][1 - (seat & 1)][level])
 
     def _envido_call(self, seat: Seat, call: Action) -> None:
         pending = self.pending
         if pending and pending[-1].kind == P_ENVIDO:
             self.envido_calls.append(call)
-            pending[-1] = _new_call(Call, (P_ENVIDO, 1 - (seat & 1), 0))
+            pending[-1] = _CALLS[P_ENVIDO][1 - (seat & 1)][0]
         else:
             self.envido_calls = [call]
             self.envido_stage = CALLED
-            pending.append(_new_call(Call, (P_ENVIDO, 1 - (seat & 1), 0)))
+            pending.append(_CALLS[P_ENVIDO][1 - (seat & 1)][0])
 
     def _flor(self, seat: Seat) -> None:
         self.flor_sung[seat] = True
@@ -878,7 +905,7 @@ class Game:
         rivals = _TEAM_SEATS[self.players][1 - team]
         if any(self.in_hand[s] and self.flor_holder[s] for s in rivals):
             self.flor_stage = CALLED
-            self.pending.append(_new_call(Call, (P_FLOR, 1 - team, 0)))
+            self.pending.append(_CALLS[P_FLOR][1 - team][0])
         else:
             self.flor_stage = DONE
             self._flor_uncontested()
@@ -967,7 +994,7 @@ class Game:
         caller = 1 - (seat & 1)
         if kind == P_TRUCO:
             self.pending.pop()
-            self._end_round(caller, scoring.truco_refused(level))
+            self._end_round(caller, _TRUCO_REFUSED[level])
         elif kind == P_ENVIDO:
             self.why_envido.append((caller, "envido", scoring.envido_refused(self.envido_calls)))
             self.envido_stage = DONE

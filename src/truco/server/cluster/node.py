@@ -352,8 +352,9 @@ class ClusterLobby(Lobby):
         kind = message["k"]
         if kind in ("out", "close", "gone"):
             route = self.routes.get(message["c"])
-            if route is not None:
-                route.deliver(message)
+            if route is None or route.owner != message.get("n"):
+                return  # from a node the socket has left (the table moved meanwhile)
+            route.deliver(message)
             if kind != "out":
                 self.routes.pop(message["c"], None)
             return
@@ -361,7 +362,7 @@ class ClusterLobby(Lobby):
         if kind == "join":
             table = self.tables.get(message["t"])
             if table is None or table.id not in self.held:
-                self.bus.send(message["f"], {"k": "gone", "c": conn, "r": "moved"})
+                self.bus.send(message["f"], {"k": "gone", "c": conn, "r": "moved", "n": self.node})
                 return
             client = RemoteClient(player_of(message["p"]), conn, message["f"], self.bus, table)
             self.remote[conn] = client
@@ -371,7 +372,7 @@ class ClusterLobby(Lobby):
         if client_or_none is None or client_or_none.table.id not in self.held:
             if kind == "cmd":
                 front = conn.partition("/")[0]
-                self.bus.send(front, {"k": "gone", "c": conn, "r": "cmd"})
+                self.bus.send(front, {"k": "gone", "c": conn, "r": "cmd", "n": self.node})
             return
         client = client_or_none
         if kind == "leave":
