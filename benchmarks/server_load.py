@@ -1,15 +1,20 @@
-"""Load benchmark of the online table: many concurrent bot-only tables through the real
-WebSocket server on 127.0.0.1.
+"""Load benchmark of the online table: many concurrent tables through the real WebSocket
+server on 127.0.0.1, measuring what the server process itself spends per action.
 
-The server runs as its own process (``truco serve`` on a free port, no turn clock, no
-bot delay). This process plays every seat of every table as a WebSocket client that
-picks a random legal action from its own view, and keeps ``--tables`` matches going
-at once (a finished match is replaced by a new table). Reported: tables held, matches
-finished, actions per second, and the latency from sending an action to each seat
-receiving the broadcast that contains it (p50/p99), and the server's CPU time. The load
-generator shares the machine with the server, so the latency includes its own queueing.
+The server runs as its own process (``truco serve`` on a free port, no turn clock, no bot
+delay; ``--db none``: the same server with its tables not persisted, to see what the
+database costs). The load generator runs in ``--load-processes`` processes of its own
+(never on the server's event loop): each plays every seat of its share of the tables as
+WebSocket clients that pick a random legal action from their own view, and keeps them
+going (a finished match is replaced by a new table). After ``--warmup`` seconds, for
+``--seconds``, it counts:
 
-    .venv/bin/python benchmarks/server_load.py --tables 40 --seconds 20
+- actions played, and the server's CPU time in that window (``/proc/<pid>/stat``: user +
+  system, every thread of the server) divided by them;
+- latency from sending an action to *every* seat of the table having received it
+  (p50/p99), and to each seat receiving it.
+
+    .venv/bin/python benchmarks/server_load.py --tables 40 --seconds 20 --runs 3
 """
 
 from __future__ import annotations
@@ -17,9 +22,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import random
-import resource
 import socket
 import statistics
 import subprocess
@@ -27,21 +32,58 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
 import websockets
 
+TICKS = os.sysconf("SC_CLK_TCK")
+
 
 @dataclass
 class Stats:
+    """What one load process saw in the measuring window ``[start, end]`` (``time.time()``)."""
+
+    start: float
+    end: float
     actions: int = 0
     matches: int = 0
     errors: int = 0
     error_codes: dict[str, int] = field(default_factory=dict)
-    latencies: list[float] = field(default_factory=list)
-    sent: dict[tuple[str, int, int, str], float] = field(
-        default_factory=dict
-    )  # (table, seat, hand, action) -> t0
+    seat_ms: list[float] = field(default_factory=list)  # action -> one seat received it
+    table_ms: list[float] = field(default_factory=list)  # action -> every seat received it
+    # (table, seat) -> (action, sent at); (table, version) -> [sent at, seats still to receive]
+    pending: dict[tuple[str, int], tuple[str, float]] = field(default_factory=dict)
+    arriving: dict[tuple[str, int], list[float]] = field(default_factory=dict)
+
+    def in_window(self, now: float) -> bool:
+        return self.start <= now <= self.end
+
+    def error(self, code: str) -> None:
+        self.errors += 1
+        self.error_codes[code] = self.error_codes.get(code, 0) + 1
+
+    def received(self, table: str, players: int, event: dict[str, Any], seat: int) -> None:
+        """``seat`` got the action ``event``: one delivery, and maybe the table's last."""
+        now = time.time()
+        key = (table, event["v"])
+        arriving = self.arriving.get(key)
+        if arriving is None:
+            sent = self.pending.get((table, event["seat"]))
+            if sent is None or sent[0] != event["action"]:
+                return
+            arriving = self.arriving[key] = [sent[1], players]
+        arriving[1] -= 1
+        if not self.in_window(now):
+            if arriving[1] == 0:
+                del self.arriving[key]
+            return
+        self.seat_ms.append(1000 * (now - arriving[0]))
+        if event["seat"] == seat:
+            self.actions += 1
+        if arriving[1] == 0:
+            self.table_ms.append(1000 * (now - arriving[0]))
+            del self.arriving[key]
 
 
 def free_port() -> int:
@@ -50,194 +92,278 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def choose(view: dict[str, Any], seat: int, rng: random.Random) -> str | None:
+    """A random legal action of the seat's view (no words; one partner answers a call)."""
+    if view["winner"] is not None:
+        return None
+    if view["pending"] and view["actors"] and view["actors"][0] != seat:
+        return None
+    legal = [a for a in view["legal"] if not a.startswith("say ")]
+    return rng.choice(legal) if legal else None
+
+
 async def seat_player(
-    url: str,
-    table: str,
-    token: str,
-    seat: int,
-    stats: Stats,
-    rng: random.Random,
-    done: asyncio.Event,
-    stop: asyncio.Event,
+    url: str, table: str, token: str, seat: int, players: int, stats: Stats, rng: random.Random
 ) -> None:
     """One seat: sit, then act at random from the legal actions until the match ends."""
-    async with websockets.connect(f"{url}/ws/{table}", max_size=None) as ws:
+    async with websockets.connect(f"{url}/ws/{table}", max_size=None, compression=None) as ws:
         await ws.send(json.dumps({"type": "hello", "token": token}))
         await ws.send(json.dumps({"type": "sit", "seat": seat}))
-        last_acted_version = -1
-        while not done.is_set():
+        acted = -1
+        while True:
             try:
-                raw = await asyncio.wait_for(ws.recv(), 10)
+                msg = json.loads(await asyncio.wait_for(ws.recv(), 10))
             except TimeoutError:
-                if not stop.is_set():
-                    stats.errors += 1
-                    stats.error_codes["timeout"] = stats.error_codes.get("timeout", 0) + 1
+                if time.time() < stats.end:
+                    stats.error("timeout")
                 return
-            now = time.perf_counter()
-            msg = json.loads(raw)
             if msg["type"] == "error":
-                stats.errors += 1
-                stats.error_codes[msg["code"]] = stats.error_codes.get(msg["code"], 0) + 1
-                last_acted_version = -1
+                stats.error(msg["code"])
+                acted = -1
                 continue
             if msg["type"] != "state":
                 continue
             for event in msg["events"]:
                 if event["kind"] == "action":
-                    t0 = stats.sent.get((table, event["seat"], event["hand"], event["action"]))
-                    if t0 is not None:
-                        stats.latencies.append(now - t0)
-                    if event["seat"] == seat:
-                        stats.actions += 1
+                    stats.received(table, players, event, seat)
                 elif event["kind"] == "over":
-                    if seat == 0:
-                        stats.matches += 1
-                    done.set()
+                    stats.matches += seat == 0 and stats.in_window(time.time())
+                    return
             view = msg["view"]
-            if view is None or view["winner"] is not None:
-                if view is not None and view["winner"] is not None:
-                    done.set()
-                continue
-            legal = [a for a in view["legal"] if not a.startswith("say ")]
-            if view["pending"] and view["actors"] and view["actors"][0] != seat:
-                legal = []  # one partner answers a call for the team
-            if legal and msg["v"] != last_acted_version and not stop.is_set():
-                action = rng.choice(legal)
-                stats.sent[(table, seat, view["hand_index"], action)] = time.perf_counter()
-                last_acted_version = msg["v"]
+            action = None if view is None else choose(view, seat, rng)
+            if action is not None and msg["v"] != acted and time.time() < stats.end:
+                stats.pending[(table, seat)] = (action, time.time())
+                acted = msg["v"]
                 await ws.send(json.dumps({"type": "act", "action": action}))
+
+
+async def guests(http: httpx.AsyncClient, players: int) -> list[str]:
+    """Guest tokens for the people of one lane (they play match after match)."""
+    tokens = []
+    for s in range(players):
+        r = await http.post("/api/guest", json={"name": f"bench{s}"})
+        tokens.append(r.json()["token"])
+    return tokens
 
 
 async def one_table(
     http: httpx.AsyncClient,
     url: str,
-    players: int,
+    tokens: list[str],
     stats: Stats,
     rng: random.Random,
-    stop: asyncio.Event,
 ) -> None:
-    tokens = []
-    for s in range(players):
-        r = await http.post("/api/guest", json={"name": f"bench{s}"})
-        tokens.append(r.json()["token"])
+    """One match: a new table, every seat connected, played to its end."""
+    players = len(tokens)
     r = await http.post(
         "/api/tables",
-        json={
-            "rules": {"players": players, "target": 15},
-            "name": "bench",
-            "turn_seconds": 0,
-        },
+        json={"rules": {"players": players, "target": 15}, "name": "bench", "turn_seconds": 0},
         headers={"Authorization": f"Bearer {tokens[0]}"},
     )
     table = r.json()["id"]
-    done = asyncio.Event()
-    await asyncio.gather(
-        *(
-            seat_player(url, table, tokens[s], s, stats, random.Random(rng.random()), done, stop)
-            for s in range(players)
-        )
+    seats = (
+        seat_player(url, table, tokens[s], s, players, stats, random.Random(rng.random()))
+        for s in range(players)
     )
+    await asyncio.gather(*seats)
 
 
-async def keep_tables(
-    base: str, tables: int, players: list[int], seconds: float, stats: Stats
-) -> float:
+async def keep_tables(base: str, tables: int, sizes: list[int], stats: Stats, seed: int) -> None:
     url = base.replace("http", "ws", 1)
-    stop = asyncio.Event()
-    rng = random.Random(1)
+    rng = random.Random(seed)
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
 
         async def lane(i: int) -> None:
-            while not stop.is_set():
-                await one_table(http, url, players[i % len(players)], stats, rng, stop)
+            tokens = await guests(http, sizes[i % len(sizes)])
+            while time.time() < stats.end:
+                await one_table(http, url, tokens, stats, rng)
 
-        start = time.perf_counter()
         lanes = [asyncio.create_task(lane(i)) for i in range(tables)]
-        await asyncio.sleep(seconds)
-        stop.set()
-        elapsed = time.perf_counter() - start
+        await asyncio.sleep(max(0.0, stats.end - time.time()))
         for task in lanes:
             task.cancel()
         await asyncio.gather(*lanes, return_exceptions=True)
-    return elapsed
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--tables", type=int, default=40, help="concurrent tables to keep (default 40)"
+def load_process(
+    base: str, tables: int, sizes: list[int], start: float, end: float, seed: int
+) -> Stats:
+    """One load-generating process (run in a worker of its own)."""
+    stats = Stats(start, end)
+    asyncio.run(keep_tables(base, tables, sizes, stats, seed))
+    stats.pending.clear()
+    stats.arriving.clear()
+    return stats
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of a live process (all its threads) so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def serve_without_db(port: int, max_tables: int) -> None:
+    """``--db none``: the real server whose tables are not persisted (an in-memory SQLite
+    still holds guests' keys; the tables never write to it)."""
+    import uvicorn
+
+    from truco.server.app import create_app
+    from truco.server.config import ServerConfig
+
+    config = ServerConfig(
+        db_url="sqlite://",
+        turn_seconds=0,
+        bot_delay=0,
+        max_tables=max_tables,
+        max_tables_per_address=max_tables,
+        http_rate="1000000/minute",
+        http_write_rate="1000000/minute",
     )
-    parser.add_argument(
-        "--players",
-        type=int,
-        action="append",
-        choices=(2, 4, 6),
-        help="table sizes (default 2 and 4)",
-    )
-    parser.add_argument("--seconds", type=float, default=20.0, help="how long to run (default 20)")
-    parser.add_argument("--db", default=None, help="database URL (default a fresh SQLite file)")
-    parser.add_argument("--json", action="store_true")
-    parser.add_argument(
-        "--profile",
-        metavar="FILE",
-        help="run the server under cProfile and write its stats to FILE",
-    )
-    args = parser.parse_args()
-    players = args.players or [2, 4]
+    app = create_app(config)
+    app.state.lobby.store = None
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", ws_per_message_deflate=False)
+
+
+def start_server(
+    port: int, db: str, max_tables: int, profile: str | None
+) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    if db == "none":
+        code = f"import server_load; server_load.serve_without_db({port}, {max_tables})"
+        cmd = [sys.executable, "-c", code]
+        env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(__file__), env.get("PYTHONPATH", "")])
+    else:
+        cmd = [sys.executable, "-m", "truco.cli", "serve", "--port", str(port), "--db", db]
+        cmd += ["--turn-seconds", "0", "--bot-delay", "0", "--max-tables", str(max_tables)]
+        # one address plays every seat here: lift the per-address limits
+        cmd += ["--http-rate", "1000000/minute", "--http-write-rate", "1000000/minute"]
+        cmd += ["--max-tables-per-address", str(max_tables)]
+    if profile:
+        cmd = [
+            os.path.join(os.path.dirname(sys.executable), "py-spy"),
+            "record",
+            "-o",
+            profile,
+            "-f",
+            "raw",
+            "-r",
+            "250",
+            "--",
+            *cmd,
+        ]
+    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, env=env)
+
+
+def server_pid(server: subprocess.Popen[bytes], profiled: bool) -> int:
+    """The Python server's pid (under py-spy: its child)."""
+    if not profiled:
+        return server.pid
+    with open(f"/proc/{server.pid}/task/{server.pid}/children") as f:
+        return int(f.read().split()[0])
+
+
+def percentile(values: list[float], p: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(p * len(ordered)))], 2)
+
+
+def one_run(args: argparse.Namespace, sizes: list[int], db: str) -> dict[str, Any]:
     port = free_port()
-    tmp = tempfile.mkdtemp(prefix="truco-bench-")
-    db = args.db or f"sqlite:///{tmp}/bench.sqlite3"
-    server = subprocess.Popen(
-        [sys.executable, *(["-m", "cProfile", "-o", args.profile] if args.profile else []), "-m", "truco.cli", "serve", "--port", str(port), "--db", db, "--turn-seconds", "0",
-         "--bot-delay", "0", "--max-tables", str(args.tables * 4),
-         # one address plays every seat here: lift the per-address limits
-         "--http-rate", "1000000/minute", "--http-write-rate", "1000000/minute",
-         "--max-tables-per-address", str(args.tables * 4)],
-        stdout=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )  # fmt: skip
+    server = start_server(port, db, args.tables * 4, args.profile)
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(300):
+        for _ in range(600):
+            if server.poll() is not None:
+                raise SystemExit(f"the server did not start (exit code {server.returncode})")
             try:
                 httpx.get(f"{base}/api/options", timeout=1)
                 break
             except httpx.HTTPError:
                 time.sleep(0.1)
-        stats = Stats()
-        elapsed = asyncio.run(keep_tables(base, args.tables, players, args.seconds, stats))
+        pid = server_pid(server, bool(args.profile))
+        start = time.time() + args.warmup
+        end = start + args.seconds
+        share = [args.tables // args.load_processes] * args.load_processes
+        for i in range(args.tables % args.load_processes):
+            share[i] += 1
+        context = multiprocessing.get_context("spawn")
+        with context.Pool(args.load_processes) as pool:
+            jobs = [
+                pool.apply_async(load_process, (base, n, sizes, start, end, i))
+                for i, n in enumerate(share)
+            ]
+            time.sleep(max(0.0, start - time.time()))
+            cpu0 = cpu_seconds(pid)
+            time.sleep(max(0.0, end - time.time()))
+            cpu = cpu_seconds(pid) - cpu0
+            load = os.getloadavg()[0]
+            parts = [job.get(60) for job in jobs]
     finally:
         server.send_signal(2)  # SIGINT: a clean shutdown (and the profile written)
-        server.wait(30)
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    server_cpu = usage.ru_utime + usage.ru_stime  # includes start-up (imports) and shutdown
-    lat = sorted(stats.latencies)
-
-    def pct(p: float) -> float:
-        return 1000 * lat[min(len(lat) - 1, int(p * len(lat)))] if lat else float("nan")
-
-    result = {
+        server.wait(60)
+    actions = sum(p.actions for p in parts)
+    codes: dict[str, int] = {}
+    for p in parts:
+        for code, n in p.error_codes.items():
+            codes[code] = codes.get(code, 0) + n
+    every = [ms for p in parts for ms in p.table_ms]
+    each = [ms for p in parts for ms in p.seat_ms]
+    return {
+        "db": db,
         "tables_held": args.tables,
-        "table_sizes": players,
-        "seconds": round(elapsed, 1),
-        "matches_finished": stats.matches,
-        "actions": stats.actions,
-        "actions_per_second": round(stats.actions / elapsed, 1),
-        "deliveries_measured": len(lat),
-        "latency_ms_p50": round(pct(0.50), 2),
-        "latency_ms_p99": round(pct(0.99), 2),
-        "latency_ms_mean": round(1000 * statistics.fmean(lat), 2) if lat else None,
-        "server_cpu_seconds": round(server_cpu, 2),
-        "server_cpu_ms_per_action": round(1000 * server_cpu / max(1, stats.actions), 3),
-        "load_average_1min": round(os.getloadavg()[0], 2),
-        "errors": stats.errors,
-        "error_codes": stats.error_codes,
+        "table_sizes": sizes,
+        "load_processes": args.load_processes,
+        "seconds": args.seconds,
+        "matches_finished": sum(p.matches for p in parts),
+        "actions": actions,
+        "actions_per_second": round(actions / args.seconds, 1),
+        "every_seat_ms_p50": percentile(every, 0.50),
+        "every_seat_ms_p99": percentile(every, 0.99),
+        "one_seat_ms_p50": percentile(each, 0.50),
+        "one_seat_ms_p99": percentile(each, 0.99),
+        "server_cpu_seconds": round(cpu, 2),
+        "server_cpu_ms_per_action": round(1000 * cpu / max(1, actions), 3),
+        "load_average_1min": round(load, 2),
+        "errors": sum(p.errors for p in parts),
+        "error_codes": codes,
         "cpus": os.cpu_count(),
     }
-    if args.json:
-        print(json.dumps(result))
-    else:
-        for key, value in result.items():
-            print(f"{key:>22}: {value}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=40, help="concurrent tables (default 40)")
+    parser.add_argument(
+        "--players", type=int, action="append", choices=(2, 4, 6), help="table sizes (default 2, 4)"
+    )
+    parser.add_argument("--seconds", type=float, default=20.0, help="measured seconds (default 20)")
+    parser.add_argument("--warmup", type=float, default=3.0, help="unmeasured start (default 3)")
+    parser.add_argument("--runs", type=int, default=1, help="runs; the medians are reported")
+    parser.add_argument("--load-processes", type=int, default=2, help="load generators (default 2)")
+    parser.add_argument(
+        "--db",
+        default=None,
+        help="database URL (default a fresh SQLite file per run); 'none': tables not persisted",
+    )
+    parser.add_argument("--json", action="store_true", help="one JSON line per run, then medians")
+    parser.add_argument("--profile", metavar="FILE", help="record the server with py-spy to FILE")
+    args = parser.parse_args()
+    sizes = args.players or [2, 4]
+    runs = []
+    for _ in range(args.runs):
+        db = args.db or f"sqlite:///{tempfile.mkdtemp(prefix='truco-bench-')}/bench.sqlite3"
+        run = one_run(args, sizes, db)
+        runs.append(run)
+        print(json.dumps(run) if args.json else f"run {len(runs)}: {json.dumps(run)}", flush=True)
+    median = {
+        key: statistics.median(r[key] for r in runs)
+        for key, value in runs[0].items()
+        if isinstance(value, int | float) and not isinstance(value, bool) and key != "cpus"
+    }
+    print(json.dumps({"median_of_runs": len(runs), **median}))
     return 0
 
 

@@ -96,8 +96,8 @@ def test_the_network_may_only_ask_for_offered_bots(server: LiveServer) -> None:
 
 def test_a_stored_table_with_a_bot_no_longer_offered_comes_back_with_the_cover_bot() -> None:
     config = ServerConfig(db_url="sqlite://")
-    table = Table(id="old", name="old", rules=Rules(), config=config, store=None)
-    table.seats = [Seat("human", "p", "P"), Seat("bot", None, "Bot", "search:30000x4")]
+    seats = [Seat("human", "p", "P"), Seat("bot", None, "Bot", "search:30000x4")]
+    table = Table(id="old", name="old", rules=Rules(), config=config, store=None, seats=seats)
     table.bots[1] = make_bot("search:30000x4")
     Lobby(config, None)._limit_restored_bots(table)
     assert repr(table.bots[1]).startswith("simple")

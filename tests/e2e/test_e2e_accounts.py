@@ -61,8 +61,8 @@ def my_rating(page: Any, mode: str = "1v1") -> str:
 
 
 def quick_match(page: Any, mode: str, target: str, kind: str, bots: str = "") -> None:
-    page.select_option("#quick-form select[name=mode]", mode)
-    page.select_option("#quick-form select[name=target]", target)
+    page.select_option("#quick-form select[name=quick_mode]", mode)
+    page.select_option("#quick-form select[name=quick_target]", target)
     page.check(f'#quick-form input[name=kind][value="{kind}"]')
     if kind == "casual":
         page.select_option("#quick-form select[name=bots_after]", bots)

@@ -21,6 +21,7 @@ from fastapi import APIRouter, HTTPException, Request, Response
 from ..actions import is_say
 from ..record import RecordError, record_from_json
 from .deps import ServerDep, TableId
+from .tasks import spawn
 
 router = APIRouter(prefix="/api")
 
@@ -78,8 +79,18 @@ class AnalysisService:
             raise HTTPException(503, "the analysis queue is full: try again in a minute") from None
         self.status[match_id] = "queued"
         if self.worker is None or self.worker.done():
-            self.worker = asyncio.create_task(self._work())
+            self.worker = spawn(self._work(), "truco-analysis")
         return self.state(match_id)
+
+    async def stop(self) -> None:
+        """Cancel the worker and let its process go (the server is stopping)."""
+        if self.worker is not None:
+            self.worker.cancel()
+            await asyncio.gather(self.worker, return_exceptions=True)
+            self.worker = None
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
 
     async def _work(self) -> None:
         loop = asyncio.get_running_loop()

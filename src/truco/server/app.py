@@ -17,6 +17,7 @@ from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.routing import WebSocketRoute
 
 from . import accounts_api, analysis_api, api, live, queue_api
 from .card_art import card_back_svg, card_svg
@@ -129,6 +130,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         try:
             yield
         finally:
+            analysis = getattr(app.state, "analysis", None)
+            if isinstance(analysis, analysis_api.AnalysisService):
+                await analysis.stop()
             await matchmaker.stop()
             await lobby.stop()
 
@@ -145,7 +149,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(accounts_api.router)
     app.include_router(queue_api.router)  # before /ws/{table}: /ws/queue is not a table
-    app.include_router(live.router)
+    app.router.routes.append(WebSocketRoute(live.PATH, live.table_socket))
     app.include_router(analysis_api.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(HttpLimits, rate=config.http_rate, write_rate=config.http_write_rate)

@@ -16,7 +16,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from fastapi import APIRouter, WebSocket
+from fastapi import WebSocket
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from .config import ServerConfig
@@ -27,8 +27,11 @@ from .players import Player
 from .protocol import Hello, ProtocolError, close_reason, error_message, parse_client_message
 from .sessions import COOKIE, same_origin
 from .table import Client, Command, Join, Leave
+from .tasks import spawn
 
-router = APIRouter()
+#: the table's socket, as a plain Starlette route: it needs none of FastAPI's dependency
+#: solving, which FastAPI redoes for every connection of a WebSocket route
+PATH = "/ws/{table_id}"
 
 #: close codes after which a client should not try again with the same request
 BAD_REQUEST, BAD_TOKEN, NO_TABLE, HELLO_TIMEOUT, MATCH_OVER = 4400, 4401, 4404, 4408, 4410
@@ -92,8 +95,9 @@ async def _identify(websocket: WebSocket) -> tuple[Player | None, int | None] | 
     return player, hello.since if hello.since is not None else since
 
 
-@router.websocket("/ws/{table_id}")
-async def table_socket(websocket: WebSocket, table_id: str) -> None:
+async def table_socket(websocket: WebSocket) -> None:
+    """The endpoint of :data:`PATH` (mounted by :func:`truco.server.app.create_app`)."""
+    table_id: str = websocket.path_params["table_id"]
     server = server_of(websocket)
     await websocket.accept()
     try:
@@ -121,7 +125,7 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
     player, since = who
     client = Client(player, server.config.outbox_size)
     greeted = asyncio.Event()
-    sender = asyncio.create_task(_send_loop(websocket, client, greeted))
+    sender = spawn(_send_loop(websocket, client, greeted), f"ws-send-{table_id}")
     await inbox.put(Join(client, since))
     try:
         # the first state goes out before any frame is read: a client that floods from

@@ -235,7 +235,7 @@ class Lobby:
         if self.store is None:
             return
         engine = self.store.engine
-        task = asyncio.create_task(
+        task = asyncio.create_task(  # kept in _recording; its failure is logged there
             self.store.in_writer(lambda: record_result(engine, table.id)),
             name=f"record-{table.id}",
         )

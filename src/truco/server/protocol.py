@@ -7,9 +7,9 @@ Cards travel in the record notation (``"1e"``) and actions as record tokens
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from ..actions import ActionError, action_token, parse_action
@@ -101,7 +101,7 @@ MESSAGE_TYPES = ("hello", "sit", "stand", "add_bot", "remove_bot", "act", "back"
 def parse_client_message(text: str) -> ClientMessage:
     """Parse one client frame; raise :class:`ProtocolError` with a one-line reason."""
     try:
-        data = json.loads(text)
+        data = orjson.loads(text)
     except (ValueError, RecursionError):
         raise ProtocolError("bad_json", "the message is not valid JSON") from None
     if not isinstance(data, dict):

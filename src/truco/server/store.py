@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import orjson
 from sqlalchemy import (
     BigInteger,
     Boolean,
@@ -50,6 +51,7 @@ from sqlalchemy.pool import StaticPool
 
 from .journal import LIVE, JournalError, TableWrite, fold
 from .migrations import upgrade
+from .tasks import spawn
 
 log = logging.getLogger("truco.server")
 T = TypeVar("T")
@@ -260,11 +262,11 @@ class Store:
                     conn.execute(
                         matches_table.update()
                         .where(matches_table.c.id == w.match_id)
-                        .values(table_json=json.dumps(w.table), updated_at=time.time())
+                        .values(table_json=_dumps(w.table), updated_at=time.time())
                     )
                 if w.entry is not None:
                     entries.append(
-                        {"match_id": w.match_id, "version": w.version, "entry": json.dumps(w.entry)}
+                        {"match_id": w.match_id, "version": w.version, "entry": _dumps(w.entry)}
                     )
             if entries:
                 conn.execute(journal_table.insert(), entries)
@@ -347,7 +349,7 @@ class Store:
 
     async def start(self) -> None:
         self._wake = asyncio.Event()
-        self._writer = asyncio.create_task(self._write_loop(), name="truco-store-writer")
+        self._writer = spawn(self._write_loop(), "truco-store-writer")
 
     async def _write_loop(self) -> None:
         assert self._wake is not None
@@ -396,6 +398,11 @@ class Store:
         self.engine.dispose()
 
 
+def _dumps(data: Any) -> str:
+    """JSON as stored (orjson: the write path runs once per commit of every table)."""
+    return orjson.dumps(data).decode()
+
+
 def _put_row(conn: Connection, row: MatchRow) -> None:
     values = {
         "name": row.name,
@@ -404,8 +411,8 @@ def _put_row(conn: Connection, row: MatchRow) -> None:
         "updated_at": row.updated_at,
         "version": row.version,
         "winner": row.winner,
-        "table_json": json.dumps(row.table),
-        "record_json": None if row.record is None else json.dumps(row.record),
+        "table_json": _dumps(row.table),
+        "record_json": None if row.record is None else _dumps(row.record),
     }
     done = conn.execute(matches_table.update().where(matches_table.c.id == row.id).values(**values))
     if done.rowcount == 0:

@@ -28,6 +28,7 @@ _ids = itertools.count(1)
 
 #: what a player is told when a command meets a table between two nodes
 MOVING = error_message("moving", "the table is moving to another server: send that again")
+MOVING_FRAME = json.dumps(MOVING)
 
 
 def player_json(player: Player | None) -> list[Any] | None:
@@ -77,7 +78,7 @@ class Route:
         self.lobby = lobby
         self.table_id = table_id
         self.conn = f"{lobby.node}/{next(_ids)}"
-        self.client: Client | None = None
+        self.client: Client | None = None  # a socket of this node
         self.local: Table | None = None  # the table, when this node runs it
         self.owner: str | None = None  # else the node that does (None: being found)
         self.version: int | None = None  # the last version delivered to the client
@@ -87,6 +88,7 @@ class Route:
 
     async def put(self, message: Join | Leave | Command) -> None:
         if isinstance(message, Join):
+            assert isinstance(message.client, Client)  # a front routes its own sockets
             self.client, self.version = message.client, message.since
             await self._find()
         elif isinstance(message, Leave):
@@ -105,7 +107,7 @@ class Route:
             self.lobby.bus.send(self.owner, {"k": "cmd", "c": self.conn, "m": text})
             self.unanswered = True
         else:
-            message.client.send(MOVING)
+            message.client.send(MOVING_FRAME)
 
     # ------------------------------------------------------------------ following the table
     def deliver(self, message: dict[str, Any]) -> None:
@@ -126,7 +128,7 @@ class Route:
         if self.left or self._finding is not None:
             return
         if self.unanswered and self.client is not None:  # it may be lost: not acknowledged
-            self.client.send(MOVING)
+            self.client.send(MOVING_FRAME)
             self.unanswered = False
         if self.owner is not None:  # if it is alive and still runs the table: we are gone
             self.lobby.bus.send(self.owner, {"k": "leave", "c": self.conn})

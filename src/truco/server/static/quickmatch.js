@@ -21,9 +21,9 @@ export function quickMatchPanel({ identity, go }) {
   const panel = el("section", { class: "panel", id: "quick-match" });
   const form = el("form", { id: "quick-form" },
     el("div", { class: "row" },
-      el("label", {}, `${t("qm.mode")} `, select("mode", [["1v1", t("lobby.p2")], ["2v2", t("lobby.p4")], ["3v3", t("lobby.p6")]])),
-      el("label", {}, `${t("lobby.flor")} `, select("flor", [["false", t("lobby.sin_flor")], ["true", t("lobby.con_flor")]])),
-      el("label", {}, `${t("lobby.target")} `, select("target", [["15", t("lobby.t15")], ["30", t("lobby.t30")]]))),
+      el("label", {}, `${t("qm.mode")} `, select("quick_mode", [["1v1", t("lobby.p2")], ["2v2", t("lobby.p4")], ["3v3", t("lobby.p6")]])),
+      el("label", {}, `${t("lobby.flor")} `, select("quick_flor", [["false", t("lobby.sin_flor")], ["true", t("lobby.con_flor")]])),
+      el("label", {}, `${t("lobby.target")} `, select("quick_target", [["15", t("lobby.t15")], ["30", t("lobby.t30")]]))),
     el("div", { class: "row" },
       el("label", {}, el("input", { type: "radio", name: "kind", value: "casual", checked: !account }), ` ${t("qm.casual")}`),
       el("label", {}, el("input", { type: "radio", name: "kind", value: "rated", checked: account, disabled: !account }), ` ${t("qm.rated")}`)),
@@ -42,7 +42,7 @@ export function quickMatchPanel({ identity, go }) {
     ev.preventDefault();
     const f = new FormData(form);
     const rated = f.get("kind") === "rated";
-    const name = queueName({ mode: f.get("mode"), flor: f.get("flor") === "true", target: f.get("target"), rated });
+    const name = queueName({ mode: f.get("quick_mode"), flor: f.get("quick_flor") === "true", target: f.get("quick_target"), rated });
     try { await identity.ensure(); } catch (e) { form.querySelector("#quick-error").textContent = e.message; return; }
     wait(name, rated ? "" : f.get("bots_after"));
   });

@@ -1,0 +1,103 @@
+"""What each connection of a table is sent: ``state`` frames with the events its seat
+may see and its seat's view.
+
+A :class:`Round` builds the frames of one moment of the table. What connections share
+is computed and encoded once: the table summary, each seat's view, each event (see
+:class:`~.events.TableEvent`), the event list of each audience; a frame is those pieces
+joined, plus the few bytes that name the connection (``you``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from ...cards import card_name
+from .clients import Peer
+from .events import EventLog, sees
+
+#: a seat's view as JSON (None before the match starts); the seat None is a spectator's
+ViewOf = Callable[[int | None], dict[str, Any] | None]
+
+
+class Round:
+    """The frames of the table at one version."""
+
+    def __init__(
+        self,
+        log: EventLog,
+        summary: dict[str, Any],
+        view_of: ViewOf,
+        committed: dict[int, int],
+        story: Callable[[], dict[str, Any] | None],
+    ) -> None:
+        self.log = log
+        self.version = log.version
+        self._summary = orjson.dumps(summary)
+        self._view_of = view_of
+        self._committed = committed
+        self._story_of = story
+        self._story: bytes | None = None
+        self._views: dict[int | None, bytes] = {}
+        self._events: dict[tuple[int | None, int], bytes] = {}
+
+    def _view(self, seat: int | None) -> bytes:
+        view = self._views.get(seat)
+        if view is None:
+            view = self._views[seat] = orjson.dumps(self._view_of(seat))
+        return view
+
+    def _last_story(self) -> bytes:
+        if self._story is None:
+            self._story = orjson.dumps(self._story_of())
+        return self._story
+
+    def _events_since(self, seat: int | None, since: int) -> bytes:
+        """The events after ``since`` that ``seat`` may see, as a JSON list ("" if none)."""
+        key = (seat, since)
+        events = self._events.get(key)
+        if events is None:
+            bodies = [e.json() for e in self.log.after(since) if sees(seat, e.audience)]
+            events = self._events[key] = b"[" + b",".join(bodies) + b"]" if bodies else b""
+        return events
+
+    def frame(
+        self, peer: Peer, seat: int | None, since: int | None, *, answer: bool = False
+    ) -> str | None:
+        """The ``state`` frame for ``peer`` sitting in ``seat``: the full state (``since``
+        None, or older than the log holds), else the events after ``since``. None when it
+        may see nothing new, unless the frame ``answer``s a request (a sync, a join)."""
+        if since is None or not self.log.holds_after(since):
+            events, full = b"[]", b"true"
+        else:
+            events, full = self._events_since(seat, since), b"false"
+            if not events:
+                if not answer:
+                    return None
+                events = b"[]"
+        player = peer.player
+        committed = self._committed.get(seat) if seat is not None else None
+        you = orjson.dumps(
+            {
+                "seat": seat,
+                "player": None if player is None else {"id": player.id, "name": player.name},
+                "committed": None if committed is None else card_name(committed),
+            }
+        )
+        return b"".join(
+            (
+                b'{"type":"state","v":%d,"full":%s,"events":' % (self.version, full),
+                events,
+                b',"table":',
+                self._summary,
+                b',"view":',
+                self._view(seat),
+                b',"you":',
+                you,
+                # a page that comes in late reads the last hand's story here
+                b',"story":' + self._last_story() if full == b"true" else b"",
+                b"}",
+            )
+        ).decode()
