@@ -31,7 +31,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -346,7 +348,8 @@ def main() -> int:
     parser.add_argument(
         "--db",
         default=None,
-        help="database URL (default a fresh SQLite file per run); 'none': tables not persisted",
+        help="database URL (default a fresh SQLite file per run); 'postgresql': a fresh schema "
+        "of the tests' PostgreSQL (tests/databases.py); 'none': tables not persisted",
     )
     parser.add_argument("--json", action="store_true", help="one JSON line per run, then medians")
     parser.add_argument("--profile", metavar="FILE", help="record the server with py-spy to FILE")
@@ -354,8 +357,16 @@ def main() -> int:
     sizes = args.players or [2, 4]
     runs = []
     for _ in range(args.runs):
-        db = args.db or f"sqlite:///{tempfile.mkdtemp(prefix='truco-bench-')}/bench.sqlite3"
-        run = one_run(args, sizes, db)
+        with ExitStack() as stack:
+            if args.db == "postgresql":  # a fresh schema of the tests' PostgreSQL, dropped after
+                sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+                from databases import postgres_schema
+
+                db = stack.enter_context(postgres_schema("truco_bench"))
+            else:
+                db = args.db or f"sqlite:///{tempfile.mkdtemp(prefix='truco-bench-')}/b.sqlite3"
+            run = one_run(args, sizes, db)
+            run["db"] = args.db or "sqlite"
         runs.append(run)
         print(json.dumps(run) if args.json else f"run {len(runs)}: {json.dumps(run)}", flush=True)
     median = {
