@@ -39,11 +39,15 @@ def site() -> Iterator[tuple[str, str]]:
         yield db_url, prefix
 
 
-def chooser(seed: int) -> Any:
-    """Random legal actions, without megaphone words (every action is public then)."""
+def chooser(seed: int, patient: bool = False) -> Any:
+    """Random legal actions, without megaphone words (every action is public then);
+    ``patient``: after a refusal (a table moving between nodes), wait a moment."""
     rng = random.Random(seed)
 
     def choose(client: TableClient, view: dict[str, Any]) -> str | None:
+        if patient and client.errors:  # refused (the table moving: "moving"): again in a moment
+            client.errors.pop()
+            time.sleep(0.2)
         legal = [a for a in view["legal"] if not a.startswith("say")]
         plays = [a for a in legal if a.startswith("play")]
         return rng.choice(plays if plays and rng.random() < 0.7 else legal) if legal else None
@@ -120,7 +124,7 @@ def test_a_killed_node_s_table_goes_on_elsewhere_and_nothing_acknowledged_is_los
     db_url, prefix = site
     with nodes(db_url, prefix, 2, "--reconnect-seconds", "60") as (a, b):
         on_a, on_b, table_id = seat_two(a, b)  # node a runs the table (it was created there)
-        choose = chooser(2)
+        choose = chooser(2, patient=True)
         _play_some([on_a, on_b], choose, 12)
         before = seen_actions(on_a)
         assert before == seen_actions(on_b) and len(before) >= 12
@@ -208,7 +212,7 @@ def test_workers_start_several_nodes_on_one_port(site: tuple[str, str]) -> None:
         client.close()
         # both players on the one address, whichever node the kernel hands them to
         on_a, on_b, table_id = seat_two(site_url, site_url)
-        play_out([on_a, on_b], chooser(3))
+        play_out([on_a, on_b], chooser(3, patient=True))
         on_a.until(lambda s: s["table"]["status"] == "finished")
         assert seen_actions(on_a) == record_actions(record_of(site_url, table_id))
         on_a.close(), on_b.close()

@@ -12,10 +12,11 @@ and :attr:`Bus.on_unreachable` hears of the messages it did not get.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -74,7 +75,7 @@ class Bus:
             batches, self._out = self._out, {}
             pipe = self.redis.pipeline(transaction=False)
             for node, messages in batches.items():
-                pipe.publish(self.channel(node), json.dumps(messages))
+                pipe.publish(self.channel(node), orjson.dumps(messages))
             heard = await pipe.execute()
             self.sent += sum(len(m) for m in batches.values())
             for (node, messages), listeners in zip(batches.items(), heard, strict=True):
@@ -97,7 +98,7 @@ class Bus:
                 async for item in pubsub.listen():
                     if item.get("type") != "message":
                         continue
-                    messages = json.loads(item["data"])
+                    messages = orjson.loads(item["data"])
                     self.received += len(messages)
                     for message in messages:
                         try:

@@ -16,6 +16,8 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from ..players import Player
 from ..protocol import error_message
 from ..table import Client, Command, Join, Leave
@@ -57,7 +59,7 @@ class RemoteClient(Client):
     def send(self, message: dict[str, Any] | str) -> None:
         if self.closed:
             return
-        text = message if isinstance(message, str) else json.dumps(message)
+        text = message if isinstance(message, str) else orjson.dumps(message).decode()
         self.bus.send(
             self.front,
             {"k": "out", "c": self.conn, "x": text, "v": self.table.version, "n": self.bus.node},
