@@ -162,7 +162,7 @@ def test_every_refusal_the_server_sends_has_a_message_in_every_client() -> None:
 
     server = Path(truco.__file__).parent / "server"
     codes = set()
-    for path in server.glob("*.py"):
+    for path in server.rglob("*.py"):  # the table package too
         text = path.read_text(encoding="utf-8")
         codes |= set(re.findall(r'(?:Error|error_message)\(\s*"([a-z_]+)"', text))
     assert {"illegal", "seat_taken", "not_seated", "bad_message"} <= codes
