@@ -363,3 +363,20 @@ def test_logins_with_text_no_name_can_have_are_refused_like_any_wrong_login(
             assert response.status_code in (401, 422), response.text
         assert http.get("/api/players/Com%00ún").status_code == 404
         assert login(http, "común") == 200
+
+
+def test_a_guest_cannot_pass_for_an_account_or_a_bot(server: LiveServer) -> None:
+    """Only accounts' names are unique, but a guest may not take one (in any spelling),
+    nor a bot's name: the lobby and the table would show the same name for two people."""
+    owner = fresh("Dueña")
+    assert sign_up(browser(server), owner).status_code == 201
+    stranger = browser(server)
+    for name in (owner, owner.upper(), f"  {owner} "):
+        response = stranger.post("/api/guest", json={"name": name})
+        assert response.status_code == 409, name
+        assert "account" in response.json()["detail"]
+    for name in ("Bot 1 (simple)", "bot-experto", "BOTS"):
+        response = stranger.post("/api/guest", json={"name": name})
+        assert response.status_code == 422, name
+    assert COOKIE not in stranger.cookies  # nothing was handed out
+    assert stranger.post("/api/guest", json={"name": "Botana"}).status_code == 200

@@ -70,6 +70,11 @@ def name_key(name: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
 
 
+def looks_like_a_bot(name: str) -> bool:
+    """Whether a name would pass for one of the bots' ("Bot 1 (simple)", "bot-x")."""
+    return _BOT.match(name_key(name)) is not None
+
+
 def check_name(name: str) -> str:
     """The display name to keep (NFKC, spaces collapsed); :class:`AccountError` (422) if
     it may not be an account's name."""
@@ -83,7 +88,7 @@ def check_name(name: str) -> str:
     if not MIN_NAME <= len(shown) <= MAX_NAME:
         raise AccountError(422, f"name: {MIN_NAME} to {MAX_NAME} characters")
     key = name_key(shown)
-    if _BOT.match(key):
+    if looks_like_a_bot(key):
         raise AccountError(422, "name: names whose first word is 'Bot' are the bots'")
     if "".join(ch for ch in key if ch.isalnum()) in RESERVED:
         raise AccountError(422, f"name: {shown!r} is reserved")

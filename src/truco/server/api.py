@@ -15,8 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..record import RecordError, record_from_json, replay
 from ..rules import FALTA_ENVIDO_VARIANTS, Rules, RulesError
+from . import accounts
 from .bot_pool import check_bot_spec, offered_bots
 from .deps import MaybePlayerDep, PlayerDep, ServerDep, TableId
+from .players import clean_name
 from .replays import replay_steps
 from .sessions import clear_session_cookie, set_session_cookie
 
@@ -99,7 +101,12 @@ async def guest(
         raise HTTPException(
             409, "you are logged in to an account: rename it with PATCH /api/me, or log out"
         )
-    token = server.signer.issue(body.name, known.id if known else None)
+    name = clean_name(body.name)
+    if accounts.looks_like_a_bot(name):
+        raise HTTPException(422, "name: names whose first word is 'Bot' are the bots'")
+    if await asyncio.to_thread(accounts.by_name, server.store.engine, name) is not None:
+        raise HTTPException(409, f"name: {name!r} is an account's: log in, or choose another")
+    token = server.signer.issue(name, known.id if known else None)
     return _session(response, server, token)
 
 
