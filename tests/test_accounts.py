@@ -380,3 +380,13 @@ def test_a_guest_cannot_pass_for_an_account_or_a_bot(server: LiveServer) -> None
         assert response.status_code == 422, name
     assert COOKIE not in stranger.cookies  # nothing was handed out
     assert stranger.post("/api/guest", json={"name": "Botana"}).status_code == 200
+
+
+def test_a_profile_page_is_a_404_for_a_name_no_account_has(server: LiveServer) -> None:
+    owner = fresh("Perfil")
+    http = browser(server)
+    assert sign_up(http, owner).status_code == 201
+    assert http.get(f"/u/{owner.lower()}").status_code == 200
+    missing = http.get(f"/u/{fresh('Nadie')}")
+    assert missing.status_code == 404
+    assert "<html" in missing.text.lower()  # still the page, which says there is no such player

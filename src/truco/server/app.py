@@ -19,7 +19,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.routing import WebSocketRoute
 
-from . import accounts_api, analysis_api, api, live, queue_api
+from . import accounts, accounts_api, analysis_api, api, live, queue_api
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import ID_RE, Server, ServerDep
@@ -39,9 +39,15 @@ pages = APIRouter(include_in_schema=False)
 
 @pages.get("/")
 @pages.get("/ranking")
-@pages.get("/u/{player_name}")
 async def page() -> FileResponse:
     return FileResponse(STATIC / "index.html")
+
+
+@pages.get("/u/{player_name}")
+async def profile_page(player_name: str, server: ServerDep) -> FileResponse:
+    """The page; for a name no account has, with status 404 (the page then says so)."""
+    known = await asyncio.to_thread(accounts.by_name, server.store.engine, player_name)
+    return FileResponse(STATIC / "index.html", status_code=200 if known else 404)
 
 
 async def _known_match(server: Server, match_id: str) -> bool:
