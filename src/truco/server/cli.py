@@ -247,7 +247,13 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         return 2
     server = AnnouncingServer(
         uvicorn.Config(
-            app, log_level="warning", ws_max_size=1 << 16, ws_per_message_deflate=args.ws_deflate
+            app,
+            log_level="warning",
+            ws_max_size=1 << 16,
+            ws_per_message_deflate=args.ws_deflate,
+            # Ctrl+C or SIGTERM: connections get 15 s to close; then the tables are stopped
+            # (committed) and the process ends, whatever a client still holds open
+            timeout_graceful_shutdown=15,
         ),
         address=f"http://{args.host}:{sock.getsockname()[1]}/",
     )

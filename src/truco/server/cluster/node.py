@@ -120,7 +120,12 @@ class ClusterLobby(Lobby):
             await self._drop(table.id)
         await self.bus.stop()
         await self.redis.zrem(self.key("nodes"), self.node)
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._tasks:  # releases and drops in flight: a bounded wait, then they go
+            _, late = await asyncio.wait(set(self._tasks), timeout=10)
+            for task in late:
+                log.warning("node %s: stopping %s, unfinished after 10 s", self.node, task)
+                task.cancel()
+            await asyncio.gather(*late, return_exceptions=True)
         await self.recorded()
         self.bot_pool.shutdown()
         await self.store.close()
