@@ -119,6 +119,17 @@ CHOICES = (
 )
 
 
+PLAY_ONE = """([before, choices]) => {
+    const closed = window.truco?.summary ? window.truco.summary.index + 1 : 0;
+    if (closed > before) return false;
+    for (const choice of choices) {
+        const target = document.querySelector(choice);
+        if (target) { target.click(); return true; }
+    }
+    return false;
+}"""
+
+
 def first_to_show(pages: list[Any], selector: str, timeout: float = 30.0) -> Any:
     """The first of ``pages`` that shows ``selector`` (waiting for it: a page may not
     have drawn its latest state yet when the question is asked)."""
@@ -140,15 +151,9 @@ def play_a_hand(pages: list[Any], timeout: float = 60.0) -> None:
         if all(hands_closed(p) > s for p, s in zip(pages, start, strict=True)):
             return
         for page, before in zip(pages, start, strict=True):
-            if hands_closed(page) > before:
-                continue  # this page saw the close: playing on would start the next hand
-            for choice in CHOICES:
-                target = page.locator(choice)
-                if target.count():
-                    # the page may re-render (a partner answered first): then move on
-                    with contextlib.suppress(sync_api.TimeoutError):
-                        target.first.click(timeout=1000)
-                    break
+            # one step inside the page, so that no new state can land between the look and
+            # the click: once this page saw the close, playing on would start the next hand
+            page.evaluate(PLAY_ONE, [before, list(CHOICES)])
         pages[0].wait_for_timeout(60)
     raise AssertionError("the hand did not close in time")
 
