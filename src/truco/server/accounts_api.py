@@ -16,10 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from . import accounts, ratings
 from .accounts import AccountError
+from .api import session_answer
 from .deps import MaybePlayerDep, PlayerDep, ServerDep
 from .limits import Attempts
 from .players import Player
-from .sessions import clear_session_cookie, set_session_cookie
+from .sessions import clear_session_cookie
 
 router = APIRouter(prefix="/api")
 
@@ -52,16 +53,7 @@ def _attempts(request: Request) -> Attempts:
 def _login(response: Response, server: ServerDep, account: accounts.Account) -> dict[str, Any]:
     """Set the account's session cookie; the session as ``POST /api/guest`` gives it."""
     token = server.signer.issue(account.name, account.id, account=True)
-    player = server.signer.verify(token)
-    assert player is not None
-    set_session_cookie(response, token, server.signer.lifetime, server.config.secure_cookies)
-    return {
-        "token": token,
-        "id": account.id,
-        "name": account.name,
-        "expires": player.expires,
-        "account": True,
-    }
+    return session_answer(response, server, token)
 
 
 # ------------------------------------------------------------------ accounts

@@ -76,7 +76,8 @@ class CreateTableRequest(_Body):
         return bots
 
 
-def _session(response: Response, server: ServerDep, token: str) -> dict[str, Any]:
+def session_answer(response: Response, server: ServerDep, token: str) -> dict[str, Any]:
+    """Set ``token`` as the session cookie; the session as ``POST /api/guest`` answers it."""
     player = server.signer.verify(token)
     assert player is not None
     set_session_cookie(response, token, server.signer.lifetime, server.config.secure_cookies)
@@ -107,14 +108,14 @@ async def guest(
     if await asyncio.to_thread(accounts.by_name, server.store.engine, name) is not None:
         raise HTTPException(409, f"name: {name!r} is an account's: log in, or choose another")
     token = server.signer.issue(name, known.id if known else None)
-    return _session(response, server, token)
+    return session_answer(response, server, token)
 
 
 @router.post("/session/renew")
 async def renew(response: Response, server: ServerDep, player: PlayerDep) -> dict[str, Any]:
     """The same player with a new expiry (the session must still be valid)."""
     token = server.signer.issue(player.name, player.id, account=player.account)
-    return _session(response, server, token)
+    return session_answer(response, server, token)
 
 
 @router.delete("/session", status_code=204)
