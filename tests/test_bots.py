@@ -208,7 +208,7 @@ def test_falta_happy_calls_falta_and_tight_never_does() -> None:
 def test_mirror_bots_model_their_rivals_differently() -> None:
     tight, loose = make_bot("mirror:tight", 1), make_bot("mirror:loose", 1)
     assert isinstance(tight, SearchBot) and isinstance(loose, SearchBot)
-    assert tight.rivals.accepts < 0 < loose.rivals.accepts
+    assert tight.rivals.truco_accepts < 0 < loose.rivals.truco_accepts
 
 
 def test_cautious_search_does_not_call_falta_with_a_tanto_of_4() -> None:
@@ -258,7 +258,8 @@ def test_the_rival_model_is_fitted_to_the_answers_seen() -> None:
 
     station, scared = _fitted("station"), _fitted("scared")
     assert isinstance(station, PlayerModel) and isinstance(scared, PlayerModel)
-    assert station.accepts > 0 > scared.accepts
+    assert station.truco_accepts > 0 > scared.truco_accepts
+    assert station.envido_accepts > 0 > scared.envido_accepts
 
 
 @settings(max_examples=300, deadline=None)
@@ -341,3 +342,43 @@ def test_the_call_reader_counts_the_rivals_openings() -> None:
     assert envido > CallReader.BASE[0] and truco > CallReader.BASE[1]
     reader.observe(views[0])  # an earlier hand: a new match
     assert len(reader.hands) == 1
+
+
+def test_the_rival_model_moves_from_its_prior_towards_the_answers_seen() -> None:
+    from truco.bots.opponent import SEARCH_LIKE, RivalTracker
+    from truco.bots.search import LEVELS
+
+    assert LEVELS["expert"].prior == SEARCH_LIKE  # the expert starts where a search bot is
+    tracker = RivalTracker(0, SEARCH_LIKE)
+    assert tracker.model() == SEARCH_LIKE
+    tracker.truco_answers.extend([False] * 4)  # a rival who refuses our trucos
+    refusing = tracker.model()
+    assert refusing.truco_accepts < SEARCH_LIKE.truco_accepts
+    assert refusing.envido_accepts == SEARCH_LIKE.envido_accepts  # answered apart
+    tracker.truco_answers.extend([False] * 8)
+    assert tracker.model().truco_accepts < refusing.truco_accepts  # more evidence, further
+    tracker.envido_answers.extend([True] * 4)  # ... who takes every envido
+    assert tracker.model().envido_accepts > SEARCH_LIKE.envido_accepts
+
+
+def test_the_rollout_answers_envido_and_truco_by_their_own_shifts() -> None:
+    from truco.actions import ENVIDO, QUIERO, TRUCO
+    from truco.bots.rollout import PlayerModel, policy_action
+
+    truco_wide, envido_wide = PlayerModel(truco_accepts=0.3), PlayerModel(envido_accepts=0.3)
+    # the answering hands: tanto 6 and little power; tanto 25 and less power
+    for call, answering, wide, other in (
+        (TRUCO, _cards("3c", "4b", "6o"), truco_wide, envido_wide),
+        (ENVIDO, _cards("5e", "10e", "4c"), envido_wide, truco_wide),
+    ):
+        game = Game(Rules(), manual_deal=True)
+        caller = game.mano  # the mano speaks first
+        hands = [STRONG, STRONG]
+        hands[1 - caller] = answering
+        game.deal(tuple(hands))
+        game.apply(caller, call)
+        rival = 1 - caller
+        legal = game.legal_actions(rival, False)
+        assert policy_action(game, rival, legal, 0.0) != QUIERO
+        assert policy_action(game, rival, legal, 0.0, other) != QUIERO
+        assert policy_action(game, rival, legal, 0.0, wide) == QUIERO

@@ -7,19 +7,21 @@ is not the loose acceptor the default policy is. :class:`RivalTracker` reads the
 views as the match goes (nothing hidden: the public log of each hand, the tantos
 declared) and fits the two shifts:
 
-* **answers**: how often the rivals accepted our envido calls and our truco calls.
-  An acceptance rate ``r`` means "accepts with the best ``r`` of hands"; the tanto (or
-  hand strength) that has a share ``r`` of hands above it, against the policy's own
-  threshold, is the shift.
+* **answers**: how often the rivals accepted our envido calls, and apart, our truco
+  calls (a search bot answers an envido about as the policy does and accepts a truco
+  with far weaker cards: one shift for both would get both wrong). An acceptance rate
+  ``r`` means "accepts with the best ``r`` of hands"; the tanto (or hand strength) that
+  has a share ``r`` of hands above it, against the policy's own threshold, is the shift.
 * **calls**: the tantos the rivals declared after calling envido themselves. A rival
   that calls with 24 calls looser than the policy's 28.
 
-Each estimate is shrunk towards the policy (a prior worth :data:`PRIOR` observations),
-so a few hands move the model only a little, and it is clamped to :data:`LIMIT`.
+Each estimate is shrunk towards a prior model (worth :data:`PRIOR` observations; by
+default the policy itself, :data:`SEARCH_LIKE` for the expert), so a few hands move the
+model only a little, and it is clamped to :data:`LIMIT`.
 
 >>> tracker = RivalTracker(seat=0)
 >>> tracker.model()
-PlayerModel(calls=0.0, accepts=0.0)
+PlayerModel(calls=0.0, envido_accepts=0.0, truco_accepts=0.0)
 """
 
 from __future__ import annotations
@@ -40,12 +42,18 @@ from ..cards import DECK, tanto
 from ..game import Declaration
 from ..view import SeatView
 from .judgement import hand_power
-from .rollout import PlayerModel
+from .rollout import NEUTRAL, PlayerModel
 
-#: Observations the prior (the policy as it is) is worth.
+#: Observations the prior model is worth.
 PRIOR = 3.0
 #: The largest shift the fit may reach.
-LIMIT = 0.2
+LIMIT = 0.3
+#: How a search bot plays, the prior of the expert (measured against ``mirror:loose``,
+#: our search: it accepted 70% of the expert's trucos and 18% of its envidos): envidos
+#: answered about as the policy does (its worlds believe the caller's tanto), trucos far
+#: wider (refused, one point is lost; accepted, two are at risk: a search accepts when
+#: it wins a third of its worlds), and calls a little looser than the policy's.
+SEARCH_LIKE = PlayerModel(calls=0.1, truco_accepts=0.2)
 #: The rollout policy's thresholds: accepts envido with 27, calls it with 28, accepts
 #: a truco with a hand power of 0.4 (at the start of a hand).
 ENVIDO_ACCEPT, ENVIDO_CALL, TRUCO_ACCEPT = 27, 28, 0.4
@@ -71,8 +79,9 @@ def _quantile_from_top(values: list[int] | list[float], share: float) -> float:
 class RivalTracker:
     """Reads one seat's views through a match and fits the rivals' model."""
 
-    def __init__(self, seat: int) -> None:
+    def __init__(self, seat: int, prior: PlayerModel = NEUTRAL) -> None:
         self.team = seat & 1
+        self.prior = prior
         self.logs: dict[int, tuple[tuple[int, int], ...]] = {}  # hand -> last log seen
         self.showdowns: dict[int, tuple[tuple[Declaration, ...], ...]] = {}
         self.closed: set[int] = set()
@@ -132,30 +141,38 @@ class RivalTracker:
                     callers.discard(word.seat)
 
     def model(self) -> PlayerModel:
-        """The fitted model of the rivals (the policy itself before any evidence)."""
+        """The fitted model of the rivals (the prior before any evidence)."""
         tantos, powers = _distributions()
-        shifts: list[tuple[float, float]] = []  # (shift, observations)
-        for answers, values, threshold, scale in (
-            (self.envido_answers, tantos, ENVIDO_ACCEPT, 10.0),
-            (self.truco_answers, powers, TRUCO_ACCEPT, 1.0),
-        ):
-            if answers:
-                base = _share_above(values, threshold)
-                rate = (sum(answers) + PRIOR * base) / (len(answers) + PRIOR)
-                fitted = _quantile_from_top(values, rate)
-                shifts.append(((threshold - fitted) / scale, len(answers)))
-        accepts = _weighted(shifts)
-        calls = 0.0
+        prior = self.prior
+        envido = _fit_answers(
+            self.envido_answers, tantos, ENVIDO_ACCEPT, 10.0, prior.envido_accepts
+        )
+        truco = _fit_answers(self.truco_answers, powers, TRUCO_ACCEPT, 1.0, prior.truco_accepts)
+        calls = prior.calls
         if self.called_tantos:
             n = len(self.called_tantos)
             low = sorted(self.called_tantos)[n // 4]  # about their lowest calling tanto
-            calls = (ENVIDO_CALL - low) / 10.0 * n / (n + PRIOR)
-        return PlayerModel(calls=_clamp(calls), accepts=_clamp(accepts))
+            seen = (ENVIDO_CALL - low) / 10.0
+            calls = (seen * n + prior.calls * PRIOR) / (n + PRIOR)
+        return PlayerModel(
+            calls=_clamp(calls), envido_accepts=_clamp(envido), truco_accepts=_clamp(truco)
+        )
 
 
-def _weighted(shifts: list[tuple[float, float]]) -> float:
-    total = sum(n for _, n in shifts)
-    return sum(s * n for s, n in shifts) / total if total else 0.0
+def _fit_answers(
+    answers: list[bool],
+    values: list[int] | list[float],
+    threshold: float,
+    scale: float,
+    prior: float,
+) -> float:
+    """The acceptance shift that explains ``answers`` (shrunk towards ``prior``): the
+    rate of acceptances, each prior observation counted at the rate ``prior`` implies."""
+    if not answers:
+        return prior
+    prior_rate = _share_above(values, threshold - prior * scale)
+    rate = (sum(answers) + PRIOR * prior_rate) / (len(answers) + PRIOR)
+    return (threshold - _quantile_from_top(values, rate)) / scale
 
 
 def _clamp(x: float) -> float:

@@ -32,10 +32,12 @@ from .judgement import follow, hand_power, hand_tanto
 class PlayerModel:
     """How a team is assumed to play inside the rollouts: shifts of the policy's
     thresholds (``+0.1``: calls or accepts as if its hand were 0.1 stronger, one tanto
-    point per 0.01)."""
+    point per 0.01). Envido and truco answers shift apart: a search bot answers an
+    envido about as the policy does but accepts a truco with much weaker cards."""
 
     calls: float = 0.0
-    accepts: float = 0.0
+    envido_accepts: float = 0.0
+    truco_accepts: float = 0.0
 
 
 #: The policy as it is.
@@ -108,7 +110,8 @@ def policy_action(
         return FLOR
     team = seat & 1
     if game.pending:
-        return _answer(game, seat, legal, jitter + model.accepts, jitter + model.calls)
+        accepts = model.truco_accepts if game.pending[-1][0] == P_TRUCO else model.envido_accepts
+        return _answer(game, seat, legal, jitter + accepts, jitter + model.calls)
     cards = [a for a in legal if a < 40]
     jitter += model.calls
     if ENVIDO in legal:

@@ -31,7 +31,7 @@ from ..game import Game
 from ..rules import Rules
 from ..view import SeatView
 from .base import Bot
-from .opponent import RivalTracker
+from .opponent import SEARCH_LIKE, RivalTracker
 from .rollout import NEUTRAL, PlayerModel, action_likelihood, play_out_hand
 
 #: Calls whose value hinges on rare worlds (the rival's few strong hands).
@@ -48,6 +48,7 @@ class Method:
     oversample: int
     cautious: float = 0.0
     adaptive: bool = False  # fit the rivals' model to their play (:mod:`.opponent`)
+    prior: PlayerModel = NEUTRAL  # the adaptive fit's starting model of the rivals
     team_worlds: int | None = None  # worlds on 2v2 and 3v3 tables (default: ``worlds``)
     families: bool = True  # a rival's falta shows what its envido would (rollout.action_likelihood)
 
@@ -56,15 +57,15 @@ LEVELS = {
     "easy": Method(8, 3, cautious=1.0),
     "medium": Method(40, 3, cautious=1.0),
     "hard": Method(120, 4, cautious=1.0),
-    "expert": Method(240, 4, cautious=1.0, adaptive=True, team_worlds=180),
+    "expert": Method(240, 4, cautious=1.0, adaptive=True, team_worlds=180, prior=SEARCH_LIKE),
 }
 ALIASES = {"default": "medium", "normal": "medium"}
 
 #: The mirror bots' models of their rivals (``mirror:tight`` ...): our search, at the
 #: medium budget, sure that its rivals play tighter or looser than its own policy.
 MIRROR_MODELS = {
-    "tight": PlayerModel(calls=-0.1, accepts=-0.15),
-    "loose": PlayerModel(calls=0.1, accepts=0.15),
+    "tight": PlayerModel(calls=-0.1, envido_accepts=-0.15, truco_accepts=-0.15),
+    "loose": PlayerModel(calls=0.1, envido_accepts=0.15, truco_accepts=0.15),
 }
 
 
@@ -146,7 +147,8 @@ class SearchBot(Bot):
         assert view.seat is not None
         tracker = self.tracker
         if tracker is None or tracker.team != view.seat & 1 or tracker.newer_than(view):
-            self.tracker = tracker = RivalTracker(view.seat)  # a new match, or a new seat
+            # a new match, or a new seat
+            self.tracker = tracker = RivalTracker(view.seat, self.method.prior)
         tracker.observe(view)
         self.rivals = tracker.model()
 
