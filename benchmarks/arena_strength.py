@@ -16,7 +16,10 @@ random) and ``issue11`` (the expert against today's hard, ``search:120x4``, and 
 gauntlet on every configuration, with ``--jobs 1``: the CPU-time figures of one core).
 The expert's runs were planned as the best sample for about 90 CPU minutes on a shared
 2-core machine: a screening (``screen_*``: one or two duplicate pairs per configuration)
-to find the weak spots, then the runs whose intervals can tell the targets apart.
+to find the weak spots, then the runs whose intervals can tell the targets apart. The
+``final_*`` runs measure the expert after its rival model got separate envido and truco
+answers and a search-like prior (``screen2_*`` screened it); each ran as its own stream
+(``--only NAME``) at the same time as the others.
 """
 
 from __future__ import annotations
@@ -78,6 +81,18 @@ SETS: dict[str, dict[str, Run]] = {
         "expert_gauntlet_15_flor": Run(
             ("--gauntlet", E, "--target", "15", "--flor"), 20, 207, 700, 1
         ),
+        # the expert with the envido and truco answers fitted apart from a search-like prior
+        # (commit "expert: fit the rivals' envido and truco acceptance apart"): screened
+        # on target 15, then the four gauntlet configurations and the 1v1 against today's
+        # hard, five streams of about 75 minutes from 21:50 UTC on the shared machine
+        "screen2_gauntlet_15": Run(("--gauntlet", E, "--target", "15"), 4, 301, 1200, 1),
+        "final_gauntlet_30": Run(("--gauntlet", E), 60, 401, 3900, 1),
+        "final_gauntlet_15": Run(("--gauntlet", E, "--target", "15"), 80, 402, 4200, 1),
+        "final_gauntlet_30_flor": Run(("--gauntlet", E, "--flor"), 60, 403, 3900, 1),
+        "final_gauntlet_15_flor": Run(
+            ("--gauntlet", E, "--target", "15", "--flor"), 80, 404, 4200, 1
+        ),
+        "final_vs_hard_1v1": Run((E, H), 200, 405, 3900, 1),
         # decision time of the named levels against the beginner
         "time_hard": Run(("search:hard", "simple"), 10, 208, 240, 1),
         "time_easy": Run(("search:easy", "simple"), 20, 209, 120, 1),
