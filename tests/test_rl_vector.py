@@ -54,13 +54,13 @@ def test_rewards_and_ends_follow_the_engine(table: dict[str, object]) -> None:
     hands = [0] * venv.num_envs
     for _ in range(400):
         games = venv.games()
-        closed = [len(g.history) for g in games]
+        closed = [g.hand_index for g in games]
         _, rewards, terminated, truncated, _ = venv.step(venv.sample_actions(rng))
         assert not truncated.any()
         assert np.all(rewards.sum(axis=1) * (venv.n // 2) == 0) or venv.n == 2
         for i, g in enumerate(games):
             expected = np.zeros(venv.n)
-            if len(g.history) != closed[i]:
+            if g.hand_index != closed[i] or g.is_over:  # a hand closed
                 hands[i] += 1
                 if table.get("returns") == "hand":
                     points = g.history[-1].points
@@ -76,6 +76,29 @@ def test_rewards_and_ends_follow_the_engine(table: dict[str, object]) -> None:
                 hands[i] = 0
                 assert venv.games()[i] is not g  # dealt again
     assert ended > 0
+
+
+@pytest.mark.parametrize("keep_history", [False, True])
+def test_the_games_keep_their_last_hand_or_all_of_them(keep_history: bool) -> None:
+    """By default a game keeps its last closed hand only (what a seat's view shows);
+    ``keep_history=True`` keeps every hand, so a match's record is whole."""
+    venv = TrucoVectorEnv(8, seed=7, keep_history=keep_history, players=4)
+    rng = np.random.default_rng(7)
+    venv.reset()
+    kept = []
+    for _ in range(300):
+        games = venv.games()
+        _, _, terminated, _, _ = venv.step(venv.sample_actions(rng))
+        for i, g in enumerate(games):
+            closed = g.hand_index + g.is_over  # hands closed in the match
+            assert len(g.history) == (closed if keep_history else min(closed, 1))
+            if g.history:
+                assert g.history[-1].index == closed - 1
+            if terminated[i]:
+                kept.append(len(g.history))
+    assert kept and max(kept) > (1 if keep_history else 0)
+    if not keep_history:
+        assert set(kept) == {1}
 
 
 def test_an_illegal_action_raises_and_no_game_moves() -> None:
