@@ -93,19 +93,30 @@ class _Coins:
 
 
 class _Viewer(NamedTuple):
-    """The observation columns that depend on the viewer's seat, worked out once per seat:
-    ``col[s]`` is the column of seat ``s`` seen from the viewer (``-1``: none)."""
+    """The observation's columns as one seat sees the table, looked up instead of
+    worked out (the columns are made once, so a step makes no new int objects for them):
+    ``actors[s]`` is the column of seat ``s`` among the actors, ``held[c]`` the column of
+    card ``c`` held, and so on, seats and teams relative to the viewer."""
 
-    team: int
-    played: tuple[tuple[int, ...], ...]  # [baza][seat] + card
-    calls: tuple[tuple[int, ...], ...]  # [seat's team][call - 40] (first time; + 1 the second)
+    seat: int
+    mano: tuple[int, ...]  # [mano]
+    score: tuple[tuple[int, ...], tuple[int, ...]]  # [team][points]
+    chicos: tuple[tuple[int, ...], tuple[int, ...]]  # [team][chicos]
+    round: tuple[int, ...]  # [seat]
+    dealt: tuple[int, ...]  # [card]
+    held: tuple[int, ...]  # [card]
+    played: tuple[tuple[tuple[int, ...], ...], ...]  # [baza][seat][card]
+    calls: tuple[tuple[int, ...], tuple[int, ...]]  # [team][call - 40] (+ 1: the second)
     heard: tuple[int, ...]  # [seat] + word - SAY_FIRST (-1: a rival, not heard)
-    showdown: tuple[int, ...]  # [seat] + tanto
-    turn: tuple[int, ...]
-    actors: tuple[int, ...]
-    in_hand: tuple[int, ...]
-    flor: tuple[int, ...]
+    showdown: tuple[tuple[int, ...], ...]  # [seat][tanto, or 34: son buenas]
+    pending_kind: tuple[int, ...]  # [call kind]
     pending_team: tuple[int, int]  # [called team]
+    pending_level: tuple[int, ...]  # [level]
+    turn: tuple[int, ...]  # [seat]
+    actors: tuple[int, ...]  # [seat]
+    in_hand: tuple[int, ...]  # [seat]
+    flor: tuple[int, ...]  # [seat]
+    truco_level: tuple[int, ...]  # [level]
     truco_owner: tuple[int, int, int]  # [owner team], [-1]: nobody
     baza_results: tuple[tuple[int, int, int], ...]  # [baza][winning team], [-1]: parda
 
@@ -152,8 +163,7 @@ class TrucoVectorEnv:
         self._repeat_rows = np.arange(_CHUNK)
         self._sign = np.array([1.0 if s % 2 == 0 else -1.0 for s in range(n)], dtype=np.float32)
         self._hand_col = off["hand"]
-        self._o_held, self._o_pending = off["held"], off["pending"]
-        self._o_truco, self._o_bazas = off["truco"], off["bazas"]
+        self._o_outcome, self._o_pica = off["outcome"], off["pica"]
         self._o_envido = off["envido_open"]
         self._viewers = tuple(self._viewer(me) for me in range(n))
 
@@ -162,22 +172,45 @@ class TrucoVectorEnv:
         rel = [(s - me) % n for s in range(n)]
         team = me & 1
         seats = range(n)
+        t1 = self.rules.target + 1
+
+        def seat_cols(at: int) -> tuple[int, ...]:
+            return tuple(at + rel[s] for s in seats)
+
+        def by_team(at: int, size: int, rival_at: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+            own = tuple(range(at, at + size))
+            rival = tuple(range(rival_at, rival_at + size))
+            return (own, rival) if team == 0 else (rival, own)
+
         return _Viewer(
-            team=team,
+            seat=off["seat"] + me,
+            mano=seat_cols(off["mano"]),
+            score=by_team(off["score"], t1, off["score"] + t1),
+            chicos=by_team(off["chicos"], 3, off["chicos"] + 3),
+            round=seat_cols(off["round"]),
+            dealt=tuple(range(off["dealt"], off["dealt"] + 40)),
+            held=tuple(range(off["held"], off["held"] + 40)),
             played=tuple(
-                tuple(off["played"] + b * n * 40 + rel[s] * 40 for s in seats) for b in range(3)
+                tuple(tuple(range(at + rel[s] * 40, at + rel[s] * 40 + 40)) for s in seats)
+                for at in (off["played"] + b * n * 40 for b in range(3))
             ),
-            calls=tuple(
-                tuple(off["calls"] + ((t != team) * _CALLS + k) * 2 for k in range(_CALLS))
-                for t in (0, 1)
+            calls=(
+                tuple(off["calls"] + ((team != 0) * _CALLS + k) * 2 for k in range(_CALLS)),
+                tuple(off["calls"] + ((team != 1) * _CALLS + k) * 2 for k in range(_CALLS)),
             ),
             heard=tuple(off["heard"] + rel[s] * _WORDS if s & 1 == team else -1 for s in seats),
-            showdown=tuple(off["showdown"] + rel[s] * _TANTO_SLOTS for s in seats),
-            turn=tuple(off["turn"] + rel[s] for s in seats),
-            actors=tuple(off["actors"] + rel[s] for s in seats),
-            in_hand=tuple(off["in_hand"] + rel[s] for s in seats),
-            flor=tuple(off["flor"] + rel[s] for s in seats),
+            showdown=tuple(
+                tuple(range(at, at + _TANTO_SLOTS))
+                for at in (off["showdown"] + rel[s] * _TANTO_SLOTS for s in seats)
+            ),
+            pending_kind=tuple(range(off["pending"], off["pending"] + 5)),
             pending_team=(off["pending"] + 5 + (team != 0), off["pending"] + 5 + (team != 1)),
+            pending_level=tuple(range(off["pending"] + 7, off["pending"] + 11)),
+            turn=seat_cols(off["turn"]),
+            actors=seat_cols(off["actors"]),
+            in_hand=seat_cols(off["in_hand"]),
+            flor=seat_cols(off["flor"]),
+            truco_level=tuple(range(off["truco"], off["truco"] + 4)),
             truco_owner=(
                 off["truco"] + 4 + 1 + (team != 0),
                 off["truco"] + 4 + 1 + (team != 1),
@@ -390,25 +423,23 @@ class TrucoVectorEnv:
         """The ones of the hand's head (seat, mano, score, chicos, pica-pica, round, cards
         dealt) for seat ``me``: they change only between hands (in a pica-pica hand a
         seat acts in its own round only), so they are kept per hand and seat."""
-        off, n = self._off, self.n
-        my_team = me & 1
-        t1 = self.rules.target + 1
+        v = self._viewers[me]
         score, chicos = g.score, g.chicos
         head = [
-            off["seat"] + me,
-            off["mano"] + (g.mano - me) % n,
-            off["score"] + score[my_team],
-            off["score"] + t1 + score[1 - my_team],
-            off["chicos"] + chicos[my_team],
-            off["chicos"] + 3 + chicos[1 - my_team],
-            off["outcome"],  # the match goes on
+            v.seat,
+            v.mano[g.mano],
+            v.score[0][score[0]],
+            v.score[1][score[1]],
+            v.chicos[0][chicos[0]],
+            v.chicos[1][chicos[1]],
+            self._o_outcome,  # the match goes on
         ]
         if g.pica_started and not g.chico_over:
-            head.append(off["pica"])
+            head.append(self._o_pica)
         if g.pica_now:
-            head.append(off["pica"] + 1)
-        head += [off["round"] + (s - me) % n for s in g.round_seats]
-        head += [off["dealt"] + c for c in g.dealt[me]]
+            head.append(self._o_pica + 1)
+        head += map(v.round.__getitem__, g.round_seats)
+        head += map(v.dealt.__getitem__, g.dealt[me])
         return head
 
     def _indices(self, g: Game, me: int, actors: tuple[int, ...], out: list[int]) -> None:
@@ -419,25 +450,24 @@ class TrucoVectorEnv:
         on thousands of positions of every table)."""
         v = self._viewers[me]
         add = out.append
-        at = self._o_held
+        cols = v.held
         for c in g.cards[me]:
-            add(at + c)
+            add(cols[c])
         for b, baza in enumerate(g.bazas):
-            cols = v.played[b]
+            played = v.played[b]
             for s, c in baza:
-                add(cols[s] + c)
+                add(played[s][c])
         if g.actions:
             self._calls_and_tantos(g, v, add)
         pending = g.pending
         if pending:
             kind, team, level = pending[-1]
-            at = self._o_pending
-            add(at + kind)
+            add(v.pending_kind[kind])
             add(v.pending_team[team])
-            add(at + 7 + level)
+            add(v.pending_level[level])
         elif g.turn is not None:
             add(v.turn[g.turn])
-        add(self._o_truco + g.truco_level)
+        add(v.truco_level[g.truco_level])
         owner = g.truco_owner
         add(v.truco_owner[-1 if owner is None else owner])
         cols = v.actors
@@ -483,7 +513,7 @@ class TrucoVectorEnv:
                 if k < 2:
                     counted[col] = k + 1
                     add(col + k)
+        cols = v.showdown
         for showdown in g.showdowns:
-            cols = v.showdown
             for d in showdown:
-                add(cols[d.seat] + (_TANTO_SLOTS - 1 if d.tanto is None else d.tanto))
+                add(cols[d.seat][_TANTO_SLOTS - 1 if d.tanto is None else d.tanto])
