@@ -272,21 +272,22 @@ class TrucoVectorEnv:
             bad = next(i for i, a in enumerate(actions_list) if a not in self._legal[i])
             raise ValueError(f"game {bad}: action {actions_list[bad]} is not legal now")
         paid, pay, ended = self._play_and_observe(actions_list)
-        n = self.n
-        rewards = np.zeros((self.num_envs, n), dtype=np.float32)
+        rewards = np.zeros((self.num_envs, self.n), dtype=np.float32)
         if paid:
             rewards[paid] = np.multiply.outer(np.array(pay, dtype=np.float32), self._sign)
         terminated = np.zeros(self.num_envs, dtype=bool)
-        terminated[ended] = True
+        if ended:
+            terminated[ended] = True
         truncated = np.zeros(self.num_envs, dtype=bool)
         return self.observations, rewards, terminated, truncated, self._info()
 
     def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
         """A legal action per game, uniformly at random (for baselines and tests)."""
-        scores = rng.random(self.action_masks.shape)
-        scores[~self.action_masks] = -1.0
-        chosen: np.ndarray = scores.argmax(axis=1)
-        return chosen
+        draws = rng.random(self.num_envs).tolist()
+        return np.array(
+            [legal[int(u * len(legal))] for legal, u in zip(self._legal, draws, strict=True)],
+            dtype=np.int64,
+        )
 
     def games(self) -> list[Game]:
         """The engine games (read them, do not change them): debugging, and records with
@@ -366,12 +367,14 @@ class TrucoVectorEnv:
                 indices(g, seat, actors, flat)
                 counts.append(len(flat) - start)
                 hand_fractions.append(min(hand, cap) / cap)
-            self.players[lo:hi] = seats
-            obs[lo:hi, hand_col] = hand_fractions
-            if hi - lo == 1:
+            if hi - lo == 1:  # one game: fewer numpy calls
+                self.players[lo] = seats[0]
+                obs[lo, hand_col] = hand_fractions[0]
                 masks[lo, legal] = True
                 obs[lo, flat] = 1.0
             else:
+                self.players[lo:hi] = seats
+                obs[lo:hi, hand_col] = hand_fractions
                 rows = self._repeat_rows[: hi - lo]
                 masks[lo:hi][np.repeat(rows, legal_counts), legal] = True
                 obs[lo:hi][np.repeat(rows, counts), flat] = 1.0
