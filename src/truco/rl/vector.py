@@ -152,9 +152,9 @@ class TrucoVectorEnv:
         self._speaker: list[int | None] = [None] * num_envs
         self._games: list[Game] = []
         self._hands = [0] * num_envs  # hands closed in each game's episode
-        self._legal: list[list[int]] = []  # each game's legal actions now
+        self._legal: list[tuple[int, ...]] = []  # each game's legal actions now
         # each game's head of the observation per seat (see _head), for hand _head_hand[i]
-        self._heads: list[list[list[int] | None]] = [[None] * n for _ in range(num_envs)]
+        self._heads: list[list[tuple[int, ...] | None]] = [[None] * n for _ in range(num_envs)]
         self._head_hand = [-1] * num_envs
         self.observations = np.zeros((num_envs, self.observation_size), dtype=np.float32)
         self.action_masks = np.zeros((num_envs, NUM_ACTIONS), dtype=bool)
@@ -250,7 +250,7 @@ class TrucoVectorEnv:
         if seed is not None:
             self._seed(seed)
         self._games = [self._new_game(i) for i in range(self.num_envs)]
-        self._legal = [[] for _ in range(self.num_envs)]
+        self._legal = [() for _ in range(self.num_envs)]
         self._play_and_observe(None)
         return self.observations, self._info()
 
@@ -268,7 +268,7 @@ class TrucoVectorEnv:
         if not self._games:
             raise ValueError("call reset() first")
         actions_list = acts.tolist()
-        if not all(map(list.__contains__, self._legal, actions_list)):
+        if not all(map(tuple.__contains__, self._legal, actions_list)):
             bad = next(i for i, a in enumerate(actions_list) if a not in self._legal[i])
             raise ValueError(f"game {bad}: action {actions_list[bad]} is not legal now")
         paid, pay, ended = self._play_and_observe(actions_list)
@@ -323,6 +323,7 @@ class TrucoVectorEnv:
         cap = self._enc.max_hands
         head_hand, heads = self._head_hand, self._heads
         indices, head_of, hand_col = self._indices, self._head, self._hand_col
+        seats_range = range(self.n)
         paid: list[int] = []
         pay: list[float] = []
         ended: list[int] = []
@@ -352,16 +353,18 @@ class TrucoVectorEnv:
                 acts = g.legal_actions(seat, megaphone=megaphone)
                 if megaphone:
                     acts = self._words_left(g, seat, acts)
-                all_legal[i] = acts
+                all_legal[i] = tuple(acts)  # untracked by the collector, unlike a list
                 legal += acts
                 legal_counts.append(len(acts))
                 hand = g.hand_index
+                seat_heads = heads[i]
                 if head_hand[i] != hand:  # a new hand: its heads are made as seats act
                     head_hand[i] = hand
-                    heads[i] = [None] * self.n
-                head = heads[i][seat]
+                    for s in seats_range:
+                        seat_heads[s] = None
+                head = seat_heads[seat]
                 if head is None:
-                    head = heads[i][seat] = head_of(g, seat)
+                    head = seat_heads[seat] = head_of(g, seat)
                 start = len(flat)
                 flat += head
                 indices(g, seat, actors, flat)
@@ -422,7 +425,7 @@ class TrucoVectorEnv:
             return acts
         return [a for a in acts if a < SAY_FIRST]
 
-    def _head(self, g: Game, me: int) -> list[int]:
+    def _head(self, g: Game, me: int) -> tuple[int, ...]:
         """The ones of the hand's head (seat, mano, score, chicos, pica-pica, round, cards
         dealt) for seat ``me``: they change only between hands (in a pica-pica hand a
         seat acts in its own round only), so they are kept per hand and seat."""
@@ -443,7 +446,7 @@ class TrucoVectorEnv:
             head.append(self._o_pica + 1)
         head += map(v.round.__getitem__, g.round_seats)
         head += map(v.dealt.__getitem__, g.dealt[me])
-        return head
+        return tuple(head)  # kept for the hand: a tuple of ints, which the collector untracks
 
     def _indices(self, g: Game, me: int, actors: tuple[int, ...], out: list[int]) -> None:
         """Append to ``out`` the columns of the ones of the observation tensor of seat
