@@ -26,11 +26,17 @@ def _id(table: dict[str, object]) -> str:
     return ",".join(f"{k}={v}" for k, v in table.items())
 
 
-@pytest.mark.parametrize("table", TABLES, ids=_id)
+@pytest.mark.parametrize(
+    ("table", "num_envs"),
+    [(table, 12) for table in TABLES] + [(TABLES[1], 1), (TABLES[2], 65)],
+    ids=lambda x: _id(x) if isinstance(x, dict) else f"N={x}",
+)
 def test_observations_and_masks_are_the_encoders_of_the_seat_view(
-    table: dict[str, object],
+    table: dict[str, object], num_envs: int
 ) -> None:
-    venv = TrucoVectorEnv(12, seed=3, **table)  # type: ignore[arg-type]
+    """Written a chunk of games at a time (one game alone, a chunk of one at the end):
+    every row is the encoder's."""
+    venv = TrucoVectorEnv(num_envs, seed=3, **table)  # type: ignore[arg-type]
     enc = Encoder(venv.rules)
     rng = np.random.default_rng(3)
     obs, info = venv.reset()

@@ -93,10 +93,10 @@ class _Coins:
 
 
 class _Viewer(NamedTuple):
-    """The observation's columns as one seat sees the table, looked up instead of
-    worked out (the columns are made once, so a step makes no new int objects for them):
-    ``actors[s]`` is the column of seat ``s`` among the actors, ``held[c]`` the column of
-    card ``c`` held, and so on, seats and teams relative to the viewer."""
+    """The observation's columns as one seat sees the table, made once and looked up
+    on every step: ``actors[s]`` is the column of seat ``s`` among the actors,
+    ``held[c]`` the column of card ``c`` held, and so on, seats and teams relative to the
+    viewer."""
 
     seat: int
     mano: tuple[int, ...]  # [mano]
