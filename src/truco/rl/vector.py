@@ -370,11 +370,15 @@ class TrucoVectorEnv:
                 indices(g, seat, actors, flat)
                 counts.append(len(flat) - start)
                 hand_fractions.append(min(hand, cap) / cap)
-            if hi - lo == 1:  # one game: fewer numpy calls
+            if hi - lo == 1:  # one game: written item by item, cheaper than numpy calls
                 self.players[lo] = seats[0]
-                obs[lo, hand_col] = hand_fractions[0]
-                masks[lo, legal] = True
-                obs[lo, flat] = 1.0
+                row: Any = memoryview(obs[lo])  # float items (typeshed says int)
+                row[hand_col] = hand_fractions[0]
+                for c in flat:
+                    row[c] = 1.0
+                row = memoryview(masks[lo])
+                for a in legal:
+                    row[a] = True
             else:
                 self.players[lo:hi] = seats
                 obs[lo:hi, hand_col] = hand_fractions
