@@ -12,13 +12,14 @@ that ends is dealt again at once (its next observation is the new game's first o
 
 Only the engine decides the rules: the games are :class:`truco.game.Game` objects; what
 is vectorised is the bookkeeping around them (deals drawn in batches from one numpy
-generator, the observations written straight into one array). A game keeps its last
-closed hand only: ``keep_history=True`` keeps them all (for records), at a cost in
-speed, since thousands of games' histories are memory that every step's garbage
-collection walks. As in :mod:`truco.rl.game`, when several partners may answer a call,
-one of them is picked at random (as ``truco arena`` does). ``megaphone=True`` (2v2, 3v3)
-adds the megaphone words, as in :class:`truco.rl.TrucoGame`: up to ``says_per_seat`` per
-seat and hand, a word keeps the turn, and a seat hears its own team's words only.
+generator, the observations written straight into one array). A game keeps no closed
+hand (its result is read as it closes, while in cache): ``keep_history=True`` keeps them
+all (for records), at a cost in speed, since thousands of games' histories are memory
+that every step's garbage collection walks. As in :mod:`truco.rl.game`, when several
+partners may answer a call, one of them is picked at random (as ``truco arena`` does).
+``megaphone=True`` (2v2, 3v3) adds the megaphone words, as in :class:`truco.rl.TrucoGame`:
+up to ``says_per_seat`` per seat and hand, a word keeps the turn, and a seat hears its own
+team's words only.
 
 >>> venv = TrucoVectorEnv(8, players=2, seed=0)
 >>> obs, info = venv.reset()
@@ -396,7 +397,7 @@ class TrucoVectorEnv:
         self._hands[i] += 1
         last = g.history[-1]
         if not self.keep_history:
-            del g.history[:-1]
+            g.history.clear()  # now, while it is in cache
         if self.spec.returns_per == "hand":
             points = last.points
             paid.append(i)
