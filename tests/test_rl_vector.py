@@ -53,15 +53,26 @@ def test_observations_and_masks_are_the_encoders_of_the_seat_view(
 
 @pytest.mark.parametrize("table", TABLES, ids=_id)
 def test_rewards_and_ends_follow_the_engine(table: dict[str, object]) -> None:
-    venv = TrucoVectorEnv(8, seed=5, **table)  # type: ignore[arg-type]
+    """Checked on games that keep their hands (``keep_history=True``); the same seed
+    without it gives the very same steps."""
+    venv = TrucoVectorEnv(8, seed=5, keep_history=True, **table)  # type: ignore[arg-type]
+    lean = TrucoVectorEnv(8, seed=5, **table)  # type: ignore[arg-type]
     rng = np.random.default_rng(5)
     venv.reset()
+    lean.reset()
     ended = 0
     hands = [0] * venv.num_envs
     for _ in range(400):
         games = venv.games()
         closed = [g.hand_index for g in games]
-        _, rewards, terminated, truncated, _ = venv.step(venv.sample_actions(rng))
+        actions = venv.sample_actions(rng)
+        obs, rewards, terminated, truncated, info = venv.step(actions)
+        for mine, theirs in zip(
+            (obs, rewards, terminated, info["action_mask"], info["player"]),
+            (*lean.step(actions)[:3], lean.action_masks, lean.players),
+            strict=True,
+        ):
+            assert np.array_equal(mine, theirs)
         assert not truncated.any()
         assert np.all(rewards.sum(axis=1) * (venv.n // 2) == 0) or venv.n == 2
         for i, g in enumerate(games):
