@@ -40,7 +40,6 @@ from sqlalchemy import (
     Table,
     Text,
     create_engine,
-    delete,
     event,
     select,
 )
@@ -182,6 +181,40 @@ class MatchRow:
     events: list[list[Any]] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class _Statements:
+    """The SQL of :meth:`Store.write_batch`, in the driver's parameter style."""
+
+    raise_fence: str
+    update_table: str
+    insert_entry: str
+    drop_entries: str
+    update_row: str
+    insert_row: str
+
+    @classmethod
+    def for_driver(cls, paramstyle: str) -> _Statements:
+        mark = "?" if paramstyle == "qmark" else "%s"
+        columns = "name, status, created_at, updated_at, version, winner, table_json, record_json"
+        sets = ", ".join(f"{c.strip()} = ?" for c in columns.split(","))
+        return cls(
+            # the fence: see _raise_fence (a row comes back only if it was written)
+            raise_fence="INSERT INTO truco_fences (match_id, token) VALUES (?, ?) "
+            "ON CONFLICT (match_id) DO UPDATE SET token = excluded.token "
+            "WHERE truco_fences.token <= excluded.token RETURNING token",
+            update_table="UPDATE truco_matches SET table_json = ?, updated_at = ? WHERE id = ?",
+            insert_entry="INSERT INTO truco_journal (match_id, version, entry) VALUES (?, ?, ?)",
+            drop_entries="DELETE FROM truco_journal WHERE match_id = ? AND version < ?",
+            update_row=f"UPDATE truco_matches SET {sets} WHERE id = ?",
+            insert_row=f"INSERT INTO truco_matches ({columns}, id) VALUES ({', '.join('?' * 9)})",
+        ).with_mark(mark)
+
+    def with_mark(self, mark: str) -> _Statements:
+        if mark == "?":
+            return self
+        return _Statements(*(getattr(self, f).replace("?", mark) for f in self.__slots__))
+
+
 @dataclass
 class Store:
     """The database of a server. ``url`` is any SQLAlchemy URL."""
@@ -200,6 +233,9 @@ class Store:
     fences: dict[str, int] = field(init=False, default_factory=dict)
     #: called with the table id when a write is refused by its fence
     on_fence_lost: Callable[[str], None] | None = field(init=False, default=None)
+    #: the writer thread's DBAPI connection and its statements (:meth:`write_batch`)
+    _raw: Any = field(init=False, default=None)
+    _sql: _Statements = field(init=False)
 
     def __post_init__(self) -> None:
         kwargs: dict[str, Any] = {}
@@ -212,6 +248,7 @@ class Store:
         if sqlite:
             event.listen(self.engine, "connect", _sqlite_durable)
         upgrade(self.engine)  # an earlier version's database upgrades in place
+        self._sql = _Statements.for_driver(self.engine.dialect.paramstyle)
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="truco-store")
 
     # ---------------------------------------------------------------- sync API
@@ -235,9 +272,15 @@ class Store:
 
     def write(self, rows: list[MatchRow]) -> None:
         """Store whole rows (checkpoints), in one transaction."""
-        with self.engine.begin() as conn:
+        conn = self.engine.raw_connection()
+        try:
+            cursor = conn.cursor()
             for row in rows:
-                _put_row(conn, row)
+                _put_row(cursor, self._sql, row)
+            cursor.close()
+            conn.commit()
+        finally:
+            conn.close()  # back to the pool (rolled back there if not committed)
 
     def claim(self, match_id: str, token: int) -> bool:
         """Raise the table's fence to ``token``; False (nothing changed) if a larger token
@@ -249,36 +292,64 @@ class Store:
     def write_batch(self, writes: list[TableWrite]) -> None:
         """Commit the writes of several tables in one transaction; a table held under a
         lease (:attr:`fences`) is written only if its fence still admits the token
-        (else :class:`FenceError`, and nothing of the batch is written)."""
-        with self.engine.begin() as conn:
+        (else :class:`FenceError`, and nothing of the batch is written).
+
+        The hot path of every action: plain SQL on the DBAPI connection the writer thread
+        keeps (prepared once by the driver, one ``executemany`` per statement), not
+        SQLAlchemy's per-statement compilation. Only the writer thread calls it."""
+        conn = self._connection()
+        sql = self._sql
+        try:
+            cursor = conn.cursor()
             for match_id in sorted({w.match_id for w in writes if w.match_id in self.fences}):
-                if not _raise_fence(conn, match_id, self.fences[match_id]):
+                cursor.execute(sql.raise_fence, (match_id, self.fences[match_id]))
+                if cursor.fetchone() is None:
                     raise FenceError(match_id)
-            entries = []
+            now = time.time()
+            tables, entries, drops = [], [], []
             for w in writes:
                 if w.checkpoint is not None:
-                    _put_row(conn, w.checkpoint)
+                    _put_row(cursor, sql, w.checkpoint)
                 elif w.table is not None:
-                    conn.execute(
-                        matches_table.update()
-                        .where(matches_table.c.id == w.match_id)
-                        .values(table_json=_dumps(w.table), updated_at=time.time())
-                    )
+                    tables.append((_dumps(w.table), now, w.match_id))
                 if w.entry is not None:
-                    entries.append(
-                        {"match_id": w.match_id, "version": w.version, "entry": _dumps(w.entry)}
-                    )
-            if entries:
-                conn.execute(journal_table.insert(), entries)
-            for w in writes:
+                    entries.append((w.match_id, w.version, _dumps(w.entry)))
                 if w.drop_before is not None:
-                    conn.execute(
-                        delete(journal_table).where(
-                            journal_table.c.match_id == w.match_id,
-                            journal_table.c.version < w.drop_before,
-                        )
-                    )
+                    drops.append((w.match_id, w.drop_before))
+            for statement, rows in (
+                (sql.update_table, tables),
+                (sql.insert_entry, entries),
+                (sql.drop_entries, drops),
+            ):
+                if len(rows) == 1:
+                    cursor.execute(statement, rows[0])
+                elif rows:
+                    cursor.executemany(statement, rows)
+            cursor.close()
+            conn.commit()
+        except BaseException:
+            self._discard_connection(conn)
+            raise
         self.transactions += 1
+
+    def _connection(self) -> Any:
+        """The writer thread's DBAPI connection (checked out of the engine's pool once)."""
+        if self._raw is None:
+            self._raw = self.engine.raw_connection()
+        return self._raw
+
+    def _discard_connection(self, conn: Any) -> None:
+        """After a failed write: roll back and drop the connection (it may be broken: the
+        next write takes a fresh one from the pool)."""
+        self._raw = None
+        try:
+            conn.rollback()
+            conn.close()
+        except Exception:
+            try:
+                conn.invalidate()
+            except Exception:
+                log.debug("cannot invalidate a failed store connection", exc_info=True)
 
     def load(
         self,
@@ -395,6 +466,9 @@ class Store:
             await self._writer
             self._writer = None
         self._thread.shutdown()
+        if self._raw is not None:
+            self._raw.close()
+            self._raw = None
         self.engine.dispose()
 
 
@@ -403,20 +477,21 @@ def _dumps(data: Any) -> str:
     return orjson.dumps(data).decode()
 
 
-def _put_row(conn: Connection, row: MatchRow) -> None:
-    values = {
-        "name": row.name,
-        "status": row.status,
-        "created_at": row.created_at,
-        "updated_at": row.updated_at,
-        "version": row.version,
-        "winner": row.winner,
-        "table_json": _dumps(row.table),
-        "record_json": None if row.record is None else _dumps(row.record),
-    }
-    done = conn.execute(matches_table.update().where(matches_table.c.id == row.id).values(**values))
-    if done.rowcount == 0:
-        conn.execute(matches_table.insert().values(id=row.id, **values))
+def _put_row(cursor: Any, sql: _Statements, row: MatchRow) -> None:
+    """Store a whole row (a checkpoint) through a DBAPI cursor: update, or insert a new one."""
+    values = (
+        row.name,
+        row.status,
+        row.created_at,
+        row.updated_at,
+        row.version,
+        row.winner,
+        _dumps(row.table),
+        None if row.record is None else _dumps(row.record),
+    )
+    cursor.execute(sql.update_row, (*values, row.id))
+    if cursor.rowcount == 0:
+        cursor.execute(sql.insert_row, (*values, row.id))
 
 
 def _raise_fence(conn: Connection, match_id: str, token: int) -> bool:

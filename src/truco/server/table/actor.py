@@ -42,7 +42,6 @@ from ..protocol import (
     Sync,
     error_message,
     public_hand_json,
-    view_json,
 )
 from ..store import MatchRow, Store
 from ..tasks import spawn
@@ -577,12 +576,9 @@ class Table:
             self._story = explain_last_hand(game.history, names, self.rules.target)
         return self._story
 
-    def _view_of(self, seat: int | None) -> dict[str, Any] | None:
-        return None if self.game is None else view_json(seat_view(self.game, seat))
-
     def _round(self) -> Round:
         self._summary = self.summary()
-        return Round(self.log, self._summary, self._view_of, self.committed, self._hand_story)
+        return Round(self.log, self._summary, self.game, self.committed, self._hand_story)
 
     def _send(self, round: Round, client: Peer, since: int | None, answer: bool) -> None:
         frame = round.frame(client, self._seat_of(client), since, answer=answer)
