@@ -529,6 +529,7 @@ class Table:
         in flight, as it was at the last one."""
         if self.durability.persisting and self._summary:
             return self._summary
+        connected = {self._seat_of(c) for c in self.clients}
         seats = [
             {
                 "seat": i,
@@ -537,7 +538,7 @@ class Table:
                 "name": seat.name,
                 "bot": seat.bot,
                 "away": seat.away,
-                "connected": seat.kind == "bot" or (seat.kind == "human" and self._connected(i)),
+                "connected": seat.kind == "bot" or (seat.kind == "human" and i in connected),
             }
             for i, seat in enumerate(self.seats)
         ]
