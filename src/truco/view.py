@@ -356,13 +356,15 @@ _RULES_JSON: dict[Rules, JSON] = {}
 
 
 def public_hand(result: HandResult) -> PublicHand:
-    """The public face of a closed hand (no unplayed card except those revealed); the
-    last one asked is kept, as every view of the next hand shows it."""
-    known, face = _LAST_HAND[0]  # one read: threads (bots) may ask too
-    if known is not result:
-        face = _public_hand(result)
-        _LAST_HAND[0] = (result, face)
-    assert isinstance(face, PublicHand)
+    """The public face of a closed hand (no unplayed card except those revealed); kept
+    for the latest hands asked about, as every view of the next hand shows it."""
+    known = _PUBLIC_HANDS.get(id(result))  # one read: threads (bots) may ask too
+    if known is not None and known[0] is result:
+        return known[1]
+    face = _public_hand(result)
+    if len(_PUBLIC_HANDS) >= _PUBLIC_HANDS_KEPT:
+        _PUBLIC_HANDS.clear()
+    _PUBLIC_HANDS[id(result)] = (result, face)  # the result kept alive: its id stays its own
     return face
 
 
@@ -383,8 +385,10 @@ def _public_hand(result: HandResult) -> PublicHand:
     )
 
 
-#: the last closed hand :func:`public_hand` was asked for, and its face (both immutable)
-_LAST_HAND: list[tuple[HandResult | None, PublicHand | None]] = [(None, None)]
+#: the closed hands :func:`public_hand` was asked about lately, by id, with their faces
+#: (both immutable); a server's live tables each ask about their last one over and over
+_PUBLIC_HANDS: dict[int, tuple[HandResult, PublicHand]] = {}
+_PUBLIC_HANDS_KEPT = 4096
 
 
 #: the fields of a :class:`SeatView` that depend on the seat; all others are the same for
