@@ -8,11 +8,13 @@ transaction (group commit), in a thread of its own, so that the event loop never
 the database and the bots' threads never delay a commit. :meth:`Store.load` gives each live
 table as of its last commit (checkpoint and journal folded, see :mod:`truco.server.journal`).
 
-Why SQLAlchemy's sync engine in one thread rather than an async driver: group commit wants
-exactly one writer (SQLite has only one anyway, and on PostgreSQL one connection committing
-batches keeps one WAL flush per batch), the same code serves SQLite and PostgreSQL, and an async
-SQLite driver (aiosqlite) is a thread per connection under the hood. The hop to the thread costs
-tens of microseconds against a commit's milliseconds.
+Why a sync driver in one thread rather than an async driver: group commit wants exactly one
+writer (SQLite has only one anyway, and on PostgreSQL one connection committing batches keeps
+one WAL flush per batch), the same code serves SQLite and PostgreSQL, and an async SQLite driver
+(aiosqlite) is a thread per connection under the hood. The hop to the thread costs tens of
+microseconds against a commit's milliseconds. The writer sends plain SQL through the DBAPI
+connection it keeps (SQLAlchemy's pool and dialect still make it): compiling SQLAlchemy
+statements for every commit cost more than the commit's own work.
 """
 
 from __future__ import annotations
@@ -44,8 +46,7 @@ from sqlalchemy import (
     event,
     select,
 )
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import URL, Connection, Engine, make_url
+from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import StaticPool
 
@@ -202,7 +203,6 @@ class _Statements:
         sets = ", ".join(f"{c.strip()} = ?" for c in columns.split(","))
         return cls(
             mark="?",
-            # the fence: see _raise_fence (a row comes back only if it was written)
             raise_fence="INSERT INTO truco_fences (match_id, token) VALUES (?, ?) "
             "ON CONFLICT (match_id) DO UPDATE SET token = excluded.token "
             "WHERE truco_fences.token <= excluded.token RETURNING token",
@@ -302,8 +302,15 @@ class Store:
         """Raise the table's fence to ``token``; False (nothing changed) if a larger token
         holds it. A node taking a table over claims it before it loads it: from then on, the
         writes of any earlier owner are refused."""
-        with self.engine.begin() as conn:
-            return _raise_fence(conn, match_id, token)
+        conn = self.engine.raw_connection()
+        try:
+            cursor = conn.cursor()
+            raised = _raise_fence(cursor, self._sql, match_id, token)
+            cursor.close()
+            conn.commit()
+            return raised
+        finally:
+            conn.close()  # back to the pool (rolled back there if not committed)
 
     def write_batch(self, writes: list[TableWrite]) -> None:
         """Commit the writes of several tables in one transaction; a table held under a
@@ -311,15 +318,15 @@ class Store:
         (else :class:`FenceError`, and nothing of the batch is written).
 
         The hot path of every action: plain SQL on the DBAPI connection the writer thread
-        keeps (prepared once by the driver, one ``executemany`` per statement), not
-        SQLAlchemy's per-statement compilation. Only the writer thread calls it."""
+        keeps (one ``executemany`` per statement; on PostgreSQL the journal entries in one
+        multi-row ``INSERT``), not SQLAlchemy's compilation per statement. Only the writer
+        thread calls it."""
         conn = self._connection()
         sql = self._sql
         try:
             cursor = conn.cursor()
             for match_id in sorted({w.match_id for w in writes if w.match_id in self.fences}):
-                cursor.execute(sql.raise_fence, (match_id, self.fences[match_id]))
-                if cursor.fetchone() is None:
+                if not _raise_fence(cursor, sql, match_id, self.fences[match_id]):
                     raise FenceError(match_id)
             now = time.time()
             tables, entries, drops = [], [], []
@@ -338,7 +345,7 @@ class Store:
             else:  # one statement for them all: one round trip, cheaper than a pipeline
                 for start in range(0, len(entries), 1000):
                     chunk = entries[start : start + 1000]
-                    rows = ", ".join(["(%s, %s, %s)"] * len(chunk))
+                    rows = ", ".join([f"({sql.mark}, {sql.mark}, {sql.mark})"] * len(chunk))
                     values = [value for entry in chunk for value in entry]
                     cursor.execute(f"{sql.insert_entries} {rows}", values)
             _execute(cursor, sql.drop_entries, drops)
@@ -511,17 +518,11 @@ def _put_row(cursor: Any, sql: _Statements, row: MatchRow) -> None:
         cursor.execute(sql.insert_row, (*values, row.id))
 
 
-def _raise_fence(conn: Connection, match_id: str, token: int) -> bool:
+def _raise_fence(cursor: Any, sql: _Statements, match_id: str, token: int) -> bool:
     """``token`` becomes the table's fence if it is not smaller than the stored one, in one
     statement (the row lock orders it against any concurrent write of the table)."""
-    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
-    insert = dialect.insert(fences_table).values(match_id=match_id, token=token)
-    upsert = insert.on_conflict_do_update(
-        index_elements=[fences_table.c.match_id],
-        set_={"token": insert.excluded.token},
-        where=fences_table.c.token <= insert.excluded.token,
-    )  # a row comes back only if it was written
-    return conn.execute(upsert.returning(fences_table.c.token)).first() is not None
+    cursor.execute(sql.raise_fence, (match_id, token))
+    return cursor.fetchone() is not None  # a row comes back only if it was written
 
 
 #: ``?synchronous=`` of a SQLite URL: when a commit reaches the disk
