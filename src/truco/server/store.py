@@ -43,6 +43,7 @@ from sqlalchemy import (
     delete,
     event,
     select,
+    text,
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
@@ -251,9 +252,12 @@ class Store:
         lease (:attr:`fences`) is written only if its fence still admits the token
         (else :class:`FenceError`, and nothing of the batch is written)."""
         with self.engine.begin() as conn:
-            for match_id in sorted({w.match_id for w in writes if w.match_id in self.fences}):
-                if not _raise_fence(conn, match_id, self.fences[match_id]):
-                    raise FenceError(match_id)
+            fenced = {
+                w.match_id: self.fences[w.match_id] for w in writes if w.match_id in self.fences
+            }
+            refused = _raise_fences(conn, fenced)
+            if refused is not None:
+                raise FenceError(refused)
             entries = []
             for w in writes:
                 if w.checkpoint is not None:
@@ -430,6 +434,28 @@ def _raise_fence(conn: Connection, match_id: str, token: int) -> bool:
         where=fences_table.c.token <= insert.excluded.token,
     )  # a row comes back only if it was written
     return conn.execute(upsert.returning(fences_table.c.token)).first() is not None
+
+
+#: every fence of a group commit raised in one statement (PostgreSQL): the ids sorted, so
+#: that two transactions lock the rows in one order
+_RAISE_FENCES = text(
+    f"INSERT INTO {fences_table.name} (match_id, token)"
+    " SELECT * FROM unnest(CAST(:ids AS varchar[]), CAST(:tokens AS bigint[]))"
+    " ON CONFLICT (match_id) DO UPDATE SET token = excluded.token"
+    f" WHERE {fences_table.name}.token <= excluded.token RETURNING match_id"
+)
+
+
+def _raise_fences(conn: Connection, fences: dict[str, int]) -> str | None:
+    """:func:`_raise_fence` for several tables; the first one refused (None: none)."""
+    ids = sorted(fences)
+    if conn.dialect.name != "postgresql":
+        return next((i for i in ids if not _raise_fence(conn, i, fences[i])), None)
+    if not ids:
+        return None
+    tokens = [fences[i] for i in ids]
+    written = {row[0] for row in conn.execute(_RAISE_FENCES, {"ids": ids, "tokens": tokens})}
+    return next((i for i in ids if i not in written), None)
 
 
 def _sqlite_durable(dbapi_connection: Any, connection_record: Any) -> None:

@@ -41,6 +41,24 @@ _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
+# KEYS[1] the set of live tables; ARGV[1] the lease keys' prefix -> {count, ids nobody holds}
+_ORPHANS = """
+local ids = redis.call('SMEMBERS', KEYS[1])
+local orphans = {}
+for _, id in ipairs(ids) do
+  if redis.call('EXISTS', ARGV[1] .. id) == 0 then table.insert(orphans, id) end
+end
+return {#ids, orphans}
+"""
+# KEYS: leases; ARGV: the node each is expected to name -> 1-based indexes of those that do not
+_MOVED = """
+local moved = {}
+for i, key in ipairs(KEYS) do
+  local value = redis.call('GET', key)
+  if not value or string.match(value, '^%S+') ~= ARGV[i] then table.insert(moved, i) end
+end
+return moved
+"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +94,8 @@ class Leases:
         self._acquire = redis.register_script(_ACQUIRE)
         self._renew = redis.register_script(_RENEW)
         self._release = redis.register_script(_RELEASE)
+        self._orphans = redis.register_script(_ORPHANS)
+        self._moved = redis.register_script(_MOVED)
 
     def key(self, table_id: str) -> str:
         return f"{self.prefix}lease:{table_id}"
@@ -108,3 +128,18 @@ class Leases:
             return []
         values = await self.redis.mget([self.key(t) for t in table_ids])
         return [parse_owner(v) for v in values]
+
+    async def orphans(self, tables_key: str) -> tuple[int, list[str]]:
+        """How many tables the set ``tables_key`` lists, and those nobody holds (one step
+        in Redis: a node does not read every lease of the site twice a second)."""
+        count, ids = await self._orphans(keys=[tables_key], args=[self.key("")])
+        return int(count), [i.decode() if isinstance(i, bytes) else str(i) for i in ids]
+
+    async def moved(self, expected: list[tuple[str, str]]) -> list[int]:
+        """Of ``(table, node)`` pairs, the indexes of the tables that node no longer holds."""
+        if not expected:
+            return []
+        moved = await self._moved(
+            keys=[self.key(t) for t, _ in expected], args=[node for _, node in expected]
+        )
+        return [int(i) - 1 for i in moved]
