@@ -234,11 +234,11 @@ def _delivered(load: Loader, table: TableLoad, seat: int, action: Action, now: f
 async def lane(load: Loader, http: Any, index: int, rng: random.Random) -> None:
     """Keep one table going: a finished match is replaced by a new table."""
     dead = load.shared.dead
+    tokens = []  # the lane's two players play match after match
+    for s in range(2):
+        r = await http.post(f"{load.nodes[s % len(load.nodes)]}/api/guest", json={"name": f"b{s}"})
+        tokens.append(r.json()["token"])
     while not load.shared.stopping.is_set():
-        tokens = []
-        for s in range(2):
-            r = await http.post(f"{load.nodes[0]}/api/guest", json={"name": f"bench{s}"})
-            tokens.append(r.json()["token"])
         home = index % len(load.nodes)
         if home == dead.value:
             home = (home + 1) % len(load.nodes)

@@ -4,7 +4,9 @@ fencing where the write lands (docs/cluster.md)."""
 
 from __future__ import annotations
 
+import os
 import random
+import signal
 import subprocess
 import sys
 import time
@@ -219,6 +221,43 @@ def test_workers_start_several_nodes_on_one_port(site: tuple[str, str]) -> None:
     finally:
         site_url.stop()
     assert site_url.process.returncode == 0
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"  # (a zombie has ended)
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_workers_stop_when_their_parent_is_killed(site: tuple[str, str]) -> None:
+    import redis
+
+    db_url, prefix = site
+    parent = Node(db_url, prefix, "--workers", "2")
+    workers: list[int] = []
+    try:
+        client = redis.Redis.from_url(REDIS_URL)
+        deadline = time.monotonic() + 30
+        while client.zcard(f"{prefix}nodes") < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        with open(f"/proc/{parent.process.pid}/task/{parent.process.pid}/children") as f:
+            workers += [int(pid) for pid in f.read().split()]
+        assert len(workers) == 2
+        parent.kill()  # SIGKILL: it cannot tell its workers anything
+        deadline = time.monotonic() + 30
+        while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_running(pid) for pid in workers)
+        # they stopped cleanly: each left the site's list of nodes
+        assert client.zcard(f"{prefix}nodes") == 0
+        client.close()
+    finally:
+        for pid in workers:
+            if _running(pid):
+                os.kill(pid, signal.SIGKILL)
 
 
 def test_cluster_options_are_checked_in_one_line() -> None:
