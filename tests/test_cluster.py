@@ -28,6 +28,8 @@ from tests.databases import postgres_schema, postgres_unreachable
 from tests.server_testing import TableClient, create_table, guest_token, play_out
 from websockets.exceptions import ConnectionClosed
 
+from truco.server.config import ServerConfig
+
 RULES = {"players": 2, "target": 15}
 
 
@@ -42,14 +44,20 @@ def site() -> Iterator[tuple[str, str]]:
 
 
 def chooser(seed: int, patient: bool = False) -> Any:
-    """Random legal actions, without megaphone words (every action is public then);
-    ``patient``: after a refusal (a table moving between nodes), wait a moment."""
+    """Random legal actions, without megaphone words (every action is public then).
+    ``patient``: refusals are answered as the protocol says. "moving" (an action in flight
+    to a node that died): send it again at once (the node holds it until it has found where
+    the table runs now). "rate_limited" (a script plays faster than the server's limit of
+    messages a second on a socket): again once a message's worth of time has passed."""
     rng = random.Random(seed)
+    per_message = 1 / ServerConfig().rate_per_second
 
     def choose(client: TableClient, view: dict[str, Any]) -> str | None:
-        if patient and client.errors:  # refused (the table moving: "moving"): again in a moment
-            client.errors.pop()
-            time.sleep(0.2)
+        while patient and client.errors:
+            code = client.errors.pop()["code"]
+            assert code in ("moving", "rate_limited"), code
+            if code == "rate_limited":
+                time.sleep(per_message)
         legal = [a for a in view["legal"] if not a.startswith("say")]
         plays = [a for a in legal if a.startswith("play")]
         return rng.choice(plays if plays and rng.random() < 0.7 else legal) if legal else None
