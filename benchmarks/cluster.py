@@ -3,9 +3,17 @@ and a load generator in processes of its own, playing many 1v1 tables at a human
 
 Every table's two players connect to nodes picked at random (so about half the tables are
 played across two nodes), each table is created on a node in turn (which runs it), and each
-table gets ``--rate`` actions a second. Reported, over the measuring window (after every table
-is seated): tables held, actions/s, p50/p99 from sending an action to *every* seat of the table
-receiving it, errors, and the nodes' CPU per action (Redis's own CPU beside it).
+table gets ``--rate`` actions a second; a finished match is replaced by a new table of the same
+two players. For each table count asked, once every table is seated and has settled, one
+measuring window reports: actions/s, p50/p99 from sending an action to *every* seat of the
+table receiving it, errors, and the CPU per action of the nodes, of the load generator and of
+Redis (all on the same machine: their sum is what one action costs it).
+
+``--tables 200,400,600`` measures each count in turn on the same nodes (tables are added
+between the windows); ``--find-max`` adds ``--step`` tables after each window until one misses
+``--p99-ms`` or has an error, and prints the most tables held within it. ``--runs 3`` repeats
+everything and prints the medians. ``--profile DIR`` records each node and loader with py-spy
+during the windows (the thread holding the GIL: where the CPU goes).
 
 ``--kill-one`` SIGKILLs one node halfway through the window. Its players reconnect to another
 node and resync by version; its tables are taken over by the others. Reported: the takeover
@@ -13,8 +21,9 @@ time (from the kill until each of its tables delivers an action again: median an
 acknowledged actions lost: every action a player saw acknowledged is looked up in the database
 (the stored record of its table) once the nodes have stopped; the goal is 0.
 
-    .venv/bin/python benchmarks/cluster.py --nodes 2 --tables 1000 --seconds 30
-    .venv/bin/python benchmarks/cluster.py --nodes 3 --tables 300 --seconds 30 --kill-one
+    .venv/bin/python benchmarks/cluster.py --nodes 1 --tables 1000 --runs 3
+    .venv/bin/python benchmarks/cluster.py --nodes 2 --tables 200 --find-max --step 200
+    .venv/bin/python benchmarks/cluster.py --nodes 3 --tables 150 --seconds 20 --kill-one
 """
 
 from __future__ import annotations

@@ -290,3 +290,23 @@ def test_the_embedded_server_does_not_load_redis() -> None:
         "assert 'redis' not in sys.modules and 'truco.server.cluster.node' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_the_bus_sends_a_frame_once_for_the_connections_of_one_node_that_get_it() -> None:
+    from truco.server.cluster.bus import merge_frames
+
+    def out(conn: str, frame: str, version: int = 1) -> dict[str, Any]:
+        return {"k": "out", "c": conn, "x": frame, "v": version, "n": "owner"}
+
+    # two spectators and a seat of one table: the spectators' frame goes once
+    merged = merge_frames([out("f/1", "S"), out("f/2", "seat"), out("f/3", "S")])
+    assert merged == [
+        {"k": "out", "c": ["f/1", "f/3"], "x": "S", "v": 1, "n": "owner"},
+        out("f/2", "seat"),
+    ]
+    # f/2 already got a later frame: joining the earlier message would reorder its frames
+    later = [out("f/1", "A"), out("f/2", "B"), out("f/2", "A")]
+    assert merge_frames(later) == later
+    # a frame of another version is another frame; a close stays where it was
+    other = [out("f/1", "A", 1), out("f/2", "A", 2), {"k": "close", "c": "f/1", "r": "bye"}]
+    assert merge_frames(other) == other

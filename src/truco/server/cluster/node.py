@@ -382,13 +382,19 @@ class ClusterLobby(Lobby):
     # ------------------------------------------------------------------ the bus
     def _on_message(self, message: Message) -> None:
         kind = message["k"]
-        if kind in ("out", "close", "gone"):
+        if kind == "out":
+            conns = message["c"]
+            for conn_id in [conns] if isinstance(conns, str) else conns:
+                route = self.routes.get(conn_id)
+                if route is not None and route.owner == message["n"]:
+                    route.deliver(message)  # (else the socket left that node: the table moved)
+            return
+        if kind in ("close", "gone"):
             route = self.routes.get(message["c"])
             if route is None or route.owner != message.get("n"):
                 return  # from a node the socket has left (the table moved meanwhile)
             route.deliver(message)
-            if kind != "out":
-                self.routes.pop(message["c"], None)
+            self.routes.pop(message["c"], None)
             return
         conn = str(message["c"])
         if kind == "join":
