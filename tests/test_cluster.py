@@ -188,7 +188,8 @@ def test_lease_fencing_refuses_a_late_write_of_the_old_owner(site: tuple[str, st
             new = await new_node.acquire("fenced")
             assert new is not None and new.token > old.token
             assert new_store.claim("fenced", new.token)
-            assert await old_node.renew([old]) == [old]  # the old owner learns it lost it...
+            # the old owner learns it lost it...
+            assert await old_node.renew([old]) == ([old], [])
             with pytest.raises(FenceError):  # ...but its late write is refused by the database
                 await old_store.commit(TableWrite("fenced", 2, checkpoint=row(2, "late")))
             assert [(r.version, r.name) for r in new_store.load(match_id="fenced")] == [
@@ -229,6 +230,41 @@ def test_workers_start_several_nodes_on_one_port(site: tuple[str, str]) -> None:
     finally:
         site_url.stop()
     assert site_url.process.returncode == 0
+
+
+def test_a_lease_that_expired_unclaimed_is_regained_but_not_one_taken_meanwhile(
+    site: tuple[str, str],
+) -> None:
+    import asyncio
+
+    from redis.asyncio import Redis
+
+    from truco.server.cluster.lease import Leases
+
+    _, prefix = site
+
+    async def scenario() -> None:
+        redis = Redis.from_url(REDIS_URL)
+        stalled, other = Leases(redis, prefix, "stalled", 200), Leases(redis, prefix, "other", 200)
+        try:
+            kept, regained, taken = [await stalled.acquire(t) for t in ("kept", "gone", "taken")]
+            assert kept is not None and regained is not None and taken is not None
+            await asyncio.sleep(0.1)
+            assert await stalled.renew([kept]) == ([], [])  # in time: renewed as it is
+            await asyncio.sleep(0.3)  # the node stalls past its leases
+            stolen = await other.acquire("taken")  # one is taken (and given up) meanwhile
+            assert stolen is not None and await other.release(stolen)
+            lost, back = await stalled.renew([kept, regained, taken])
+            assert lost == [taken]  # its state may be stale: another node ran the table
+            assert [(b.table_id, b.token) for b in back] == [
+                ("kept", kept.token + 1),
+                ("gone", regained.token + 1),
+            ]
+            assert (await stalled.owners(["gone"]))[0] == ("stalled", regained.token + 1)
+        finally:
+            await redis.aclose()
+
+    asyncio.run(scenario())
 
 
 def _running(pid: int) -> bool:

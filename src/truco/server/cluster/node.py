@@ -77,6 +77,9 @@ class ClusterLobby(Lobby):
         self.node = node or secrets.token_hex(4)
         self.lease_ms = lease_ms
         self.leases = Leases(self.redis, prefix, self.node, lease_ms)
+        #: the heartbeat's own connection: a renewal never waits behind a burst of lookups
+        self._beat: Redis = Redis.from_url(redis_url)
+        self.renewals = Leases(self._beat, prefix, self.node, lease_ms)
         self.bus = Bus(self.redis, prefix, self.node)
         self.held: dict[str, Lease] = {}  # the leases of the tables this node runs
         self.routes: dict[str, Route] = {}  # this node's sockets at tables run elsewhere
@@ -139,6 +142,7 @@ class ClusterLobby(Lobby):
         self.bot_pool.shutdown()
         await self.store.close()
         await self.redis.aclose()
+        await self._beat.aclose()
 
     async def _every(self, seconds: float, step: Any) -> None:
         while True:
@@ -309,13 +313,19 @@ class ClusterLobby(Lobby):
         """Say this node is alive, renew its leases, publish its tables' summaries, refresh
         the site's listing (when asked lately), follow tables that moved."""
         now_ms = time.time() * 1000
-        pipe = self.redis.pipeline(transaction=False)
+        pipe = self._beat.pipeline(transaction=False)
         pipe.zadd(self.key("nodes"), {self.node: now_ms + self.lease_ms})
         pipe.zremrangebyscore(self.key("nodes"), 0, now_ms - 60_000)
         await pipe.execute()
-        for lease in await self.leases.renew(list(self.held.values())):
+        lost, regained = await self.renewals.renew(list(self.held.values()))
+        for lease in lost:
             log.warning("node %s lost the lease of table %s", self.node, lease.table_id)
             self._spawn(self._drop(lease.table_id))
+        for lease in regained:
+            if self.held.get(lease.table_id) is not None:
+                log.warning("node %s: lease of table %s renewed late", self.node, lease.table_id)
+                self.held[lease.table_id] = lease
+                self.store.fences[lease.table_id] = lease.token
         await self._publish_summaries()
         if time.monotonic() - self._listing_asked < 30:
             summaries = await self.redis.hgetall(self.key("summaries"))
