@@ -290,8 +290,11 @@ def loader_main(
         async with httpx.AsyncClient(timeout=60, limits=limits) as http:
             # no session cookie: each guest request must make a new player
             http.cookies.jar.set_policy(DefaultCookiePolicy(allowed_domains=[]))
-            reported, open_window = 0, 0
+            reported, open_window, frozen = 0, 0, time.monotonic()
             while not shared.stopping.is_set():
+                if time.monotonic() - frozen > 10:  # (a short-lived process: no leak to fear)
+                    gc.freeze()  # full collections walk only the last 10 s of objects
+                    frozen = time.monotonic()
                 mine = share(shared.target.value, index, loaders)
                 while len(lanes) < mine:
                     lanes.append(asyncio.create_task(lane(load, http, len(lanes), rng)))

@@ -346,3 +346,35 @@ def test_the_bus_sends_a_frame_once_for_the_connections_of_one_node_that_get_it(
     # a frame of another version is another frame; a close stays where it was
     other = [out("f/1", "A", 1), out("f/2", "A", 2), {"k": "close", "c": "f/1", "r": "bye"}]
     assert merge_frames(other) == other
+
+
+def test_the_bus_publisher_speaks_redis_itself(site: tuple[str, str]) -> None:
+    import asyncio
+
+    from redis.asyncio import Redis
+
+    from truco.server.cluster.resp import Publisher
+
+    _, prefix = site
+
+    async def scenario() -> None:
+        redis = Redis.from_url(REDIS_URL)
+        pubsub = redis.pubsub(ignore_subscribe_messages=True)
+        await pubsub.subscribe(f"{prefix}heard")
+        publisher = Publisher(REDIS_URL)
+        try:
+            payload = b'["frame", "\\r\\n$3 not a command"]'
+            heard = await publisher.publish([(f"{prefix}heard", payload), (f"{prefix}x", b"")])
+            assert heard == [1, 0]  # one subscriber, then none: a node that is gone
+            message = None
+            for _ in range(50):  # (the subscription's confirmation comes first: None)
+                message = message or await pubsub.get_message(timeout=0.1)
+            assert message is not None and message["data"] == payload
+            await publisher.close()  # a closed connection is opened again
+            assert await publisher.publish([(f"{prefix}heard", b"again")]) == [1]
+        finally:
+            await publisher.close()
+            await pubsub.aclose()  # type: ignore[no-untyped-call]
+            await redis.aclose()
+
+    asyncio.run(scenario())

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from .resp import Publisher
+
 if TYPE_CHECKING:
     from redis.asyncio import Redis
     from redis.asyncio.client import PubSub
@@ -32,8 +34,9 @@ Message = dict[str, Any]
 class Bus:
     """One node's end of the bus: buffered sends in order, one handler for what arrives."""
 
-    def __init__(self, redis: Redis, prefix: str, node: str) -> None:
+    def __init__(self, redis: Redis, prefix: str, node: str, url: str) -> None:
         self.redis = redis
+        self.publisher = Publisher(url)  # (what is sent: a connection of its own)
         self.prefix = prefix
         self.node = node
         self.on_unreachable: Callable[[str, list[Message]], None] | None = None
@@ -65,6 +68,7 @@ class Bus:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         if self._pubsub is not None:
             await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+        await self.publisher.close()
 
     def send(self, node: str, message: Message) -> None:
         """Queue ``message`` for ``node``; it leaves with the others of this loop turn."""
@@ -75,10 +79,12 @@ class Bus:
         """Publish everything queued, one message per destination node."""
         while self._out:
             batches, self._out = self._out, {}
-            pipe = self.redis.pipeline(transaction=False)
-            for node, messages in batches.items():
-                pipe.publish(self.channel(node), orjson.dumps(merge_frames(messages)))
-            heard = await pipe.execute()
+            heard = await self.publisher.publish(
+                [
+                    (self.channel(node), orjson.dumps(merge_frames(messages)))
+                    for node, messages in batches.items()
+                ]
+            )
             self.sent += sum(len(m) for m in batches.values())
             for (node, messages), listeners in zip(batches.items(), heard, strict=True):
                 if not listeners and self.on_unreachable is not None:

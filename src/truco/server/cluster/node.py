@@ -80,7 +80,7 @@ class ClusterLobby(Lobby):
         #: the heartbeat's own connection: a renewal never waits behind a burst of lookups
         self._beat: Redis = Redis.from_url(redis_url)
         self.renewals = Leases(self._beat, prefix, self.node, lease_ms)
-        self.bus = Bus(self.redis, prefix, self.node)
+        self.bus = Bus(self.redis, prefix, self.node, redis_url)
         self.held: dict[str, Lease] = {}  # the leases of the tables this node runs
         self.routes: dict[str, Route] = {}  # this node's sockets at tables run elsewhere
         self.remote: dict[str, RemoteClient] = {}  # other nodes' sockets at tables run here
