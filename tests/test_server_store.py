@@ -15,6 +15,7 @@ from typing import Any
 from unittest.mock import patch
 
 import httpx
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, select
@@ -492,3 +493,20 @@ def test_a_table_whose_journal_is_broken_does_not_keep_the_others_down(tmp_path:
         await lobby.stop()
 
     asyncio.run(scenario())
+
+
+def test_sqlite_syncs_every_commit_unless_the_url_asks_for_normal(tmp_path: Any) -> None:
+    """FULL by default (a commit survives a power cut); ``?synchronous=normal`` trades that
+    for no disk flush per commit (a commit still survives the process being killed)."""
+    levels = {}
+    for option, name in (("", "full"), ("?synchronous=normal", "normal")):
+        store = Store(f"sqlite:///{tmp_path / name}.sqlite3{option}")
+        with store.engine.connect() as conn:
+            levels[name] = (
+                conn.exec_driver_sql("PRAGMA journal_mode").scalar(),
+                conn.exec_driver_sql("PRAGMA synchronous").scalar(),
+            )
+        store.engine.dispose()
+    assert levels == {"full": ("wal", 2), "normal": ("wal", 1)}
+    with pytest.raises(ValueError, match="synchronous must be full or normal"):
+        Store(f"sqlite:///{tmp_path / 'x.sqlite3'}?synchronous=off")

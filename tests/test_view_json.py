@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from strategies import TABLES, new_match, play_out, seeds, table_id
 from truco.game import Game
 from truco.rules import Rules
-from truco.view import PublicHand, SeatView, ViewError, seat_view
+from truco.view import OWN_FIELDS, PublicHand, SeatView, ViewError, seat_view, shared_fields
 
 #: The keys of a view that the browser page (server/static/app.js) and the terminal read.
 WIRE_KEYS = {
@@ -47,6 +47,28 @@ def test_every_view_of_a_random_match_comes_back_from_json(rules: Rules, seed: i
 
     play_out(game, policy, on_step=check)
     assert counts["views"] > game.players
+
+
+@pytest.mark.parametrize("rules", TABLES, ids=[table_id(r) for r in TABLES])
+@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=seeds)
+def test_views_built_from_shared_fields_are_the_seats_own_views(rules: Rules, seed: int) -> None:
+    """What the server does once per version (the shared fields, built and encoded once,
+    each seat's own part added) gives every seat exactly its own view, and the shared
+    part is truly the same for every seat: no seat's cards, words or legal actions."""
+    game, policy = new_match(rules, seed)
+
+    def check(game: Game) -> None:
+        shared = shared_fields(game)
+        assert not shared.keys() & set(OWN_FIELDS)
+        shared_json = seat_view(game, None, shared).shared_json()
+        for seat in [*range(game.players), None]:
+            view = seat_view(game, seat)
+            assert seat_view(game, seat, shared) == view
+            assert view.shared_json() == shared_json
+            assert {**view.own_json(), **shared_json} == view.to_json()
+
+    play_out(game, policy, on_step=check)
 
 
 def test_pica_pica_state_survives_the_wire() -> None:

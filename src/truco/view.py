@@ -160,12 +160,28 @@ class SeatView:
     def to_json(self) -> JSON:
         """The view as JSON: cards by name, actions as record tokens (the online
         table's wire format, see docs/protocol.md). :meth:`from_json` is its exact
-        inverse: ``SeatView.from_json(view.to_json()) == view``."""
-        pending, position = self.pending, self.position
+        inverse: ``SeatView.from_json(view.to_json()) == view``.
+
+        It is :meth:`own_json` and :meth:`shared_json` together: a server sending the
+        views of several seats of one moment encodes the shared part once."""
+        return {**self.own_json(), **self.shared_json()}
+
+    def own_json(self) -> JSON:
+        """The fields of :meth:`to_json` that depend on the seat (:data:`OWN_FIELDS`)."""
         return {
             "seat": self.seat,
             "team": self.team,
-            "rules": self.rules.to_dict(),
+            "hand": _cards_json(self.hand),
+            "dealt": _cards_json(self.dealt),
+            "legal": [action_token(a) for a in self.legal],
+            "log": [[seat, action_token(a)] for seat, a in self.log],
+        }
+
+    def shared_json(self) -> JSON:
+        """The fields of :meth:`to_json` that every seat of the same moment sees alike."""
+        pending, position = self.pending, self.position
+        return {
+            "rules": _rules_json(self.rules),
             "position": {
                 "first_mano": position.first_mano,
                 "hand_index": position.hand_index,
@@ -180,14 +196,11 @@ class SeatView:
             "score": list(self.score),
             "chicos": list(self.chicos),
             "winner": self.winner,
-            "hand": _cards_json(self.hand),
-            "dealt": _cards_json(self.dealt),
             "played": _plays_json(self.played),
             "bazas": [_plays_json(baza) for baza in self.bazas],
             "baza_results": list(self.baza_results),
             "turn": self.turn,
             "actors": list(self.actors),
-            "legal": [action_token(a) for a in self.legal],
             "pending": None
             if pending is None
             else {
@@ -204,7 +217,6 @@ class SeatView:
             "in_hand": list(self.in_hand),
             "pica_pica": self.pica_pica,
             "round_seats": list(self.round_seats),
-            "log": [[seat, action_token(a)] for seat, a in self.log],
             "last_hand": None if self.last_hand is None else self.last_hand.to_json(),
             "notes": _notes_json(self.notes),
             "scored": [list(w) for w in self.scored],
@@ -329,8 +341,34 @@ def _public_notes(
     return tuple((public[after], kind, data) for after, kind, data in notes)
 
 
+def _rules_json(rules: Rules) -> JSON:
+    """``rules.to_dict()``, worked out once per options (a copy each time: it is the
+    caller's to change)."""
+    known = _RULES_JSON.get(rules)
+    if known is None:
+        if len(_RULES_JSON) >= 64:
+            _RULES_JSON.clear()
+        known = _RULES_JSON[rules] = rules.to_dict()
+    return dict(known)
+
+
+_RULES_JSON: dict[Rules, JSON] = {}
+
+
 def public_hand(result: HandResult) -> PublicHand:
-    """The public face of a closed hand (no unplayed card except those revealed)."""
+    """The public face of a closed hand (no unplayed card except those revealed); kept
+    for the latest hands asked about, as every view of the next hand shows it."""
+    known = _PUBLIC_HANDS.get(id(result))  # one read: threads (bots) may ask too
+    if known is not None and known[0] is result:
+        return known[1]
+    face = _public_hand(result)
+    if len(_PUBLIC_HANDS) >= _PUBLIC_HANDS_KEPT:
+        _PUBLIC_HANDS.clear()
+    _PUBLIC_HANDS[id(result)] = (result, face)  # the result kept alive: its id stays its own
+    return face
+
+
+def _public_hand(result: HandResult) -> PublicHand:
     played = tuple((s, a) for s, a in result.actions if a < 40)
     return PublicHand(
         index=result.index,
@@ -347,49 +385,73 @@ def public_hand(result: HandResult) -> PublicHand:
     )
 
 
-def seat_view(game: Game, seat: int | None) -> SeatView:
-    """The view of ``seat`` (``None``: a spectator, who sees no hand)."""
+#: the closed hands :func:`public_hand` was asked about lately, by id, with their faces
+#: (both immutable); a server's live tables each ask about their last one over and over
+_PUBLIC_HANDS: dict[int, tuple[HandResult, PublicHand]] = {}
+_PUBLIC_HANDS_KEPT = 4096
+
+
+#: the fields of a :class:`SeatView` that depend on the seat; all others are the same for
+#: every seat (and spectator) of one moment of the game (:func:`shared_fields`)
+OWN_FIELDS = ("seat", "hand", "dealt", "legal", "log")
+
+
+def shared_fields(game: Game) -> dict[str, Any]:
+    """The fields of :func:`seat_view` that every seat shares, as the game is now: build
+    them once to make the views of several seats of the same moment."""
     waiting = game.needs_deal or game.winner is not None
-    own = seat is not None and not waiting
     pending = None
     if game.pending and not waiting:
         kind, team, level = game.pending[-1]
         chain = tuple(action_token(c) for c in game.envido_calls) if kind == CallKind.ENVIDO else ()
         pending = PendingCall(kind.token, team, level, chain)
-    actions = () if waiting else tuple(game.actions)
-    return SeatView(
-        seat=seat,
-        rules=game.rules,
-        position=game.position(),
-        hand_index=game.hand_index,
-        mano=game.mano,
-        dealer=game.dealer_seat,
-        score=game.score,
-        chicos=game.chicos,
-        winner=game.winner,
-        hand=tuple(game.cards[seat]) if own and seat is not None else (),
-        dealt=tuple(game.dealt[seat]) if own and seat is not None else (),
-        played=tuple((s, a) for s, a in actions if a < 40),
-        bazas=() if waiting else tuple(tuple(b) for b in game.bazas),
-        baza_results=() if waiting else tuple(game.baza_results),
-        turn=None if waiting or game.pending else game.turn,
-        actors=game.actors(),
-        legal=tuple(game.legal_actions(seat)) if seat is not None else (),
-        pending=pending,
-        truco_level=0 if waiting else game.truco_level,
-        truco_owner=None if waiting else game.truco_owner,
-        envido_open=not waiting and game.why_envido_closed() is None,
-        showdowns=() if waiting else tuple(game.showdowns),
-        flor_sung=() if waiting else tuple(s for s in range(game.players) if game.flor_sung[s]),
-        in_hand=(False,) * game.players if waiting else tuple(game.in_hand),
-        pica_pica=game.pica_now,
-        round_seats=() if waiting else game.round_seats,
-        log=_visible_log(actions, seat),
-        last_hand=public_hand(game.history[-1]) if game.history else None,
+    actions = () if waiting else game.actions
+    return {
+        "rules": game.rules,
+        "position": game.position(),
+        "hand_index": game.hand_index,
+        "mano": game.mano,
+        "dealer": game.dealer_seat,
+        "score": game.score,
+        "chicos": game.chicos,
+        "winner": game.winner,
+        "played": tuple((s, a) for s, a in actions if a < 40),
+        "bazas": () if waiting else tuple(tuple(b) for b in game.bazas),
+        "baza_results": () if waiting else tuple(game.baza_results),
+        "turn": None if waiting or game.pending else game.turn,
+        "actors": game.actors(),
+        "pending": pending,
+        "truco_level": 0 if waiting else game.truco_level,
+        "truco_owner": None if waiting else game.truco_owner,
+        "envido_open": not waiting and game.why_envido_closed() is None,
+        "showdowns": () if waiting else tuple(game.showdowns),
+        "flor_sung": () if waiting else tuple(s for s in range(game.players) if game.flor_sung[s]),
+        "in_hand": (False,) * game.players if waiting else tuple(game.in_hand),
+        "pica_pica": game.pica_now,
+        "round_seats": () if waiting else game.round_seats,
+        "last_hand": public_hand(game.history[-1]) if game.history else None,
         # a compared flor's winner is known at the close (the flores are shown then): no
         # flor in the hand's notes and points before it
-        notes=()
+        "notes": ()
         if waiting
         else tuple(n for n in _public_notes(game.actions, game.notes) if n[1] != "flor"),
-        scored=() if waiting else tuple(game.why_envido + game.why_truco),
+        "scored": () if waiting else tuple(game.why_envido + game.why_truco),
+    }
+
+
+def seat_view(game: Game, seat: int | None, shared: dict[str, Any] | None = None) -> SeatView:
+    """The view of ``seat`` (``None``: a spectator, who sees no hand). ``shared``: the
+    :func:`shared_fields` of the game as it is now, when they are built once for several
+    seats (never those of another moment)."""
+    if shared is None:
+        shared = shared_fields(game)
+    waiting = game.needs_deal or game.winner is not None
+    own = seat is not None and not waiting
+    return SeatView(
+        seat=seat,
+        hand=tuple(game.cards[seat]) if own and seat is not None else (),
+        dealt=tuple(game.dealt[seat]) if own and seat is not None else (),
+        legal=tuple(game.legal_actions(seat)) if seat is not None else (),
+        log=_visible_log(() if waiting else game.actions, seat),
+        **shared,
     )

@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from browser_kit import ARGS, ARTIFACTS, CHROMIUM, DESKTOP, PHONE, config, sync_api
+from browser_kit import ARTIFACTS, DESKTOP, PHONE, config, sync_api
 
 from server_testing import LiveServer
 
@@ -23,14 +23,6 @@ from server_testing import LiveServer
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     with LiveServer(config(tmp_path_factory.mktemp("e2e-accounts") / "truco.sqlite3")) as live:
         yield live
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()
 
 
 def open_lobby(browser: Any, server: LiveServer, **context: Any) -> Any:

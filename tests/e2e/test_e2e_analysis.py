@@ -3,23 +3,14 @@ background worker, see the evaluation graph and the graded decisions, click to j
 
 from __future__ import annotations
 
-import os
 import random
-import shutil
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from browser_kit import ARGS, ARTIFACTS, CHROMIUM, sync_api
 
 from server_testing import LiveServer, TableClient, create_table, guest_token, play_out
 from truco.server import ServerConfig
-
-CHROMIUM = os.environ.get("TRUCO_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
-
-if not (Path(CHROMIUM).exists() or shutil.which("chromium")):
-    pytest.skip(f"no Chromium at {CHROMIUM}", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api")
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +54,6 @@ def test_the_replay_shows_the_analysis_and_jumps_to_a_mistake(server: LiveServer
         target = int(jumps.first.get_attribute("data-step") or "0")
         jumps.first.click()
         assert page.text_content(".replay .step").startswith(f"{target + 1}/")  # type: ignore[union-attr]
-        ARTIFACTS = Path(__file__).parent / "artifacts"
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "analysis.png"), full_page=True)
         browser.close()

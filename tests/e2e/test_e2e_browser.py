@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_kit import ARGS, ARTIFACTS, CHROMIUM, DESKTOP, PHONE, config, sync_api
+from browser_kit import ARTIFACTS, DESKTOP, PHONE, config
 
 from server_testing import (
     LiveServer,
@@ -31,14 +31,6 @@ from server_testing import (
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     with LiveServer(config(tmp_path_factory.mktemp("e2e") / "truco.sqlite3")) as live:
         yield live
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()
 
 
 def new_page(browser: Any, server: LiveServer, name: str, **context: Any) -> Any:
@@ -554,7 +546,8 @@ def test_a_played_card_animates_and_sounds_unless_muted_or_reduced(
     play_cards_until(ana, "window.animations.length >= 2")
     assert ana.evaluate("window.tones") == []
     ana.click("#mute")  # sound back on: it says so with a call's tones
-    assert ana.evaluate("window.tones") == [520, 700]
+    tones = ana.evaluate("window.tones")  # (a bot's card may sound just before or after)
+    assert [520, 700] in [tones[i : i + 2] for i in range(len(tones))], tones
     ana.context.close()
     calm.context.close()
 

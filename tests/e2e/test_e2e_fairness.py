@@ -7,31 +7,17 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
-import shutil
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from browser_kit import ARTIFACTS, sync_api
 
 from server_testing import LiveServer
 from truco.fairness import SealedDeck, encode
 from truco.server import ServerConfig
-
-ARTIFACTS = Path(__file__).parent / "artifacts"
-CHROMIUM = os.environ.get("TRUCO_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
-
-if not (Path(CHROMIUM).exists() or shutil.which("chromium")):
-    pytest.skip(
-        f"no Chromium at {CHROMIUM}: install Debian's chromium (.ci/run does)",
-        allow_module_level=True,
-    )
-sync_api = pytest.importorskip("playwright.sync_api")
 
 #: Take WebCrypto away from a page, as in a page served over plain http from another host.
 NO_WEBCRYPTO = "Object.defineProperty(Crypto.prototype, 'subtle', {get: () => undefined});"
@@ -47,14 +33,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         yield live
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()
-
-
 def new_page(
     browser: Any, server: LiveServer, init_script: str | None = None, locale: str = "es-AR"
 ) -> Any:
@@ -64,6 +42,7 @@ def new_page(
     page = context.new_page()
     page.set_default_timeout(20000)
     page.goto(server.url + "/")
+    page.wait_for_selector("#create-form")  # drawn once the page's words have loaded
     return page
 
 

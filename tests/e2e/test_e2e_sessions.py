@@ -4,11 +4,8 @@ table code) stops the page from reconnecting."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -18,30 +15,12 @@ from server_testing import LiveServer
 from truco.server import ServerConfig
 from truco.server.sessions import COOKIE
 
-CHROMIUM = os.environ.get("TRUCO_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
-
-if not (Path(CHROMIUM).exists() or shutil.which("chromium")):
-    pytest.skip(
-        f"no Chromium at {CHROMIUM}: install Debian's chromium (.ci/run does)",
-        allow_module_level=True,
-    )
-sync_api = pytest.importorskip("playwright.sync_api")
-
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[LiveServer]:
     config = ServerConfig(db_url="sqlite://", bot_delay=0.05, turn_seconds=0)
     with LiveServer(config) as live:
         yield live
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()
 
 
 def test_the_page_session_is_an_http_only_cookie_never_in_a_url(

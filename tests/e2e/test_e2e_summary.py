@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser_kit import ARGS, CHROMIUM, DESKTOP, config, sync_api
+from browser_kit import DESKTOP, config
 
 from server_testing import LiveServer
 
@@ -20,14 +20,6 @@ from server_testing import LiveServer
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     with LiveServer(config(tmp_path_factory.mktemp("summary") / "t.sqlite3")) as live:
         yield live
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser
-        browser.close()
 
 
 def open_page(browser: Any, url: str, locale: str) -> Any:

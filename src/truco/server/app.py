@@ -17,13 +17,13 @@ from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from starlette.routing import WebSocketRoute
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import accounts, accounts_api, analysis_api, api, live, queue_api
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import ID_RE, Server, ServerDep
-from .limits import Attempts, HttpLimits, parse_rate
+from .limits import AddressLimits, Attempts, HttpLimits, parse_rate
 from .lobby import Lobby
 from .matchmaking import MemoryQueue
 from .players import TokenSigner
@@ -120,6 +120,20 @@ def queue_backend(config: ServerConfig) -> queue_api.QueueBackend:
     return MemoryQueue()
 
 
+class Site(FastAPI):
+    """The FastAPI application, with the tables' sockets answered before its middleware
+    and routing: their frames are the server's busiest path, and need neither (they
+    still pass the per-address limits, sharing the API's windows)."""
+
+    table_sockets: ASGIApp | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.table_sockets is not None and live.table_path(scope):
+            await self.table_sockets(scope, receive, send)
+        else:
+            await super().__call__(scope, receive, send)
+
+
 def create_app(config: ServerConfig | None = None) -> FastAPI:
     """The whole server as one ASGI application."""
     config = config or ServerConfig()
@@ -142,7 +156,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             await matchmaker.stop()
             await lobby.stop()
 
-    app = FastAPI(title="Truco Argento", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
+    app = Site(title="Truco Argento", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.server = server
     app.state.lobby = lobby
     app.state.signer = server.signer
@@ -154,9 +168,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.include_router(pages)
     app.include_router(api.router)
     app.include_router(accounts_api.router)
-    app.include_router(queue_api.router)  # before /ws/{table}: /ws/queue is not a table
-    app.router.routes.append(WebSocketRoute(live.PATH, live.table_socket))
+    app.include_router(queue_api.router)
     app.include_router(analysis_api.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    app.add_middleware(HttpLimits, rate=config.http_rate, write_rate=config.http_write_rate)
+    addresses = AddressLimits(config.http_rate, config.http_write_rate)
+    app.add_middleware(HttpLimits, addresses=addresses)
+    app.table_sockets = HttpLimits(live.TableSockets(server), addresses=addresses)
     return app

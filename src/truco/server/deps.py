@@ -38,10 +38,16 @@ def server_of(connection: HTTPConnection) -> Server:
     return server
 
 
-ServerDep = Annotated[Server, Depends(server_of)]
+async def _server(connection: HTTPConnection) -> Server:
+    # the dependencies are coroutines: FastAPI runs a plain function's in a worker
+    # thread, a hop that cost more than the whole request's own work
+    return server_of(connection)
 
 
-def optional_player(
+ServerDep = Annotated[Server, Depends(_server)]
+
+
+async def optional_player(
     request: Request,
     server: ServerDep,
     authorization: Annotated[str | None, Header(max_length=1024)] = None,
@@ -58,7 +64,7 @@ def optional_player(
     return server.signer.verify(token) if token else None
 
 
-def current_player(player: Annotated[Player | None, Depends(optional_player)]) -> Player:
+async def current_player(player: Annotated[Player | None, Depends(optional_player)]) -> Player:
     """The player of the request's token; 401 without a valid one."""
     if player is None:
         raise HTTPException(

@@ -14,24 +14,24 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
-from fastapi import WebSocket
-from starlette.websockets import WebSocketDisconnect, WebSocketState
+from starlette.types import Receive, Scope, Send
+from starlette.websockets import WebSocketDisconnect
 
 from .config import ServerConfig
-from .deps import ID_RE, server_of
+from .deps import ID_RE, Server, server_of
 from .limits import TokenBucket
 from .lobby import Inbox
 from .players import Player
 from .protocol import Hello, ProtocolError, close_reason, error_message, parse_client_message
+from .rawsocket import DirectWriter, RawSocket
 from .sessions import COOKIE, same_origin
 from .table import Client, Command, Join, Leave
 from .tasks import spawn
 
-#: the table's socket, as a plain Starlette route: it needs none of FastAPI's dependency
-#: solving, which FastAPI redoes for every connection of a WebSocket route
-PATH = "/ws/{table_id}"
+#: the table's socket is ``/ws/{table}``; ``/ws/queue`` is quick match's (``queue_api``)
+PREFIX, NOT_TABLES = "/ws/", frozenset({"queue"})
 
 #: close codes after which a client should not try again with the same request
 BAD_REQUEST, BAD_TOKEN, NO_TABLE, HELLO_TIMEOUT, MATCH_OVER = 4400, 4401, 4404, 4408, 4410
@@ -48,6 +48,43 @@ class Refused(Exception):
         self.reason = reason
 
 
+class Handshake(Protocol):
+    """What identifying a connection reads of it (a :class:`RawSocket`, or Starlette's
+    ``WebSocket`` for quick match's socket)."""
+
+    @property
+    def query_params(self) -> Mapping[str, str]: ...
+    @property
+    def cookies(self) -> Mapping[str, str]: ...
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+    async def receive(self) -> Mapping[str, Any]: ...
+
+
+def table_path(scope: Scope) -> bool:
+    """Whether ``scope`` is a WebSocket of a table (``/ws/<one segment>``, not ``/ws/queue``)."""
+    if scope["type"] != "websocket":
+        return False
+    path: str = scope["path"]
+    root = scope.get("root_path", "")
+    if root and path.startswith(root):
+        path = path[len(root) :]
+    name = path[len(PREFIX) :]
+    return path.startswith(PREFIX) and bool(name) and "/" not in name and name not in NOT_TABLES
+
+
+class TableSockets:
+    """The ASGI application of the tables' sockets (see :class:`truco.server.app.Site`)."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path: str = scope["path"]
+        table_id = path[path.rindex("/") + 1 :]
+        await table_socket(RawSocket(scope, receive, send), self.server, table_id)
+
+
 def _since(text: str | None) -> int | None:
     if text is None:
         return None
@@ -56,7 +93,7 @@ def _since(text: str | None) -> int | None:
     return int(text)
 
 
-async def _hello(websocket: WebSocket, config: ServerConfig) -> Hello | None:
+async def _hello(websocket: Handshake, config: ServerConfig) -> Hello | None:
     """The first message of a client without the cookie (``None``: it went away)."""
     try:
         frame = await asyncio.wait_for(websocket.receive(), config.hello_seconds)
@@ -76,9 +113,12 @@ async def _hello(websocket: WebSocket, config: ServerConfig) -> Hello | None:
     return message
 
 
-async def _identify(websocket: WebSocket) -> tuple[Player | None, int | None] | None:
-    """Who the connection speaks for and the version it last saw; ``None`` if it left."""
-    server = server_of(websocket)
+async def _identify(
+    websocket: Any, server: Server | None = None
+) -> tuple[Player | None, int | None] | None:
+    """Who the connection speaks for and the version it last saw; ``None`` if it left.
+    ``websocket`` is a :class:`Handshake`; ``server`` is its app's unless given."""
+    server = server or server_of(websocket)
     since = _since(websocket.query_params.get("since"))
     cookie = websocket.cookies.get(COOKIE) if same_origin(websocket.headers) else None
     if cookie:
@@ -95,11 +135,11 @@ async def _identify(websocket: WebSocket) -> tuple[Player | None, int | None] | 
     return player, hello.since if hello.since is not None else since
 
 
-async def table_socket(websocket: WebSocket) -> None:
-    """The endpoint of :data:`PATH` (mounted by :func:`truco.server.app.create_app`)."""
-    table_id: str = websocket.path_params["table_id"]
-    server = server_of(websocket)
+async def table_socket(websocket: RawSocket, server: Server, table_id: str) -> None:
+    """One connection to the table ``table_id``: who it is, then frames both ways."""
     await websocket.accept()
+    if websocket.gone:
+        return
     try:
         if not ID_RE.fullmatch(table_id):
             raise Refused(BAD_REQUEST, "not a table code: 1 to 32 letters, digits, - or _")
@@ -114,17 +154,19 @@ async def table_socket(websocket: WebSocket) -> None:
             if finished and finished[0].status == "finished":
                 raise Refused(MATCH_OVER, f"the match is over: its replay is at /replay/{table_id}")
             raise Refused(NO_TABLE, f"no table {table_id!r}")
-        who = await _identify(websocket)
+        who = await _identify(websocket, server)
     except Refused as refused:
-        await websocket.close(refused.code, close_reason(refused.reason))
+        with contextlib.suppress(OSError):  # the client went away meanwhile
+            await websocket.close(refused.code, close_reason(refused.reason))
         return
     except WebSocketDisconnect:
         return
     if who is None:
         return
     player, since = who
-    client = Client(player, server.config.outbox_size)
     greeted = asyncio.Event()
+    direct = None if websocket.direct is None else _Greeting(websocket.direct, greeted)
+    client = Client(player, server.config.outbox_size, direct)
     sender = spawn(_send_loop(websocket, client, greeted), f"ws-send-{table_id}")
     await inbox.put(Join(client, since))
     try:
@@ -143,18 +185,35 @@ async def table_socket(websocket: WebSocket) -> None:
             sender.cancel()
 
 
-async def _send_loop(websocket: WebSocket, client: Client, greeted: asyncio.Event) -> None:
-    """Write the client's outbox to the socket; ``None`` closes it with the reason.
-    ``greeted`` is set once the first frame is written (or the loop ends)."""
+class _Greeting:
+    """A direct writer that sets ``greeted`` once a frame went out."""
+
+    def __init__(self, direct: DirectWriter, greeted: asyncio.Event) -> None:
+        self.direct = direct
+        self.greeted = greeted
+
+    def write(self, text: str) -> bool:
+        if self.direct.write(text):
+            self.greeted.set()
+            return True
+        return False
+
+    def buffered(self) -> int:
+        return self.direct.buffered()
+
+
+async def _send_loop(websocket: RawSocket, client: Client, greeted: asyncio.Event) -> None:
+    """Write the client's outbox to the socket (a direct client's only holds its close);
+    ``None`` closes it with the reason. ``greeted`` is set once the first frame is
+    written (or the loop ends)."""
     try:
         while True:
             text = await client.outbox.get()
             if text is None:
-                if websocket.client_state == WebSocketState.CONNECTED:
-                    code = 1001 if client.close_reason.startswith("the server") else 1008
-                    if client.close_reason == "bye":
-                        code = 1000
-                    await websocket.close(code, close_reason(client.close_reason))
+                code = 1001 if client.close_reason.startswith("the server") else 1008
+                if client.close_reason == "bye":
+                    code = 1000
+                await websocket.close(code, close_reason(client.close_reason))
                 return
             await websocket.send_text(text)
             greeted.set()
@@ -172,7 +231,7 @@ def _size(frame: Mapping[str, Any]) -> tuple[str | None, int]:
 
 
 async def _receive_loop(
-    websocket: WebSocket,
+    websocket: RawSocket,
     client: Client,
     inbox: Inbox,
     config: ServerConfig,
@@ -183,7 +242,7 @@ async def _receive_loop(
     while not client.closed:
         try:
             frame = await websocket.receive()
-        except (WebSocketDisconnect, RuntimeError):
+        except (WebSocketDisconnect, RuntimeError, OSError):
             return
         if frame["type"] == "websocket.disconnect":
             return

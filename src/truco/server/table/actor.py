@@ -42,7 +42,6 @@ from ..protocol import (
     Sync,
     error_message,
     public_hand_json,
-    view_json,
 )
 from ..store import MatchRow, Store
 from ..tasks import spawn
@@ -530,6 +529,7 @@ class Table:
         in flight, as it was at the last one."""
         if self.durability.persisting and self._summary:
             return self._summary
+        connected = {self._seat_of(c) for c in self.clients}
         seats = [
             {
                 "seat": i,
@@ -538,7 +538,7 @@ class Table:
                 "name": seat.name,
                 "bot": seat.bot,
                 "away": seat.away,
-                "connected": seat.kind == "bot" or (seat.kind == "human" and self._connected(i)),
+                "connected": seat.kind == "bot" or (seat.kind == "human" and i in connected),
             }
             for i, seat in enumerate(self.seats)
         ]
@@ -577,12 +577,9 @@ class Table:
             self._story = explain_last_hand(game.history, names, self.rules.target)
         return self._story
 
-    def _view_of(self, seat: int | None) -> dict[str, Any] | None:
-        return None if self.game is None else view_json(seat_view(self.game, seat))
-
     def _round(self) -> Round:
         self._summary = self.summary()
-        return Round(self.log, self._summary, self._view_of, self.committed, self._hand_story)
+        return Round(self.log, self._summary, self.game, self.committed, self._hand_story)
 
     def _send(self, round: Round, client: Peer, since: int | None, answer: bool) -> None:
         frame = round.frame(client, self._seat_of(client), since, answer=answer)

@@ -1,8 +1,9 @@
 """Who a table talks to: anything with a player, ``send(frame)`` and ``close(reason)``.
 
 :class:`Peer` is the seam: the table never touches a socket. :class:`Client` is the
-connection of this process (a bounded outbox its WebSocket sender drains); a client
-connected to another process can be a proxy with the same three members.
+connection of this process: its frames are written to the socket at once when the server
+allows it (a :class:`Direct` writer), else queued in a bounded outbox its WebSocket sender
+drains; a client connected to another process can be a proxy with the same three members.
 """
 
 from __future__ import annotations
@@ -29,24 +30,53 @@ class Peer(Protocol):
         """Ask the connection to close with ``reason``."""
 
 
-class Client:
-    """One WebSocket connection of this process: who it is and a bounded outbox of frames."""
+class Direct(Protocol):
+    """A socket that takes a text frame now (see :mod:`truco.server.rawsocket`)."""
 
-    def __init__(self, player: Player | None, outbox_size: int = 512) -> None:
+    def write(self, text: str) -> bool:
+        """Write one frame; ``False`` if the connection is closing."""
+
+    def buffered(self) -> int:
+        """Bytes written that the client has not taken yet."""
+
+
+#: bytes a direct client may leave unread, per frame of ``outbox_size`` (a frame is
+#: rarely above 4 KiB: the same bound as a full outbox, in bytes)
+FRAME_BYTES = 4096
+TOO_SLOW = "too slow: too many unread messages"
+
+
+class Client:
+    """One WebSocket connection of this process: who it is, and where its frames go: to
+    ``direct`` at once, or else into a bounded outbox its sender drains. Either way a
+    client that leaves ``outbox_size`` frames unread is closed."""
+
+    def __init__(
+        self, player: Player | None, outbox_size: int = 512, direct: Direct | None = None
+    ) -> None:
         self.player = player
         self.outbox: asyncio.Queue[str | None] = asyncio.Queue(outbox_size)
+        self.direct = direct
+        self.max_unread = outbox_size * FRAME_BYTES
         self.closed = False
         self.close_reason = ""
 
     def send(self, frame: str | dict[str, Any]) -> None:
-        """Queue ``frame`` (a dict is encoded as JSON); close the client if its outbox is full."""
+        """Send ``frame`` (a dict is encoded as JSON); close the client if it is too slow."""
         if self.closed:
             return
         text = frame if isinstance(frame, str) else orjson.dumps(frame).decode()
+        direct = self.direct
+        if direct is not None:
+            if direct.buffered() > self.max_unread:
+                self.close(TOO_SLOW)
+            else:
+                direct.write(text)
+            return
         try:
             self.outbox.put_nowait(text)
         except asyncio.QueueFull:
-            self.close("too slow: too many unread messages")
+            self.close(TOO_SLOW)
 
     def close(self, reason: str) -> None:
         """Ask the connection's sender to close with ``reason``."""

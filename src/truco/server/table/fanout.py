@@ -2,8 +2,10 @@
 may see and its seat's view.
 
 A :class:`Round` builds the frames of one moment of the table. What connections share
-is computed and encoded once: the table summary, each seat's view, each event (see
-:class:`~.events.TableEvent`), the event list of each audience; a frame is those pieces
+is computed and encoded once: the table summary, each event (see
+:class:`~.events.TableEvent`), the event list of each audience, and the part of the views
+that every seat sees alike (:func:`truco.view.shared_fields`); each seat's own part of its
+view is built only when a connection of that seat gets a frame. A frame is those pieces
 joined, plus the few bytes that name the connection (``you``).
 """
 
@@ -15,11 +17,10 @@ from typing import Any
 import orjson
 
 from ...cards import card_name
+from ...game import Game
+from ...view import seat_view, shared_fields
 from .clients import Peer
 from .events import EventLog, sees
-
-#: a seat's view as JSON (None before the match starts); the seat None is a spectator's
-ViewOf = Callable[[int | None], dict[str, Any] | None]
 
 
 class Round:
@@ -29,24 +30,39 @@ class Round:
         self,
         log: EventLog,
         summary: dict[str, Any],
-        view_of: ViewOf,
+        game: Game | None,
         committed: dict[int, int],
         story: Callable[[], dict[str, Any] | None],
     ) -> None:
         self.log = log
         self.version = log.version
         self._summary = orjson.dumps(summary)
-        self._view_of = view_of
+        self._game = game  # as it is at this version (the actor changes it only after)
         self._committed = committed
         self._story_of = story
         self._story: bytes | None = None
         self._views: dict[int | None, bytes] = {}
+        self._shared: dict[str, Any] | None = None  # the views' fields every seat shares
+        self._shared_json = b""  # their JSON, without the braces
         self._events: dict[tuple[int | None, int], bytes] = {}
 
     def _view(self, seat: int | None) -> bytes:
+        """The view of ``seat`` as JSON (the seat None is a spectator's; ``null`` before the
+        match starts): its own fields, then the shared ones, encoded once per round."""
         view = self._views.get(seat)
         if view is None:
-            view = self._views[seat] = orjson.dumps(self._view_of(seat))
+            game = self._game
+            if game is None:
+                view = b"null"
+            else:
+                if self._shared is None:
+                    self._shared = shared_fields(game)
+                seats_view = seat_view(game, seat, self._shared)
+                if not self._shared_json:
+                    self._shared_json = orjson.dumps(seats_view.shared_json())[1:-1]
+                own = orjson.dumps(seats_view.own_json())[:-1]
+                view = b"".join((own, b",", self._shared_json, b"}"))
+            self._views[seat] = view
         return view
 
     def _last_story(self) -> bytes:

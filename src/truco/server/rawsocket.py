@@ -1,0 +1,131 @@
+"""A WebSocket over plain ASGI: what the table's socket needs of a connection, no more.
+
+The table socket is the server's busiest path (every action is a frame in and a frame out
+per seat), so it skips Starlette's ``WebSocket`` object and FastAPI's middleware and
+routing (see :class:`truco.server.app.Site`). When the connection is served by uvicorn's
+sans-I/O WebSocket protocol (uvicorn's default when ``websockets`` is installed), frames
+are written to it at once, from the caller's own step (:class:`UvicornWriter`): no task
+wakes up and no ASGI ``send`` coroutine runs per frame. Any other server (Starlette's
+test client, another ASGI server) gets the same frames through ``send``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from starlette.datastructures import Headers, QueryParams
+from starlette.requests import cookie_parser
+from starlette.types import Receive, Scope, Send
+from websockets.exceptions import InvalidState
+
+try:
+    from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+    _SANSIO: type | None = WebSocketsSansIOProtocol
+except ImportError:  # an uvicorn without it: frames go through ``send``
+    _SANSIO = None
+
+
+class DirectWriter(Protocol):
+    """Writes a connection's text frames now, without awaiting anything."""
+
+    def write(self, text: str) -> bool:
+        """Write one text frame; ``False`` if the connection is closing (nothing written)."""
+
+    def buffered(self) -> int:
+        """Bytes written that the network has not taken yet (a client not reading)."""
+
+
+class RawSocket:
+    """One WebSocket connection of an ASGI server, for a handler that accepts it,
+    reads ASGI messages, writes text frames and closes it with a code."""
+
+    def __init__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        self.scope = scope
+        self._receive = receive
+        self._send = send
+        self.headers = Headers(scope=scope)
+        self.query_params = QueryParams(scope.get("query_string", b""))
+        #: the client has gone (its disconnect was read), or our close was sent
+        self.gone = False
+        self.closed = False
+        self.direct: DirectWriter | None = None
+
+    @property
+    def cookies(self) -> Mapping[str, str]:
+        return cookie_parser(self.headers.get("cookie", ""))
+
+    async def accept(self) -> None:
+        """Complete the handshake (reading the server's ``websocket.connect`` first)."""
+        message = await self._receive()
+        if message["type"] != "websocket.connect":
+            self.gone = True
+            return
+        await self._send({"type": "websocket.accept"})
+        self.direct = UvicornWriter.of(self._send)
+
+    async def receive(self) -> Mapping[str, Any]:
+        """The next ASGI message: ``websocket.receive`` (``text`` or ``bytes``) or
+        ``websocket.disconnect`` (after which nothing more comes)."""
+        if self.gone:
+            return {"type": "websocket.disconnect", "code": 1006}
+        message = await self._receive()
+        if message["type"] == "websocket.disconnect":
+            self.gone = True
+        return message
+
+    async def send_text(self, text: str) -> None:
+        """Write one text frame (an ``OSError`` if the client has gone)."""
+        if self.closed:
+            return
+        await self._send({"type": "websocket.send", "text": text})
+
+    async def close(self, code: int, reason: str) -> None:
+        """Send the close frame, unless the client has gone or it was sent already."""
+        if self.gone or self.closed:
+            return
+        self.closed = True
+        await self._send({"type": "websocket.close", "code": code, "reason": reason})
+
+
+class UvicornWriter:
+    """Direct writes to a connection of uvicorn's sans-I/O WebSocket protocol: the
+    protocol's own ``websockets`` connection frames the text (compressed if the client
+    asked for it), and its transport takes the bytes, as the protocol's ``send`` does."""
+
+    def __init__(self, protocol: Any) -> None:
+        self.protocol = protocol
+        self.conn = protocol.conn
+        self.transport = protocol.transport
+
+    @classmethod
+    def of(cls, send: Send) -> UvicornWriter | None:
+        """The writer of the connection whose ASGI ``send`` is ``send``, if uvicorn's
+        sans-I/O protocol serves it (its ``send`` is then the protocol's bound method)."""
+        protocol = getattr(send, "__self__", None)
+        if (
+            _SANSIO is None
+            or not isinstance(protocol, _SANSIO)
+            or not all(
+                hasattr(protocol, name)
+                for name in ("conn", "transport", "close_sent", "disconnected")
+            )
+        ):
+            return None
+        return cls(protocol)
+
+    def write(self, text: str) -> bool:
+        protocol = self.protocol
+        if protocol.close_sent or protocol.disconnected or self.transport.is_closing():
+            return False
+        try:
+            self.conn.send_text(text.encode())
+        except InvalidState:
+            return False
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        return True
+
+    def buffered(self) -> int:
+        size: int = self.transport.get_write_buffer_size()
+        return size

@@ -1,0 +1,92 @@
+"""How frames reach a table's socket: written at once to uvicorn's WebSocket protocol
+(no task per frame), or through ASGI ``send`` elsewhere; a client that does not read is
+closed either way; the per-address windows."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import uvicorn
+from websockets.sync.client import connect
+
+from server_testing import free_port
+from truco.server.limits import MovingWindow, parse_rate
+from truco.server.rawsocket import RawSocket, UvicornWriter
+from truco.server.table.clients import FRAME_BYTES, TOO_SLOW, Client
+
+
+def test_uvicorn_connections_take_frames_directly() -> None:
+    """Under uvicorn (as ``truco serve`` runs), a table socket's frames skip ASGI ``send``:
+    if an uvicorn upgrade changes its protocol, this fails instead of the fast path
+    silently turning off."""
+    seen: list[object] = []
+
+    async def app(scope: dict[str, object], receive: object, send: object) -> None:
+        if scope["type"] != "websocket":
+            return
+        socket = RawSocket(scope, receive, send)  # type: ignore[arg-type]
+        await socket.accept()
+        seen.append(socket.direct)
+        assert socket.direct is not None
+        assert socket.direct.write("uno") and socket.direct.write("dos")
+        assert socket.direct.buffered() >= 0
+        await socket.close(1000, "bye")
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started:
+            assert thread.is_alive() and time.monotonic() < deadline
+            time.sleep(0.01)
+        with connect(f"ws://127.0.0.1:{port}/ws/x", open_timeout=10) as ws:
+            assert [ws.recv(5), ws.recv(5)] == ["uno", "dos"]
+    finally:
+        server.should_exit = True
+        thread.join(30)
+    assert len(seen) == 1 and isinstance(seen[0], UvicornWriter)
+
+
+class Unread:
+    """A direct socket whose client reads nothing: every frame stays buffered."""
+
+    def __init__(self) -> None:
+        self.frames: list[str] = []
+
+    def write(self, text: str) -> bool:
+        self.frames.append(text)
+        return True
+
+    def buffered(self) -> int:
+        return sum(len(f) for f in self.frames)
+
+
+def test_a_direct_client_that_does_not_read_is_closed() -> None:
+    async def main() -> None:
+        socket = Unread()
+        client = Client(None, outbox_size=4, direct=socket)
+        frame = "x" * FRAME_BYTES
+        for _ in range(10):
+            client.send(frame)
+        # a frame is written while at most four frames of bytes wait unread; then it is closed
+        assert len(socket.frames) == 5 and client.closed and client.close_reason == TOO_SLOW
+        assert client.outbox.get_nowait() is None  # its sender closes the socket
+        client.send({"type": "pong"})
+        assert len(socket.frames) == 5
+
+    asyncio.run(main())
+
+
+def test_moving_windows_forget_idle_keys() -> None:
+    now = [0.0]
+    window = MovingWindow(parse_rate("3/second"), clock=lambda: now[0])
+    for i in range(100):
+        assert window.hit(f"10.0.0.{i}")
+    assert len(window.hits) == 100
+    now[0] = 5.0
+    assert window.hit("10.0.0.200")
+    assert list(window.hits) == ["10.0.0.200"]
