@@ -543,7 +543,7 @@ def _raise_fences(cursor: Any, sql: _Statements, fences: dict[str, int]) -> str 
     ids = sorted(fences)
     if sql.mark == "?" or len(ids) < 2:
         return next((i for i in ids if not _raise_fence(cursor, sql, i, fences[i])), None)
-    written = set()
+    written: set[str] = set()
     for start in range(0, len(ids), 1000):
         chunk = ids[start : start + 1000]
         rows = ", ".join([f"({sql.mark}, {sql.mark})"] * len(chunk))
