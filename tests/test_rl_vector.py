@@ -26,11 +26,17 @@ def _id(table: dict[str, object]) -> str:
     return ",".join(f"{k}={v}" for k, v in table.items())
 
 
-@pytest.mark.parametrize("table", TABLES, ids=_id)
+@pytest.mark.parametrize(
+    ("table", "num_envs"),
+    [(table, 12) for table in TABLES] + [(TABLES[1], 1), (TABLES[2], 65)],
+    ids=lambda x: _id(x) if isinstance(x, dict) else f"N={x}",
+)
 def test_observations_and_masks_are_the_encoders_of_the_seat_view(
-    table: dict[str, object],
+    table: dict[str, object], num_envs: int
 ) -> None:
-    venv = TrucoVectorEnv(12, seed=3, **table)  # type: ignore[arg-type]
+    """Written a chunk of games at a time (one game alone, a chunk of one at the end):
+    every row is the encoder's."""
+    venv = TrucoVectorEnv(num_envs, seed=3, **table)  # type: ignore[arg-type]
     enc = Encoder(venv.rules)
     rng = np.random.default_rng(3)
     obs, info = venv.reset()
@@ -47,20 +53,31 @@ def test_observations_and_masks_are_the_encoders_of_the_seat_view(
 
 @pytest.mark.parametrize("table", TABLES, ids=_id)
 def test_rewards_and_ends_follow_the_engine(table: dict[str, object]) -> None:
-    venv = TrucoVectorEnv(8, seed=5, **table)  # type: ignore[arg-type]
+    """Checked on games that keep their hands (``keep_history=True``); the same seed
+    without it gives the very same steps."""
+    venv = TrucoVectorEnv(8, seed=5, keep_history=True, **table)  # type: ignore[arg-type]
+    lean = TrucoVectorEnv(8, seed=5, **table)  # type: ignore[arg-type]
     rng = np.random.default_rng(5)
     venv.reset()
+    lean.reset()
     ended = 0
     hands = [0] * venv.num_envs
     for _ in range(400):
         games = venv.games()
-        closed = [len(g.history) for g in games]
-        _, rewards, terminated, truncated, _ = venv.step(venv.sample_actions(rng))
+        closed = [g.hand_index for g in games]
+        actions = venv.sample_actions(rng)
+        obs, rewards, terminated, truncated, info = venv.step(actions)
+        for mine, theirs in zip(
+            (obs, rewards, terminated, info["action_mask"], info["player"]),
+            (*lean.step(actions)[:3], lean.action_masks, lean.players),
+            strict=True,
+        ):
+            assert np.array_equal(mine, theirs)
         assert not truncated.any()
         assert np.all(rewards.sum(axis=1) * (venv.n // 2) == 0) or venv.n == 2
         for i, g in enumerate(games):
             expected = np.zeros(venv.n)
-            if len(g.history) != closed[i]:
+            if g.hand_index != closed[i] or g.is_over:  # a hand closed
                 hands[i] += 1
                 if table.get("returns") == "hand":
                     points = g.history[-1].points
@@ -76,6 +93,31 @@ def test_rewards_and_ends_follow_the_engine(table: dict[str, object]) -> None:
                 hands[i] = 0
                 assert venv.games()[i] is not g  # dealt again
     assert ended > 0
+
+
+@pytest.mark.parametrize("keep_history", [False, True])
+def test_the_games_keep_no_hand_or_all_of_them(keep_history: bool) -> None:
+    """By default a game keeps no closed hand (the step reads its result as it closes);
+    ``keep_history=True`` keeps every hand, so a match's record is whole."""
+    venv = TrucoVectorEnv(8, seed=7, keep_history=keep_history, players=4)
+    rng = np.random.default_rng(7)
+    venv.reset()
+    kept = []
+    for _ in range(300):
+        games = venv.games()
+        _, _, terminated, _, _ = venv.step(venv.sample_actions(rng))
+        for i, g in enumerate(games):
+            closed = g.hand_index + g.is_over  # hands closed in the match
+            assert len(g.history) == (closed if keep_history else 0)
+            if g.history:
+                assert g.history[-1].index == closed - 1
+            if terminated[i]:
+                kept.append(len(g.history))
+    assert kept  # some matches ended
+    if keep_history:
+        assert min(kept) >= 1 and max(kept) > 1  # whole matches, several hands each
+    else:
+        assert set(kept) == {0}
 
 
 def test_an_illegal_action_raises_and_no_game_moves() -> None:

@@ -40,6 +40,7 @@ seat 0 | hand 0 mano 0 | score 0-0 chicos 0-0 | cards ... | log - | showdown - |
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeAlias
 
 import numpy as np
 
@@ -53,6 +54,8 @@ from ..view import SeatView
 _CALLS = tuple(range(40, SAY_FIRST))
 _TANTO_SLOTS = 35  # 0..33, then 34 = "son buenas"
 _PENDING_INDEX = {name: i for i, name in enumerate(PENDING_NAMES)}
+#: Where the tensors are written: a float32 array, or a list of floats (OpenSpiel's).
+_Out: TypeAlias = np.ndarray | list[float]
 
 
 def max_hand_actions(rules: Rules, says_per_seat: int = 0) -> int:
@@ -114,6 +117,10 @@ class Encoder:
         self.observation_offsets = _offsets(obs)
         self.information_state_shape = (sum(size for _, size in info),)
         self.observation_shape = (sum(size for _, size in obs),)
+        # the hand number's column, as float32 holds it (the lists give the same values)
+        self._hand_fraction = tuple(
+            float(np.float32(h / self.max_hands)) for h in range(self.max_hands + 1)
+        )
 
     # ------------------------------------------------------------------ strings
     def information_state_string(self, view: SeatView, dealing: Sequence[int] = ()) -> str:
@@ -189,6 +196,29 @@ class Encoder:
     def information_state_tensor(self, view: SeatView, dealing: Sequence[int] = ()) -> np.ndarray:
         """The information state as a flat float32 vector of :attr:`information_state_shape`."""
         out = np.zeros(self.information_state_shape, dtype=np.float32)
+        self._fill_information_state(out, view, dealing)
+        return out
+
+    def information_state_list(self, view: SeatView, dealing: Sequence[int] = ()) -> list[float]:
+        """``information_state_tensor(view, dealing).tolist()``, written straight into a
+        list (what OpenSpiel's ``information_state_tensor()`` returns), faster."""
+        out = [0.0] * self.information_state_shape[0]
+        self._fill_information_state(out, view, dealing)
+        return out
+
+    def observation_tensor(self, view: SeatView, dealing: Sequence[int] = ()) -> np.ndarray:
+        """The current observation as a flat float32 vector of :attr:`observation_shape`."""
+        out = np.zeros(self.observation_shape, dtype=np.float32)
+        self._fill_observation(out, view, dealing)
+        return out
+
+    def observation_list(self, view: SeatView, dealing: Sequence[int] = ()) -> list[float]:
+        """``observation_tensor(view, dealing).tolist()``, written straight into a list."""
+        out = [0.0] * self.observation_shape[0]
+        self._fill_observation(out, view, dealing)
+        return out
+
+    def _fill_information_state(self, out: _Out, view: SeatView, dealing: Sequence[int]) -> None:
         off = self.information_state_offsets
         self._fill_head(out, off, view, dealing)
         me, n, slot = view.seat or 0, self.n, self._slot
@@ -201,11 +231,8 @@ class Encoder:
             out[base + i * slot + (seat - me) % n] = 1.0
             out[base + i * slot + n + action] = 1.0
         self._fill_tail(out, off, view)
-        return out
 
-    def observation_tensor(self, view: SeatView, dealing: Sequence[int] = ()) -> np.ndarray:
-        """The current observation as a flat float32 vector of :attr:`observation_shape`."""
-        out = np.zeros(self.observation_shape, dtype=np.float32)
+    def _fill_observation(self, out: _Out, view: SeatView, dealing: Sequence[int]) -> None:
         off = self.observation_offsets
         self._fill_head(out, off, view, dealing)
         me, n = view.seat or 0, self.n
@@ -227,10 +254,9 @@ class Encoder:
                 if k <= 2:
                     out[base_calls + (key[0] * len(_CALLS) + key[1]) * 2 + k - 1] = 1.0
         self._fill_tail(out, off, view)
-        return out
 
     def _fill_head(
-        self, out: np.ndarray, off: dict[str, int], v: SeatView, dealing: Sequence[int]
+        self, out: _Out, off: dict[str, int], v: SeatView, dealing: Sequence[int]
     ) -> None:
         me, n = v.seat or 0, self.n
         my_team = me & 1
@@ -241,7 +267,7 @@ class Encoder:
         out[off["score"] + t1 + v.score[1 - my_team]] = 1.0
         out[off["chicos"] + v.chicos[my_team]] = 1.0
         out[off["chicos"] + 3 + v.chicos[1 - my_team]] = 1.0
-        out[off["hand"]] = min(v.hand_index, self.max_hands) / self.max_hands
+        out[off["hand"]] = self._hand_fraction[min(v.hand_index, self.max_hands)]
         out[off["pica"]] = float(v.position.pica_started)
         out[off["pica"] + 1] = float(v.pica_pica)
         for s in v.round_seats if v.dealt else ():
@@ -251,7 +277,7 @@ class Encoder:
         for c in v.hand:
             out[off["held"] + c] = 1.0
 
-    def _fill_tail(self, out: np.ndarray, off: dict[str, int], v: SeatView) -> None:
+    def _fill_tail(self, out: _Out, off: dict[str, int], v: SeatView) -> None:
         me, n = v.seat or 0, self.n
         my_team = me & 1
         out[off["outcome"] + (0 if v.winner is None else 1 + int(v.winner != my_team))] = 1.0

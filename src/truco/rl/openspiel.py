@@ -109,16 +109,27 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
 
         # pyspiel's own ``information_state_tensor()`` runs in C++: it builds a whole
         # new initial state and encodes it only to learn the tensor's size, then asks
-        # the observer, then hands back a list. These two answer from Python instead,
-        # from one encoding per state version and seat.
+        # the observer, then hands back a list. These two answer from Python instead:
+        # the encoder writes the list itself (or it is read from a tensor already made).
         def information_state_tensor(self, player: int | None = None) -> list[float]:
             """The information-state tensor, as pyspiel gives it (a list of floats),
             without pyspiel's detour; the same values (tests/test_rl_openspiel.py)."""
-            return _as_list(self.tensor(True, player))
+            return self._list(True, player)
 
         def observation_tensor(self, player: int | None = None) -> list[float]:
             """The observation tensor, as pyspiel gives it (a list of floats)."""
-            return _as_list(self.tensor(False, player))
+            return self._list(False, player)
+
+        def _list(self, perfect_recall: bool, player: int | None) -> list[float]:
+            inner = self.inner
+            p = inner._player(player)
+            if self._version == len(inner._history):
+                array = self._tensors.get((perfect_recall, p))
+                if array is not None:
+                    return _as_list(array)
+            enc = inner.game_spec.encoder
+            make = enc.information_state_list if perfect_recall else enc.observation_list
+            return make(inner.seat_view(p), inner._own_dealing(p))
 
         def tensor(self, perfect_recall: bool, player: int | None = None) -> np.ndarray:
             """The information-state (``perfect_recall``) or observation tensor of

@@ -12,11 +12,14 @@ that ends is dealt again at once (its next observation is the new game's first o
 
 Only the engine decides the rules: the games are :class:`truco.game.Game` objects; what
 is vectorised is the bookkeeping around them (deals drawn in batches from one numpy
-generator, the observations written straight into one array, the masks checked with
-numpy). As in :mod:`truco.rl.game`, when several partners may answer a call, one of
-them is picked at random (as ``truco arena`` does). ``megaphone=True`` (2v2, 3v3) adds
-the megaphone words, as in :class:`truco.rl.TrucoGame`: up to ``says_per_seat`` per seat
-and hand, a word keeps the turn, and a seat hears its own team's words only.
+generator, the observations written straight into one array). A game keeps no closed
+hand (its result is read as it closes, while in cache): ``keep_history=True`` keeps them
+all (for records), at a cost in speed, since thousands of games' histories are memory
+that every step's garbage collection walks. As in :mod:`truco.rl.game`, when several
+partners may answer a call, one of them is picked at random (as ``truco arena`` does).
+``megaphone=True`` (2v2, 3v3) adds the megaphone words, as in :class:`truco.rl.TrucoGame`:
+up to ``says_per_seat`` per seat and hand, a word keeps the turn, and a seat hears its own
+team's words only.
 
 >>> venv = TrucoVectorEnv(8, players=2, seed=0)
 >>> obs, info = venv.reset()
@@ -31,121 +34,225 @@ and hand, a word keeps the turn, and a seat hears its own team's words only.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..actions import MEGAPHONE_WORDS, NUM_ACTIONS, SAY_FIRST
+from ..deal import Deal
 from ..game import Game
+from ..vocabulary import Stage
 from .game import RANDOM_MANO, TrucoGame
 
 _TANTO_SLOTS = 35  # as truco.rl.encoding
 _CALLS = SAY_FIRST - 40  # envido .. mazo, counted per team
 _WORDS = len(MEGAPHONE_WORDS)
 _CHUNK = 64  # games whose observations are noted, then written, together
+_OPEN = Stage.OPEN
 
 
-class _Notes:
-    """What a chunk of games needs written: the columns of the ones of each game's
-    observation (``flat``, ``counts`` per game) and mask (``legal``, ``legal_counts``),
-    the seat to act and the hand number."""
+class _BatchDealer:
+    """The deals of every game of an environment, shuffled in batches by one numpy
+    generator (a :class:`truco.deal.Dealer`: the games deal their next hand themselves,
+    as it closes)."""
 
-    __slots__ = ("counts", "flat", "hands", "legal", "legal_counts", "seats")
+    __slots__ = ("_deals", "_next", "_players", "_rng", "_size")
 
-    def __init__(self) -> None:
-        self.flat: list[int] = []
-        self.counts: list[int] = []
-        self.legal: list[int] = []
-        self.legal_counts: list[int] = []
-        self.seats: list[int] = []
-        self.hands: list[int] = []
+    def __init__(self, rng: np.random.Generator, players: int, size: int) -> None:
+        self._rng, self._players, self._size = rng, players, size
+        self._deals: list[Deal] = []
+        self._next = 0
+
+    def deal(self, players: int, hand_index: int) -> Deal:
+        if self._next == len(self._deals):
+            n = self._players
+            rows = self._rng.random((self._size, 40)).argsort(axis=1)[:, : 3 * n].tolist()
+            self._deals = [tuple(tuple(r[3 * s : 3 * s + 3]) for s in range(n)) for r in rows]
+            self._next = 0
+        deal = self._deals[self._next]
+        self._next += 1
+        return deal
+
+
+class _Coins:
+    """Uniform draws in [0, 1), made in batches by one numpy generator."""
+
+    __slots__ = ("_coins", "_next", "_rng", "_size")
+
+    def __init__(self, rng: np.random.Generator, size: int) -> None:
+        self._rng, self._size = rng, size
+        self._coins: list[float] = []
+        self._next = 0
+
+    def draw(self) -> float:
+        if self._next == len(self._coins):
+            self._coins = self._rng.random(self._size).tolist()
+            self._next = 0
+        coin = self._coins[self._next]
+        self._next += 1
+        return coin
+
+
+class _Viewer(NamedTuple):
+    """The observation's columns as one seat sees the table, made once and looked up
+    on every step: ``actors[s]`` is the column of seat ``s`` among the actors,
+    ``held[c]`` the column of card ``c`` held, and so on, seats and teams relative to the
+    viewer."""
+
+    seat: int
+    mano: tuple[int, ...]  # [mano]
+    score: tuple[tuple[int, ...], tuple[int, ...]]  # [team][points]
+    chicos: tuple[tuple[int, ...], tuple[int, ...]]  # [team][chicos]
+    round: tuple[int, ...]  # [seat]
+    dealt: tuple[int, ...]  # [card]
+    held: tuple[int, ...]  # [card]
+    played: tuple[tuple[tuple[int, ...], ...], ...]  # [baza][seat][card]
+    calls: tuple[tuple[int, ...], tuple[int, ...]]  # [team][call - 40] (+ 1: the second)
+    heard: tuple[int, ...]  # [seat] + word - SAY_FIRST (-1: a rival, not heard)
+    showdown: tuple[tuple[int, ...], ...]  # [seat][tanto, or 34: son buenas]
+    pending_kind: tuple[int, ...]  # [call kind]
+    pending_team: tuple[int, int]  # [called team]
+    pending_level: tuple[int, ...]  # [level]
+    turn: tuple[int, ...]  # [seat]
+    actors: tuple[int, ...]  # [seat]
+    in_hand: tuple[int, ...]  # [seat]
+    flor: tuple[int, ...]  # [seat]
+    truco_level: tuple[int, ...]  # [level]
+    truco_owner: tuple[int, int, int]  # [owner team], [-1]: nobody
+    baza_results: tuple[tuple[int, int, int], ...]  # [baza][winning team], [-1]: parda
 
 
 class TrucoVectorEnv:
     """``num_envs`` games of one table (``players``, ``flor``, ... as in
     :class:`truco.rl.TrucoGame`, plus ``returns="match"|"hand"``, ``max_hands``,
     ``first_mano``; ``-1`` draws each game's first mano). ``seed`` seeds the deals, the
-    manos and the picks of who answers."""
+    manos and the picks of who answers; ``keep_history`` keeps every closed hand in the
+    games (see the module doc)."""
 
-    def __init__(self, num_envs: int, seed: int | None = None, **game_options: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        seed: int | None = None,
+        keep_history: bool = False,
+        **game_options: Any,
+    ) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer (got {num_envs!r})")
         self.spec = TrucoGame(game_options)
         self.num_envs = num_envs
         self.rules = self.spec.rules
-        self.n = self.rules.players
-        enc = self.spec.encoder
-        self._enc = enc
+        self.n = n = self.rules.players
+        self.keep_history = keep_history
+        enc = self._enc = self.spec.encoder
         self.observation_size = enc.observation_shape[0]
-        self._off = enc.observation_offsets
-        self._rng = np.random.default_rng(seed)
+        self._off = off = enc.observation_offsets
+        self._seed(seed)
         self._megaphone = self.spec.megaphone
         self._says = self.spec.says_per_seat
-        self._o_heard = enc.observation_offsets["heard"]
         # who said a word last in each game: a word keeps the turn (None: no word)
         self._speaker: list[int | None] = [None] * num_envs
         self._games: list[Game] = []
-        self._hands = np.zeros(num_envs, dtype=np.int64)
+        self._hands = [0] * num_envs  # hands closed in each game's episode
+        self._legal: list[tuple[int, ...]] = []  # each game's legal actions now
+        # each game's head of the observation per seat (see _head), for hand _head_hand[i]
+        self._heads: list[list[tuple[int, ...] | None]] = [[None] * n for _ in range(num_envs)]
+        self._head_hand = [-1] * num_envs
         self.observations = np.zeros((num_envs, self.observation_size), dtype=np.float32)
         self.action_masks = np.zeros((num_envs, NUM_ACTIONS), dtype=bool)
         self.players = np.zeros(num_envs, dtype=np.int64)
-        self._deals = np.zeros((0, 3 * self.n), dtype=np.int64)
-        self._coins = np.zeros(0)
-        self._rows = np.arange(num_envs)
         self._chunks = [(lo, min(lo + _CHUNK, num_envs)) for lo in range(0, num_envs, _CHUNK)]
-        self._seats = tuple(range(self.n))
-        self._rel = tuple(tuple((s - me) % self.n for s in self._seats) for me in self._seats)
-        off = enc.observation_offsets
-        self._o_held, self._o_played, self._o_calls = off["held"], off["played"], off["calls"]
-        self._o_showdown, self._o_pending, self._o_turn = (
-            off["showdown"],
-            off["pending"],
-            off["turn"],
+        self._repeat_rows = np.arange(_CHUNK)
+        self._sign = np.array([1.0 if s % 2 == 0 else -1.0 for s in range(n)], dtype=np.float32)
+        self._hand_col = off["hand"]
+        self._o_outcome, self._o_pica = off["outcome"], off["pica"]
+        self._o_envido = off["envido_open"]
+        self._viewers = tuple(self._viewer(me) for me in range(n))
+
+    def _viewer(self, me: int) -> _Viewer:
+        off, n = self._off, self.n
+        rel = [(s - me) % n for s in range(n)]
+        team = me & 1
+        seats = range(n)
+        t1 = self.rules.target + 1
+
+        def seat_cols(at: int) -> tuple[int, ...]:
+            return tuple(at + rel[s] for s in seats)
+
+        def by_team(at: int, size: int, rival_at: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+            own = tuple(range(at, at + size))
+            rival = tuple(range(rival_at, rival_at + size))
+            return (own, rival) if team == 0 else (rival, own)
+
+        return _Viewer(
+            seat=off["seat"] + me,
+            mano=seat_cols(off["mano"]),
+            score=by_team(off["score"], t1, off["score"] + t1),
+            chicos=by_team(off["chicos"], 3, off["chicos"] + 3),
+            round=seat_cols(off["round"]),
+            dealt=tuple(range(off["dealt"], off["dealt"] + 40)),
+            held=tuple(range(off["held"], off["held"] + 40)),
+            played=tuple(
+                tuple(tuple(range(at + rel[s] * 40, at + rel[s] * 40 + 40)) for s in seats)
+                for at in (off["played"] + b * n * 40 for b in range(3))
+            ),
+            calls=(
+                tuple(off["calls"] + ((team != 0) * _CALLS + k) * 2 for k in range(_CALLS)),
+                tuple(off["calls"] + ((team != 1) * _CALLS + k) * 2 for k in range(_CALLS)),
+            ),
+            heard=tuple(off["heard"] + rel[s] * _WORDS if s & 1 == team else -1 for s in seats),
+            showdown=tuple(
+                tuple(range(at, at + _TANTO_SLOTS))
+                for at in (off["showdown"] + rel[s] * _TANTO_SLOTS for s in seats)
+            ),
+            pending_kind=tuple(range(off["pending"], off["pending"] + 5)),
+            pending_team=(off["pending"] + 5 + (team != 0), off["pending"] + 5 + (team != 1)),
+            pending_level=tuple(range(off["pending"] + 7, off["pending"] + 11)),
+            turn=seat_cols(off["turn"]),
+            actors=seat_cols(off["actors"]),
+            in_hand=seat_cols(off["in_hand"]),
+            flor=seat_cols(off["flor"]),
+            truco_level=tuple(range(off["truco"], off["truco"] + 4)),
+            truco_owner=(
+                off["truco"] + 4 + 1 + (team != 0),
+                off["truco"] + 4 + 1 + (team != 1),
+                off["truco"] + 4,
+            ),
+            baza_results=tuple(
+                (
+                    off["bazas"] + 3 * b + (team != 0),
+                    off["bazas"] + 3 * b + (team != 1),
+                    off["bazas"] + 3 * b + 2,
+                )
+                for b in range(3)
+            ),
         )
-        self._o_truco, self._o_actors, self._o_in_hand = off["truco"], off["actors"], off["in_hand"]
-        self._o_flor, self._o_bazas, self._o_envido = off["flor"], off["bazas"], off["envido_open"]
-        self._heads: list[dict[tuple[int, int], list[int]]] = [{} for _ in range(num_envs)]
 
     # ------------------------------------------------------------------ randomness
-    def _deal(self) -> tuple[tuple[int, ...], ...]:
-        if not len(self._deals):  # a batch of shuffled decks at a time
-            self._deals = self._rng.random((4 * self.num_envs + 16, 40)).argsort(axis=1)[
-                :, : 3 * self.n
-            ]
-        row, self._deals = self._deals[0].tolist(), self._deals[1:]
-        return tuple(tuple(row[3 * s : 3 * s + 3]) for s in range(self.n))
+    def _seed(self, seed: int | None) -> None:
+        self._rng = np.random.default_rng(seed)
+        batch = 4 * self.num_envs + 16
+        self._dealer = _BatchDealer(self._rng, self.n, batch)
+        self._coins = _Coins(self._rng, batch)
 
-    def _coin(self) -> float:
-        if not len(self._coins):
-            self._coins = self._rng.random(4 * self.num_envs + 16)
-        coin, self._coins = float(self._coins[0]), self._coins[1:]
-        return coin
-
-    def _new_game(self) -> Game:
+    def _new_game(self, i: int) -> Game:
+        """A new match for game ``i`` (its first hand dealt)."""
         mano = self.spec.first_mano
         if mano == RANDOM_MANO:
-            mano = int(self._coin() * self.n)
-        return Game(self.rules, first_mano=mano, manual_deal=True)
+            mano = int(self._coins.draw() * self.n)
+        self._hands[i] = 0
+        self._head_hand[i] = -1
+        self._speaker[i] = None
+        return Game(self.rules, first_mano=mano, dealer=self._dealer)
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """Deal ``num_envs`` new games; the observation of each game's first seat to act
         and ``info`` with ``action_mask`` and ``player``."""
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
-            self._deals = self._deals[:0]
-            self._coins = self._coins[:0]
-        self._games = [self._new_game() for _ in range(self.num_envs)]
-        self._hands[:] = 0
-        for heads in self._heads:
-            heads.clear()
-        self._speaker = [None] * self.num_envs
-        obs, masks = self._fresh()
-        for lo, hi in self._chunks:
-            notes = _Notes()
-            for i in range(lo, hi):
-                self._advance(i, notes)
-            self._write(lo, hi, notes, obs, masks)
+            self._seed(seed)
+        self._games = [self._new_game(i) for i in range(self.num_envs)]
+        self._legal = [() for _ in range(self.num_envs)]
+        self._play_and_observe(None)
         return self.observations, self._info()
 
     def step(
@@ -161,91 +268,35 @@ class TrucoVectorEnv:
             raise ValueError(f"expected {self.num_envs} actions, got {acts.shape[0]}")
         if not self._games:
             raise ValueError("call reset() first")
-        in_range = (acts >= 0) & (acts < NUM_ACTIONS)
-        ok = in_range.copy()
-        ok[in_range] = self.action_masks[np.flatnonzero(in_range), acts[in_range]]
-        if not ok.all():
-            bad = int(np.flatnonzero(~ok)[0])
-            raise ValueError(f"game {bad}: action {int(acts[bad])} is not legal now")
-        n, spec = self.n, self.spec
-        rewards = np.zeros((self.num_envs, n), dtype=np.float32)
-        terminated = np.zeros(self.num_envs, dtype=bool)
-        per_hand = spec.returns_per == "hand"
-        max_hands = spec.max_hands
-        players = self.players.tolist()
         actions_list = acts.tolist()
-        megaphone = self._megaphone
-        games = self._games
-        obs, masks = self._fresh()
-        # In chunks: each chunk's indices are written before the next chunk's are made,
-        # so the few thousand int objects they need are reused while still in cache
-        # (one list for all games made a large batch touch megabytes per step).
-        for lo, hi in self._chunks:
-            notes = _Notes()
-            for i in range(lo, hi):
-                g = games[i]
-                closed = len(g.history)
-                action = actions_list[i]
-                g.push(players[i], action)
-                if megaphone:
-                    self._speaker[i] = players[i] if action >= SAY_FIRST else None
-                if len(g.history) != closed:  # a hand closed
-                    self._hands[i] += 1
-                    if per_hand:
-                        points = g.history[-1].points
-                        rewards[i, 0::2] = points[0] - points[1]
-                        rewards[i, 1::2] = points[1] - points[0]
-                    elif g.winner is not None:
-                        rewards[i, g.winner :: 2] = 1.0
-                        rewards[i, 1 - g.winner :: 2] = -1.0
-                    if g.winner is not None or (max_hands and self._hands[i] >= max_hands):
-                        terminated[i] = True
-                        self._speaker[i] = None
-                        games[i] = self._new_game()
-                        self._hands[i] = 0
-                        self._heads[i].clear()
-                self._advance(i, notes)
-            self._write(lo, hi, notes, obs, masks)
+        if not all(map(tuple.__contains__, self._legal, actions_list)):
+            bad = next(i for i, a in enumerate(actions_list) if a not in self._legal[i])
+            raise ValueError(f"game {bad}: action {actions_list[bad]} is not legal now")
+        paid, pay, ended = self._play_and_observe(actions_list)
+        rewards = np.zeros((self.num_envs, self.n), dtype=np.float32)
+        if paid:
+            rewards[paid] = np.multiply.outer(np.array(pay, dtype=np.float32), self._sign)
+        terminated = np.zeros(self.num_envs, dtype=bool)
+        if ended:
+            terminated[ended] = True
         truncated = np.zeros(self.num_envs, dtype=bool)
         return self.observations, rewards, terminated, truncated, self._info()
 
     def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
         """A legal action per game, uniformly at random (for baselines and tests)."""
-        scores = rng.random(self.action_masks.shape)
-        scores[~self.action_masks] = -1.0
-        chosen: np.ndarray = scores.argmax(axis=1)
-        return chosen
+        draws = rng.random(self.num_envs).tolist()
+        return np.array(
+            [legal[int(u * len(legal))] for legal, u in zip(self._legal, draws, strict=True)],
+            dtype=np.int64,
+        )
 
     def games(self) -> list[Game]:
-        """The engine games (read them, do not change them): records, debugging."""
+        """The engine games (read them, do not change them): debugging, and records with
+        ``keep_history=True``."""
         return list(self._games)
 
     def _info(self) -> dict[str, np.ndarray]:
         return {"action_mask": self.action_masks, "player": self.players.copy()}
-
-    # ------------------------------------------------------------------ one game
-    def _advance(self, i: int, notes: _Notes) -> None:
-        """Deal if needed, pick who answers, then note game ``i``'s seat to act, legal
-        actions and observation (written for a chunk of games by :meth:`_write`)."""
-        g = self._games[i]
-        if g.needs_deal:
-            g.deal(self._deal())
-        actors = g.actors()
-        speaker = self._speaker[i]
-        if speaker is not None and speaker in actors:  # a word keeps the turn
-            seat = speaker
-        else:
-            seat = actors[0] if len(actors) == 1 else actors[int(self._coin() * len(actors))]
-        notes.seats.append(seat)
-        acts = g.legal_actions(seat, megaphone=self._megaphone)
-        if self._megaphone and max(acts) >= SAY_FIRST:
-            said = sum(1 for s, a in g.actions if s == seat and a >= SAY_FIRST)
-            if said >= self._says:
-                acts = [a for a in acts if a < SAY_FIRST]
-        notes.legal += acts
-        notes.legal_counts.append(len(acts))
-        notes.counts.append(self._indices(i, g, seat, actors, notes.flat))
-        notes.hands.append(g.hand_index)
 
     def _fresh(self) -> tuple[np.ndarray, np.ndarray]:
         """New zeroed arrays for the step (the caller may keep the last ones)."""
@@ -254,110 +305,226 @@ class TrucoVectorEnv:
         self.observations, self.action_masks = obs, masks
         return obs, masks
 
-    def _write(self, lo: int, hi: int, notes: _Notes, obs: np.ndarray, masks: np.ndarray) -> None:
-        """What :meth:`_advance` noted for games ``lo..hi-1``, into the arrays."""
-        rows = self._rows[lo:hi]
-        self.players[lo:hi] = notes.seats
-        masks[np.repeat(rows, notes.legal_counts), notes.legal] = True
-        obs[np.repeat(rows, notes.counts), notes.flat] = 1.0
+    # ------------------------------------------------------------------ observing
+    def _play_and_observe(
+        self, actions: list[int] | None
+    ) -> tuple[list[int], list[float], list[int]]:
+        """Apply each game's action (``None``: none, after a reset), deal a new match
+        where one ended, then pick each game's seat to act and write its observation and
+        mask into fresh arrays. One game at a time, all of it: a game's memory is
+        touched once per step (with a thousand games it does not stay in cache between
+        two passes). The columns are noted and written a chunk of games at a time, so
+        the few thousand int objects they need are reused while in cache. Returns the
+        games whose step paid (what team 0 received there; team 1, the opposite) and the
+        games that ended."""
+        obs, masks = self._fresh()
+        games, speaker, all_legal = self._games, self._speaker, self._legal
+        players = self.players.tolist()
+        megaphone = self._megaphone
         cap = self._enc.max_hands
-        obs[lo:hi, self._off["hand"]] = np.minimum(notes.hands, cap) / cap
+        head_hand, heads = self._head_hand, self._heads
+        indices, head_of, hand_col = self._indices, self._head, self._hand_col
+        seats_range = range(self.n)
+        paid: list[int] = []
+        pay: list[float] = []
+        ended: list[int] = []
+        for lo, hi in self._chunks:
+            seats: list[int] = []
+            flat: list[int] = []
+            counts: list[int] = []
+            legal: list[int] = []
+            legal_counts: list[int] = []
+            hand_fractions: list[float] = []
+            for i in range(lo, hi):
+                g = games[i]
+                if actions is not None:
+                    hand = g.hand_index
+                    action = actions[i]
+                    g.push(players[i], action)
+                    if megaphone:
+                        speaker[i] = players[i] if action >= SAY_FIRST else None
+                    if g.hand_index != hand or g.winner is not None:
+                        g = self._hand_closed(i, g, paid, pay, ended)
+                actors = g.actors()
+                if len(actors) == 1 and speaker[i] is None:
+                    seat = actors[0]
+                else:
+                    seat = self._pick(i, actors)
+                seats.append(seat)
+                acts = g.legal_actions(seat, megaphone=megaphone)
+                if megaphone:
+                    acts = self._words_left(g, seat, acts)
+                all_legal[i] = tuple(acts)  # untracked by the collector, unlike a list
+                legal += acts
+                legal_counts.append(len(acts))
+                hand = g.hand_index
+                seat_heads = heads[i]
+                if head_hand[i] != hand:  # a new hand: its heads are made as seats act
+                    head_hand[i] = hand
+                    for s in seats_range:
+                        seat_heads[s] = None
+                head = seat_heads[seat]
+                if head is None:
+                    head = seat_heads[seat] = head_of(g, seat)
+                start = len(flat)
+                flat += head
+                indices(g, seat, actors, flat)
+                counts.append(len(flat) - start)
+                hand_fractions.append(min(hand, cap) / cap)
+            if hi - lo == 1:  # one game: written item by item, cheaper than numpy calls
+                self.players[lo] = seats[0]
+                row: Any = memoryview(obs[lo])  # float items (typeshed says int)
+                row[hand_col] = hand_fractions[0]
+                for c in flat:
+                    row[c] = 1.0
+                row = memoryview(masks[lo])
+                for a in legal:
+                    row[a] = True
+            else:
+                self.players[lo:hi] = seats
+                obs[lo:hi, hand_col] = hand_fractions
+                rows = self._repeat_rows[: hi - lo]
+                masks[lo:hi][np.repeat(rows, legal_counts), legal] = True
+                obs[lo:hi][np.repeat(rows, counts), flat] = 1.0
+        return paid, pay, ended
 
-    def _head(self, i: int, g: Game, me: int) -> list[int]:
+    def _hand_closed(
+        self, i: int, g: Game, paid: list[int], pay: list[float], ended: list[int]
+    ) -> Game:
+        """Game ``i``'s last action closed a hand (the game dealt the next one, unless
+        the match is over): note what it paid, and deal a new match if the episode is
+        over. Returns the game to go on with."""
+        self._hands[i] += 1
+        last = g.history[-1]
+        if not self.keep_history:
+            g.history.clear()  # now, while it is in cache
+        if self.spec.returns_per == "hand":
+            points = last.points
+            paid.append(i)
+            pay.append(points[0] - points[1])
+        elif g.winner is not None:
+            paid.append(i)
+            pay.append(1.0 - 2.0 * g.winner)
+        max_hands = self.spec.max_hands
+        if g.winner is not None or (max_hands and self._hands[i] >= max_hands):
+            ended.append(i)
+            g = self._games[i] = self._new_game(i)
+        return g
+
+    def _pick(self, i: int, actors: tuple[int, ...]) -> int:
+        """Who acts in game ``i`` when a word was said or several partners may answer:
+        the one who said the word keeps the turn, else chance picks a partner."""
+        said = self._speaker[i]
+        if said is not None and said in actors:
+            return said
+        if len(actors) == 1:
+            return actors[0]
+        return actors[int(self._coins.draw() * len(actors))]
+
+    def _words_left(self, g: Game, seat: int, acts: list[int]) -> list[int]:
+        """The legal actions without the megaphone words once the seat has said
+        ``says_per_seat`` of them this hand."""
+        if acts[-1] < SAY_FIRST:
+            return acts
+        if sum(1 for s, a in g.actions if s == seat and a >= SAY_FIRST) < self._says:
+            return acts
+        return [a for a in acts if a < SAY_FIRST]
+
+    def _head(self, g: Game, me: int) -> tuple[int, ...]:
         """The ones of the hand's head (seat, mano, score, chicos, pica-pica, round, cards
-        dealt) for seat ``me``: they change only between hands, so they are kept (looked
-        up by :meth:`_indices`)."""
-        key = (g.hand_index, me)
-        off, n = self._off, self.n
-        my_team = me & 1
-        t1 = self.rules.target + 1
+        dealt) for seat ``me``: they change only between hands (in a pica-pica hand a
+        seat acts in its own round only), so they are kept per hand and seat."""
+        v = self._viewers[me]
         score, chicos = g.score, g.chicos
         head = [
-            off["seat"] + me,
-            off["mano"] + (g.mano - me) % n,
-            off["score"] + score[my_team],
-            off["score"] + t1 + score[1 - my_team],
-            off["chicos"] + chicos[my_team],
-            off["chicos"] + 3 + chicos[1 - my_team],
-            off["outcome"],  # the match goes on
+            v.seat,
+            v.mano[g.mano],
+            v.score[0][score[0]],
+            v.score[1][score[1]],
+            v.chicos[0][chicos[0]],
+            v.chicos[1][chicos[1]],
+            self._o_outcome,  # the match goes on
         ]
         if g.pica_started and not g.chico_over:
-            head.append(off["pica"])
+            head.append(self._o_pica)
         if g.pica_now:
-            head.append(off["pica"] + 1)
-        head += [off["round"] + (s - me) % n for s in g.round_seats]
-        head += [off["dealt"] + c for c in g.dealt[me]]
-        if len(self._heads[i]) > 2 * n:
-            self._heads[i].clear()
-        self._heads[i][key] = head
-        return head
+            head.append(self._o_pica + 1)
+        head += map(v.round.__getitem__, g.round_seats)
+        head += map(v.dealt.__getitem__, g.dealt[me])
+        return tuple(head)  # kept for the hand: a tuple of ints, which the collector untracks
 
-    def _indices(self, i: int, g: Game, me: int, actors: tuple[int, ...], out: list[int]) -> int:
+    def _indices(self, g: Game, me: int, actors: tuple[int, ...], out: list[int]) -> None:
         """Append to ``out`` the columns of the ones of the observation tensor of seat
-        ``me`` at a decision of ``g`` (a dealt hand, the match going on), as
-        :meth:`Encoder.observation_tensor` writes them from the seat's view: the same
-        fields, read from the engine (a test compares the two on thousands of positions
-        of every table). Returns how many."""
-        rel = self._rel[me]  # seat -> seat relative to the viewer
-        my_team = me & 1
-        start = len(out)
-        head = self._heads[i].get((g.hand_index, me))
-        out += self._head(i, g, me) if head is None else head
+        ``me`` at a decision of ``g`` (a dealt hand, the match going on) besides the
+        head and the hand number, as :meth:`Encoder.observation_tensor` writes them from
+        the seat's view: the same fields, read from the engine (a test compares the two
+        on thousands of positions of every table)."""
+        v = self._viewers[me]
         add = out.append
-        at = self._o_held
+        cols = v.held
         for c in g.cards[me]:
-            add(at + c)
-        at = self._o_played
-        n40 = self.n * 40
-        for b, baza in enumerate(g.bazas[:3]):
+            add(cols[c])
+        for b, baza in enumerate(g.bazas):
+            played = v.played[b]
             for s, c in baza:
-                add(at + b * n40 + rel[s] * 40 + c)
-        self._calls_and_tantos(g, rel, my_team, add)
-        if g.pending:
-            kind, team, level = g.pending[-1]
-            at = self._o_pending
-            add(at + kind)
-            add(at + 5 + (team != my_team))
-            add(at + 7 + level)
+                add(played[s][c])
+        if g.actions:
+            self._calls_and_tantos(g, v, add)
+        pending = g.pending
+        if pending:
+            kind, team, level = pending[-1]
+            add(v.pending_kind[kind])
+            add(v.pending_team[team])
+            add(v.pending_level[level])
         elif g.turn is not None:
-            add(self._o_turn + rel[g.turn])
-        at = self._o_truco
-        add(at + g.truco_level)
+            add(v.turn[g.turn])
+        add(v.truco_level[g.truco_level])
         owner = g.truco_owner
-        add(at + 4 + (0 if owner is None else 1 + (owner != my_team)))
-        at = self._o_actors
+        add(v.truco_owner[-1 if owner is None else owner])
+        cols = v.actors
         for s in actors:
-            add(at + rel[s])
-        in_hand, sung = g.in_hand, g.flor_sung
-        at, flor = self._o_in_hand, self._o_flor
-        for s in self._seats:
-            if in_hand[s]:
-                add(at + rel[s])
-            if sung[s]:
-                add(flor + rel[s])
-        at = self._o_bazas
-        for b, r in enumerate(g.baza_results[:3]):
-            add(at + 3 * b + (2 if r < 0 else (r != my_team)))
-        if g.why_envido_closed() is None:
+            add(cols[s])
+        cols, flor = v.in_hand, v.flor
+        for s, there in enumerate(g.in_hand):
+            if there:
+                add(cols[s])
+        for s, sung in enumerate(g.flor_sung):
+            if sung:
+                add(flor[s])
+        for b, r in enumerate(g.baza_results):
+            add(v.baza_results[b][r])
+        if (  # g.why_envido_closed() is None, inlined
+            g.envido_stage == _OPEN
+            and not g.baza_index
+            and not g.truco_level
+            and not g.has_played[g.round_dealer]
+        ):
             add(self._o_envido)
-        return len(out) - start
 
-    def _calls_and_tantos(
-        self, g: Game, rel: tuple[int, ...], my_team: int, add: Callable[[int], None]
-    ) -> None:
-        """The calls made by each team (at most twice each) and the tantos declared."""
-        counts: dict[tuple[int, int], int] = {}
-        for s, action in g.actions:
-            if action >= SAY_FIRST:  # a word: heard by its team only
-                if s & 1 == my_team:
-                    add(self._o_heard + rel[s] * _WORDS + action - SAY_FIRST)
-            elif action >= 40:
-                key = (int(s & 1 != my_team), action - 40)
-                k = counts[key] = counts.get(key, 0) + 1
-                if k <= 2:
-                    add(self._o_calls + (key[0] * _CALLS + key[1]) * 2 + k - 1)
-        at = self._o_showdown
+    @staticmethod
+    def _calls_and_tantos(g: Game, v: _Viewer, add: Callable[[int], None]) -> None:
+        """The calls made by each team (each counted twice at most), the words the
+        viewer's team said and the tantos declared."""
+        counted: dict[int, int] | None = None
+        calls, heard = v.calls, v.heard
+        for s, a in g.actions:
+            if a < 40:
+                continue
+            if a >= SAY_FIRST:  # a word: heard by its team only
+                col = heard[s]
+                if col >= 0:
+                    add(col + a - SAY_FIRST)
+                continue
+            col = calls[s & 1][a - 40]
+            if counted is None:
+                counted = {col: 1}
+                add(col)
+            else:
+                k = counted.get(col, 0)
+                if k < 2:
+                    counted[col] = k + 1
+                    add(col + k)
+        cols = v.showdown
         for showdown in g.showdowns:
             for d in showdown:
-                value = _TANTO_SLOTS - 1 if d.tanto is None else d.tanto
-                add(at + rel[d.seat] * _TANTO_SLOTS + value)
+                add(cols[d.seat][_TANTO_SLOTS - 1 if d.tanto is None else d.tanto])
