@@ -1,5 +1,4 @@
-"""The linear REINFORCE learner shared by the tiny-agent example and the
-exploitability benchmark."""
+"""The linear REINFORCE learner of the tiny-agent example."""
 
 from __future__ import annotations
 

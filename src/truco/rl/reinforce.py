@@ -1,7 +1,8 @@
 """REINFORCE for a :class:`~truco.rl.policy_bot.LinearPolicy`, one episode at a time.
 
-The learner of ``examples/train_tiny_agent.py`` and ``benchmarks/exploitability.py``: a
-linear softmax policy plays one episode of a :class:`~truco.rl.env.BotOpponentEnv`,
+The learner of ``examples/train_tiny_agent.py`` (the exploitability check uses a stronger
+one, :mod:`truco.rl.best_response`; this one exploited neither search bot): a linear
+softmax policy plays one episode of a :class:`~truco.rl.env.BotOpponentEnv`,
 sampling its actions, then every decision moves the weights along
 ``(onehot(action) - probs) ⊗ x``, scaled by its return minus a running-mean baseline.
 
