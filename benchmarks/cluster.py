@@ -3,9 +3,17 @@ and a load generator in processes of its own, playing many 1v1 tables at a human
 
 Every table's two players connect to nodes picked at random (so about half the tables are
 played across two nodes), each table is created on a node in turn (which runs it), and each
-table gets ``--rate`` actions a second. Reported, over the measuring window (after every table
-is seated): tables held, actions/s, p50/p99 from sending an action to *every* seat of the table
-receiving it, errors, and the nodes' CPU per action (Redis's own CPU beside it).
+table gets ``--rate`` actions a second; a finished match is replaced by a new table of the same
+two players. For each table count asked, once every table is seated and has settled, one
+measuring window reports: actions/s, p50/p99 from sending an action to *every* seat of the
+table receiving it, errors, and the CPU per action of the nodes, of the load generator and of
+Redis (all on the same machine: their sum is what one action costs it).
+
+``--tables 200,400,600`` measures each count in turn on the same nodes (tables are added
+between the windows); ``--find-max`` adds ``--step`` tables after each window until one misses
+``--p99-ms`` or has an error, and prints the most tables held within it. ``--runs 3`` repeats
+everything and prints the medians. ``--profile DIR`` records each node and loader with py-spy
+during the windows (the thread holding the GIL: where the CPU goes).
 
 ``--kill-one`` SIGKILLs one node halfway through the window. Its players reconnect to another
 node and resync by version; its tables are taken over by the others. Reported: the takeover
@@ -13,8 +21,9 @@ time (from the kill until each of its tables delivers an action again: median an
 acknowledged actions lost: every action a player saw acknowledged is looked up in the database
 (the stored record of its table) once the nodes have stopped; the goal is 0.
 
-    .venv/bin/python benchmarks/cluster.py --nodes 2 --tables 1000 --seconds 30
-    .venv/bin/python benchmarks/cluster.py --nodes 3 --tables 300 --seconds 30 --kill-one
+    .venv/bin/python benchmarks/cluster.py --nodes 1 --tables 1000 --runs 3
+    .venv/bin/python benchmarks/cluster.py --nodes 2 --tables 200 --find-max --step 200
+    .venv/bin/python benchmarks/cluster.py --nodes 3 --tables 150 --seconds 20 --kill-one
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import multiprocessing as mp
 import os
@@ -38,29 +48,49 @@ from dataclasses import dataclass, field
 from http.cookiejar import DefaultCookiePolicy
 from typing import Any
 
+import orjson
+from measure import cpu_seconds, percentile, profile
+
 PG_DSN = "host=127.0.0.1 port=5432 dbname=test user=postgres"
 PG_BASE = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-TICK = os.sysconf("SC_CLK_TCK")
 
 Action = tuple[int, int, str]  # hand, seat, token
 
 
 # ---------------------------------------------------------------- the load generator
 @dataclass
+class Shared:
+    """What the main process and the loaders share (multiprocessing objects)."""
+
+    target: Any  # mp.Value: the site's table count asked now (loaders split it)
+    window: Any  # mp.Value: the measuring window open now (0: none)
+    stopping: Any  # mp.Event
+    ready: Any  # mp.Semaphore: a loader's share of the target is seated
+    killed: Any  # mp.Value: the time of the kill (0: none)
+    dead: Any  # mp.Value: index of the killed node (-1: none)
+    measured: Any  # mp.Queue: each loader's figures of each window, when it closes
+    results: Any  # mp.Queue: each loader's failover figures, at the end
+
+
+@dataclass
+class Window:
+    """What one loader measured in one window."""
+
+    latencies: list[float] = field(default_factory=list)  # ms, action -> every seat got it
+    actions: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass
 class Loader:
     """One load-generator process: its tables, and what it measured."""
 
     nodes: list[str]
     rate: float
-    measuring: Any  # mp.Event: the window is open
-    stopping: Any  # mp.Event
-    killed: Any  # mp.Value: the time of the kill (0: none)
-    dead: Any  # mp.Value: index of the killed node (-1: none)
-    tables: int
-    seated: asyncio.Event = field(default_factory=asyncio.Event)
-    latencies: list[float] = field(default_factory=list)
-    actions: int = 0
-    errors: Counter[str] = field(default_factory=Counter)
+    shared: Shared
+    keep_seen: bool  # what each seat saw (only a failover run needs it)
+    windows: dict[int, Window] = field(default_factory=dict)
+    seated: set[int] = field(default_factory=set)  # lanes whose first table is seated
     reconnects: int = 0
     # table -> seat -> the actions the seat saw, by version; its own ones are acknowledged
     seen: dict[str, dict[int, dict[int, Action]]] = field(default_factory=dict)
@@ -68,18 +98,35 @@ class Loader:
     finished: set[str] = field(default_factory=set)
     back: dict[str, float] = field(default_factory=dict)  # table -> first action after the kill
 
+    def window(self) -> Window | None:
+        """The window open now (None: none, or stopping)."""
+        w = self.shared.window.value
+        if not w or self.shared.stopping.is_set():
+            return None
+        found = self.windows.get(w)
+        if found is None:
+            found = self.windows[w] = Window()
+        return found
+
     def error(self, code: str) -> None:
-        if self.measuring.is_set() and not self.stopping.is_set():
-            self.errors[code] += 1
+        window = self.window()
+        if window is not None:
+            window.errors[code] += 1
 
 
 @dataclass
 class TableLoad:
     id: str
     seats: int
+    lane: int
     next_at: float = 0.0
     pending: dict[tuple[int, int, str], tuple[float, set[int]]] = field(default_factory=dict)
+    greeted: set[int] = field(default_factory=set)
     done: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+def _text(message: dict[str, Any]) -> str:
+    return orjson.dumps(message).decode()
 
 
 async def player(load: Loader, table: TableLoad, token: str, seat: int, rng: random.Random) -> None:
@@ -87,30 +134,30 @@ async def player(load: Loader, table: TableLoad, token: str, seat: int, rng: ran
 
     node = rng.randrange(len(load.nodes))
     seen = load.seen.setdefault(table.id, {}).setdefault(seat, {})
-    if len(load.seen) >= load.tables:
-        load.seated.set()
     sat = False
-    while not table.done.is_set() and not load.stopping.is_set():
-        if node == load.dead.value:
-            node = rng.choice([i for i in range(len(load.nodes)) if i != load.dead.value])
+    dead = load.shared.dead
+    while not table.done.is_set() and not load.shared.stopping.is_set():
+        if node == dead.value:
+            node = rng.choice([i for i in range(len(load.nodes)) if i != dead.value])
         try:
             async with websockets.connect(
                 f"{load.nodes[node].replace('http', 'ws', 1)}/ws/{table.id}",
                 max_size=None,
                 open_timeout=20,
+                compression=None,
             ) as ws:
                 since = max(seen, default=None)  # the last version seen (events skip none here)
-                await ws.send(json.dumps({"type": "hello", "token": token, "since": since}))
+                await ws.send(_text({"type": "hello", "token": token, "since": since}))
                 if not sat:
-                    await ws.send(json.dumps({"type": "sit", "seat": seat}))
+                    await ws.send(_text({"type": "sit", "seat": seat}))
                     sat = True
                 await _play(load, table, ws, seat, seen, rng)
                 return
         except (OSError, websockets.ConnectionClosed, TimeoutError):
-            if load.dead.value < 0:  # no node was killed: an error, then a reconnection
+            if dead.value < 0:  # no node was killed: an error, then a reconnection
                 load.error("disconnected")
             else:
-                node = load.dead.value  # (replaced above by a live node)
+                node = dead.value  # (replaced above by a live node)
             load.reconnects += 1
             await asyncio.sleep(0.05)
 
@@ -124,31 +171,40 @@ async def _play(
     rng: random.Random,
 ) -> None:
     acted, quiet = -1, 0.0
-    while not table.done.is_set() and not load.stopping.is_set():
+    stopping = load.shared.stopping
+    while not table.done.is_set() and not stopping.is_set():
         try:
-            raw = await asyncio.wait_for(ws.recv(), 3)
+            async with asyncio.timeout(3):  # (no task per frame, unlike wait_for)
+                raw = await ws.recv(decode=False)
         except TimeoutError:  # an action unanswered (lost with a node): send it again
             quiet += 3
             if quiet >= 30:
                 load.error("timeout")
                 table.done.set()
                 return
-            await ws.send(json.dumps({"type": "sync", "since": max(seen, default=0)}))
+            await ws.send(_text({"type": "sync", "since": max(seen, default=0)}))
             acted = -1
             continue
         quiet = 0.0
         now = time.perf_counter()
-        msg = json.loads(raw)
+        msg = orjson.loads(raw)
         if msg["type"] == "error":
             load.error(msg["code"])
             acted = -1
             continue
         if msg["type"] != "state":
             continue
+        if len(table.greeted) < table.seats:
+            table.greeted.add(seat)
+            if len(table.greeted) == table.seats:
+                load.seated.add(table.lane)
         for event in msg["events"]:
             if event["kind"] == "action":
-                _delivered(load, table, seat, (event["hand"], event["seat"], event["action"]), now)
-                seen[event["v"]] = (event["hand"], event["seat"], event["action"])
+                action = (event["hand"], event["seat"], event["action"])
+                _delivered(load, table, seat, action, now)
+                if not load.keep_seen:
+                    seen.clear()  # the last version is all a reconnection needs
+                seen[event["v"]] = action
             elif event["kind"] == "over":
                 load.finished.add(table.id)
                 table.done.set()
@@ -165,7 +221,7 @@ async def _play(
             sent = time.perf_counter()
             table.next_at = sent + 1 / load.rate
             table.pending[(view["hand_index"], seat, action)] = (sent, set(range(table.seats)))
-            await ws.send(json.dumps({"type": "act", "action": action}))
+            await ws.send(_text({"type": "act", "action": action}))
 
 
 def _delivered(load: Loader, table: TableLoad, seat: int, action: Action, now: float) -> None:
@@ -176,22 +232,24 @@ def _delivered(load: Loader, table: TableLoad, seat: int, action: Action, now: f
     waiting.discard(seat)
     if not waiting:
         del table.pending[action]
-        if 0 < load.killed.value < sent:  # the table's first action sent after the kill
+        if 0 < load.shared.killed.value < sent:  # the table's first action sent after the kill
             load.back.setdefault(table.id, now)
-        if load.measuring.is_set() and not load.stopping.is_set():
-            load.latencies.append(now - sent)
-            load.actions += 1
+        window = load.window()
+        if window is not None:
+            window.latencies.append(1000 * (now - sent))
+            window.actions += 1
 
 
 async def lane(load: Loader, http: Any, index: int, rng: random.Random) -> None:
     """Keep one table going: a finished match is replaced by a new table."""
-    while not load.stopping.is_set():
-        tokens = []
-        for s in range(2):
-            r = await http.post(f"{load.nodes[0]}/api/guest", json={"name": f"bench{s}"})
-            tokens.append(r.json()["token"])
+    dead = load.shared.dead
+    tokens = []  # the lane's two players play match after match
+    for s in range(2):
+        r = await http.post(f"{load.nodes[s % len(load.nodes)]}/api/guest", json={"name": f"b{s}"})
+        tokens.append(r.json()["token"])
+    while not load.shared.stopping.is_set():
         home = index % len(load.nodes)
-        if home == load.dead.value:
+        if home == dead.value:
             home = (home + 1) % len(load.nodes)
         r = await http.post(
             f"{load.nodes[home]}/api/tables",
@@ -202,43 +260,67 @@ async def lane(load: Loader, http: Any, index: int, rng: random.Random) -> None:
             load.error(f"create {r.status_code}")
             await asyncio.sleep(1)
             continue
-        table = TableLoad(r.json()["id"], 2, next_at=time.perf_counter() + rng.random() / load.rate)
+        start = time.perf_counter() + rng.random() / load.rate
+        table = TableLoad(r.json()["id"], 2, index, next_at=start)
         load.owner[table.id] = home
         await asyncio.gather(
             *(player(load, table, tokens[s], s, random.Random(rng.random())) for s in range(2))
         )
+        if not load.keep_seen:
+            load.seen.pop(table.id, None)
 
 
-def loader_main(nodes: list[str], tables: int, seed: int, rate: float, shared: Any) -> None:
-    measuring, stopping, ready, killed, dead, results = shared
+def share(total: int, index: int, parts: int) -> int:
+    """Loader ``index``'s part of ``total`` tables."""
+    return total // parts + (index < total % parts)
+
+
+def loader_main(
+    nodes: list[str], index: int, loaders: int, rate: float, keep_seen: bool, shared: Shared
+) -> None:
+    gc.freeze()  # (the loader's own pauses would show as the server's latency)
 
     async def run() -> None:
         import httpx
 
-        load = Loader(nodes, rate, measuring, stopping, killed, dead, tables)
-        rng = random.Random(seed)
+        load = Loader(nodes, rate, shared, keep_seen)
+        rng = random.Random(index)
         limits = httpx.Limits(max_connections=50)
+        lanes: list[asyncio.Task[None]] = []
         async with httpx.AsyncClient(timeout=60, limits=limits) as http:
             # no session cookie: each guest request must make a new player
             http.cookies.jar.set_policy(DefaultCookiePolicy(allowed_domains=[]))
-            lanes = [asyncio.create_task(lane(load, http, i, rng)) for i in range(tables)]
-            await load.seated.wait()  # every table created and its players connecting
-            ready.release()
-            await asyncio.to_thread(stopping.wait)
+            reported, open_window, frozen = 0, 0, time.monotonic()
+            while not shared.stopping.is_set():
+                if time.monotonic() - frozen > 10:  # (a short-lived process: no leak to fear)
+                    gc.freeze()  # full collections walk only the last 10 s of objects
+                    frozen = time.monotonic()
+                mine = share(shared.target.value, index, loaders)
+                while len(lanes) < mine:
+                    lanes.append(asyncio.create_task(lane(load, http, len(lanes), rng)))
+                if reported < mine <= len(load.seated):
+                    reported = mine
+                    shared.ready.release()  # every table of this share seated
+                if open_window and shared.window.value != open_window:
+                    w = load.windows.pop(open_window, Window())
+                    shared.measured.put(
+                        {"latencies": w.latencies, "actions": w.actions, "errors": dict(w.errors)}
+                    )
+                open_window = shared.window.value
+                await asyncio.sleep(0.1)
             await asyncio.sleep(0.5)
             for task in lanes:
                 task.cancel()
             await asyncio.gather(*lanes, return_exceptions=True)
-        results.put(
+        shared.results.put(
             {
-                "latencies": load.latencies,
-                "actions": load.actions,
-                "errors": dict(load.errors),
                 "reconnects": load.reconnects,
                 "seen": {
                     t: {str(s): list(v.values()) for s, v in seats.items()}
                     for t, seats in load.seen.items()
-                },
+                }
+                if keep_seen
+                else {},
                 "finished": list(load.finished),
                 "owner": load.owner,
                 "back": load.back,
@@ -249,12 +331,6 @@ def loader_main(nodes: list[str], tables: int, seed: int, rate: float, shared: A
 
 
 # ---------------------------------------------------------------- the nodes
-def cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
-
-
 def redis_cpu(redis: Any) -> float:
     info = redis.info("cpu")
     return float(info["used_cpu_sys"]) + float(info["used_cpu_user"])
@@ -308,25 +384,42 @@ def lost_actions(results: list[dict[str, Any]], stored: dict[str, list[Action]])
     return lost
 
 
-def pct(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return 1000 * ordered[min(len(ordered) - 1, int(p * len(ordered)))] if ordered else float("nan")
-
-
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=2, help="node processes (default 2)")
-    parser.add_argument("--tables", type=int, default=1000, help="concurrent tables (default 1000)")
+    parser.add_argument(
+        "--tables",
+        default="1000",
+        help="concurrent tables (default 1000); a list (200,400,600) measures each in turn on "
+        "the same nodes, adding tables between the windows",
+    )
+    parser.add_argument(
+        "--find-max",
+        action="store_true",
+        help="add --step tables after each window (from the first --tables) until a window "
+        "misses --p99-ms or has an error; report the last one within",
+    )
+    parser.add_argument("--step", type=int, default=100, help="tables added by --find-max (100)")
+    parser.add_argument("--p99-ms", type=float, default=50.0, help="--find-max's bound (50)")
     parser.add_argument("--rate", type=float, default=1.0, help="actions a table a second (1)")
-    parser.add_argument("--seconds", type=float, default=30.0, help="measuring window (30)")
+    parser.add_argument("--seconds", type=float, default=20.0, help="each measuring window (20)")
+    parser.add_argument("--settle", type=float, default=3.0, help="unmeasured after seating (3)")
     parser.add_argument("--loaders", type=int, default=2, help="load processes (default 2)")
+    parser.add_argument("--runs", type=int, default=1, help="runs; medians reported (1)")
     parser.add_argument("--port", type=int, default=8200, help="first node's port (8200)")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--kill-one", action="store_true", help="SIGKILL a node halfway")
-    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--profile", metavar="DIR", help="py-spy every node and loader (--gil)")
+    parser.add_argument("--json", action="store_true", help="one JSON line per window")
     args = parser.parse_args()
-    if args.kill_one and args.nodes < 2:
-        parser.error("--kill-one needs --nodes 2 or more")
+    try:
+        args.steps = [int(t) for t in str(args.tables).split(",")]
+    except ValueError:
+        parser.error("--tables: a number of tables, or a list of them (200,400,600)")
+    if args.kill_one and (args.nodes < 2 or len(args.steps) > 1 or args.find_max):
+        parser.error("--kill-one needs --nodes 2 or more, and one --tables")
+    if args.profile:
+        os.makedirs(args.profile, exist_ok=True)
     return args
 
 
@@ -352,65 +445,54 @@ def site(args: argparse.Namespace) -> Iterator[tuple[str, str]]:
             conn.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
-def run(args: argparse.Namespace, db: str, prefix: str) -> dict[str, Any]:
-    """Start the nodes and the loaders, measure the window (killing a node halfway with
-    ``--kill-one``), stop everything; the figures."""
+def run(args: argparse.Namespace, db: str, prefix: str) -> list[dict[str, Any]]:
+    """Start the nodes and the loaders; for each table count, seat them, measure a window
+    (killing a node halfway with ``--kill-one``); stop everything. The figures of each window."""
     import redis
 
     r = redis.Redis.from_url(args.redis)
     ctx = mp.get_context("spawn")
-    measuring, stopping, ready = ctx.Event(), ctx.Event(), ctx.Semaphore(0)
-    killed, dead = ctx.Value("d", 0.0), ctx.Value("i", -1)
-    results_queue = ctx.Queue()
-    shared = (measuring, stopping, ready, killed, dead, results_queue)
+    shared = Shared(
+        ctx.Value("i", 0), ctx.Value("i", 0), ctx.Event(), ctx.Semaphore(0),
+        ctx.Value("d", 0.0), ctx.Value("i", -1), ctx.Queue(), ctx.Queue(),
+    )  # fmt: skip
     processes: list[subprocess.Popen[str]] = []
+    windows: list[dict[str, Any]] = []
+    most = 100_000 if args.find_max else max(args.steps)
     try:
         for i in range(args.nodes):
-            processes.append(start_node(db, args.redis, prefix, args.port + i, args.tables))
+            processes.append(start_node(db, args.redis, prefix, args.port + i, most))
         urls = [f"http://127.0.0.1:{args.port + i}" for i in range(args.nodes)]
-        per = [
-            args.tables // args.loaders + (i < args.tables % args.loaders)
+        loaders = [
+            ctx.Process(
+                target=loader_main,
+                args=(urls, i, args.loaders, args.rate, args.kill_one, shared),
+                daemon=True,
+            )
             for i in range(args.loaders)
         ]
-        loaders = [
-            ctx.Process(target=loader_main, args=(urls, n, i, args.rate, shared))
-            for i, n in enumerate(per)
-        ]
-        setup = time.perf_counter()
         for p in loaders:
             p.start()
-        for _ in loaders:
-            ready.acquire()
-        setup = time.perf_counter() - setup
-        time.sleep(2)  # let the first actions settle
-        cpu0 = [cpu_seconds(p.pid) for p in processes]
-        used = [0.0] * len(processes)
-        redis0 = redis_cpu(r)
-        measuring.set()
-        start = time.perf_counter()
-        kill_at = 0.0
-        if args.kill_one:
-            time.sleep(args.seconds / 2)
-            used[0] = cpu_seconds(processes[0].pid) - cpu0[0]
-            kill_at = time.perf_counter()
-            dead.value = 0
-            killed.value = kill_at  # (perf_counter is system-wide on Linux: the loaders' clock too)
-            processes[0].send_signal(signal.SIGKILL)
-            processes[0].wait()
-            time.sleep(args.seconds / 2)
-        else:
-            time.sleep(args.seconds)
-        elapsed = time.perf_counter() - start
-        for i, p in enumerate(processes):
-            if p.poll() is None:
-                used[i] = cpu_seconds(p.pid) - cpu0[i]
-        redis_used = redis_cpu(r) - redis0
-        stopping.set()
-        results = [results_queue.get(timeout=120) for _ in loaders]
+        tables = args.steps[0]
+        while True:
+            window = measure(args, shared, processes, loaders, r, tables, len(windows) + 1)
+            window.update(per_action(window))
+            windows.append(window)
+            emit(window, args.json)
+            if args.find_max:
+                if window["errors"] or (window["latency_ms_p99"] or 1e9) > args.p99_ms:
+                    break
+                tables += args.step
+            elif len(windows) < len(args.steps):
+                tables = args.steps[len(windows)]
+            else:
+                break
+        shared.stopping.set()
+        results = [shared.results.get(timeout=120) for _ in loaders]
         for p in loaders:
             p.join(60)
     finally:
-        stopping.set()
+        shared.stopping.set()
         for p in processes:  # SIGINT: each node commits and hands its tables back
             if p.poll() is None:
                 p.send_signal(signal.SIGINT)
@@ -420,42 +502,103 @@ def run(args: argparse.Namespace, db: str, prefix: str) -> dict[str, Any]:
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
-    result = figures(args, results, elapsed, setup, sum(used), redis_used)
     if args.kill_one:
-        result.update(failover(results, kill_at, stored_actions(db)))
-    return result
+        windows[-1].update(failover(results, windows[-1]["kill_at"], stored_actions(db)))
+    return windows
 
 
-def figures(
+def measure(
     args: argparse.Namespace,
-    results: list[dict[str, Any]],
-    elapsed: float,
-    setup: float,
-    cpu: float,
-    redis_used: float,
+    shared: Shared,
+    nodes: list[subprocess.Popen[str]],
+    loaders: list[Any],
+    r: Any,
+    tables: int,
+    window: int,
 ) -> dict[str, Any]:
-    latencies = [x for res in results for x in res["latencies"]]
-    actions = sum(res["actions"] for res in results)
+    """Seat ``tables`` tables, let them settle, measure one window: the loaders' latencies
+    and errors, the CPU of the nodes, the loaders and Redis."""
+    setup = time.perf_counter()
+    shared.target.value = tables
+    for _ in loaders:
+        if not shared.ready.acquire(timeout=900):
+            raise SystemExit(f"{tables} tables were not seated in 15 minutes")
+    setup = time.perf_counter() - setup
+    time.sleep(args.settle)
+    live = [p for p in nodes if p.poll() is None]
+    cpu0 = {p.pid: cpu_seconds(p.pid) for p in live + loaders}
+    redis0 = redis_cpu(r)
+    profiles = []
+    if args.profile:
+        named = [(f"node{i}", p.pid) for i, p in enumerate(live)]
+        named += [(f"loader{i}", p.pid) for i, p in enumerate(loaders)]
+        for name, pid in named:
+            path = os.path.join(args.profile, f"{tables}-{name}.txt")
+            profiles.append(profile(pid, path, args.seconds))
+    shared.window.value = window
+    start = time.perf_counter()
+    kill_at = 0.0
+    used: dict[int, float] = {}
+    if args.kill_one:
+        time.sleep(args.seconds / 2)
+        used[nodes[0].pid] = cpu_seconds(nodes[0].pid) - cpu0[nodes[0].pid]
+        kill_at = time.perf_counter()
+        shared.dead.value = 0
+        shared.killed.value = kill_at  # (perf_counter is system-wide on Linux: the loaders' too)
+        nodes[0].send_signal(signal.SIGKILL)
+        nodes[0].wait()
+        time.sleep(args.seconds / 2)
+    else:
+        time.sleep(args.seconds)
+    elapsed = time.perf_counter() - start
+    shared.window.value = 0
+    for pid in cpu0:
+        if pid not in used:
+            used[pid] = cpu_seconds(pid) - cpu0[pid]
+    redis_used = redis_cpu(r) - redis0
+    load = os.getloadavg()[0]
+    measured = [shared.measured.get(timeout=120) for _ in loaders]
+    for p in profiles:
+        p.wait()
+    values = [x for m in measured for x in m["latencies"]]
     errors: Counter[str] = Counter()
-    for res in results:
-        errors.update(res["errors"])
+    for m in measured:
+        errors.update(m["errors"])
     return {
+        "window": window,
         "nodes": args.nodes,
-        "tables_held": args.tables,
-        "rate_per_table": args.rate,
+        "tables": tables,
         "seconds": round(elapsed, 1),
         "setup_seconds": round(setup, 1),
-        "actions": actions,
-        "actions_per_second": round(actions / elapsed, 1),
-        "latency_ms_p50": round(pct(latencies, 0.50), 2),
-        "latency_ms_p99": round(pct(latencies, 0.99), 2),
+        "actions": sum(m["actions"] for m in measured),
+        "latency_ms_p50": percentile(values, 0.50),
+        "latency_ms_p99": percentile(values, 0.99),
+        "latency_ms_max": percentile(values, 1.0),
         "errors": sum(errors.values()),
         "error_codes": dict(errors),
-        "server_cpu_ms_per_action": round(1000 * cpu / max(1, actions), 3),
-        "redis_cpu_ms_per_action": round(1000 * redis_used / max(1, actions), 3),
-        "load_average_1min": round(os.getloadavg()[0], 2),
-        "cpus": os.cpu_count(),
+        "node_cpu_seconds": round(sum(used[p.pid] for p in nodes if p.pid in used), 2),
+        "loader_cpu_seconds": round(sum(used[p.pid] for p in loaders), 2),
+        "redis_cpu_seconds": round(redis_used, 2),
+        "load_average_1min": round(load, 2),
+        "kill_at": kill_at,
     }
+
+
+def per_action(window: dict[str, Any]) -> dict[str, Any]:
+    """Rates and CPU per action of a window."""
+    actions = max(1, window["actions"])
+    return {
+        "actions_per_second": round(window["actions"] / window["seconds"], 1),
+        "node_cpu_ms_per_action": round(1000 * window["node_cpu_seconds"] / actions, 3),
+        "loader_cpu_ms_per_action": round(1000 * window["loader_cpu_seconds"] / actions, 3),
+        "redis_cpu_ms_per_action": round(1000 * window["redis_cpu_seconds"] / actions, 3),
+    }
+
+
+def emit(window: dict[str, Any], as_json: bool) -> None:
+    """A window's figures as soon as it ends."""
+    shown = {k: v for k, v in window.items() if k != "kill_at"}
+    print(json.dumps(shown) if as_json else f"window {json.dumps(shown)}", flush=True)
 
 
 def failover(
@@ -480,22 +623,80 @@ def failover(
 
 def main() -> int:
     args = parse_args()
-    with site(args) as (db, prefix):
-        subprocess.run(  # the schema once, before the nodes start together
-            [
-                sys.executable,
-                "-c",
-                f"from truco.server.store import Store; Store({db!r}).secret_key()",
-            ],
-            check=True,
-        )
-        result = run(args, db, prefix)
-    if args.json:
-        print(json.dumps(result))
-    else:
-        for key, value in result.items():
-            print(f"{key:>28}: {value}")
+    # a stopped benchmark stops its nodes and loaders too (the finally blocks run)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    runs = []
+    for _ in range(args.runs):
+        with site(args) as (db, prefix):
+            subprocess.run(  # the schema once, before the nodes start together
+                [
+                    sys.executable,
+                    "-c",
+                    f"from truco.server.store import Store; Store({db!r}).secret_key()",
+                ],
+                check=True,
+            )
+            windows = run(args, db, prefix)
+        runs.append(windows)
+        report(windows, args)
+    if args.runs > 1:
+        report_medians(runs, args)
     return 0
+
+
+COLUMNS = [
+    ("tables", "tables"),
+    ("actions_per_second", "actions/s"),
+    ("latency_ms_p50", "p50 ms"),
+    ("latency_ms_p99", "p99 ms"),
+    ("errors", "errors"),
+    ("node_cpu_ms_per_action", "node CPU ms/action"),
+    ("loader_cpu_ms_per_action", "loader CPU ms/action"),
+    ("redis_cpu_ms_per_action", "Redis CPU ms/action"),
+    ("load_average_1min", "load"),
+]
+
+
+def report(windows: list[dict[str, Any]], args: argparse.Namespace) -> None:
+    """One run: a table of its windows (the failover figures), --find-max's answer."""
+    print(f"\n{args.nodes} node(s), {args.rate:g} action/s a table, {args.seconds:g} s windows")
+    print(" | ".join(title for _, title in COLUMNS))
+    for window in windows:
+        print(" | ".join(str(window[key]) for key, _ in COLUMNS))
+    last = windows[-1]
+    failover = {k: v for k, v in last.items() if k.startswith(("killed", "tables_", "takeover"))}
+    for key in ("reconnects", "acknowledged_actions_lost"):
+        if key in last:
+            failover[key] = last[key]
+    if failover:
+        print(json.dumps({**failover, "error_codes": last["error_codes"]}))
+    if args.find_max:
+        print(json.dumps({"max_tables_within_p99": max_within(windows, args.p99_ms)}))
+
+
+def max_within(windows: list[dict[str, Any]], bound: float) -> int | None:
+    """The most tables of a window with p99 <= ``bound`` ms and no error (None: none)."""
+    ok = [
+        w["tables"]
+        for w in windows
+        if not w["errors"] and w["latency_ms_p99"] is not None and w["latency_ms_p99"] <= bound
+    ]
+    return max(ok, default=None)
+
+
+def report_medians(runs: list[list[dict[str, Any]]], args: argparse.Namespace) -> None:
+    """Medians over the runs, window by window (the windows every run had)."""
+    print(f"\nmedians of {len(runs)} runs")
+    print(" | ".join(title for _, title in COLUMNS))
+    for step in range(min(len(windows) for windows in runs)):
+        row = []
+        for key, _ in COLUMNS:
+            values = [w[step][key] for w in runs if w[step][key] is not None]
+            row.append(str(round(statistics.median(values), 2)) if values else "-")
+        print(" | ".join(row))
+    if args.find_max:
+        found = [max_within(windows, args.p99_ms) or 0 for windows in runs]
+        print(json.dumps({"max_tables_within_p99": found, "median": statistics.median(found)}))
 
 
 if __name__ == "__main__":

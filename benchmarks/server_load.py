@@ -38,8 +38,7 @@ from typing import Any
 
 import httpx
 import websockets
-
-TICKS = os.sysconf("SC_CLK_TCK")
+from measure import cpu_seconds, percentile, py_spy
 
 
 @dataclass
@@ -198,13 +197,6 @@ def load_process(
     return stats
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU of a live process (all its threads) so far."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
-
-
 def serve_without_db(port: int, max_tables: int) -> None:
     """``--db none``: the real server whose tables are not persisted (an in-memory SQLite
     still holds guests' keys; the tables never write to it)."""
@@ -243,7 +235,7 @@ def start_server(
         cmd += ["--max-tables-per-address", str(max_tables)]
     if profile:
         cmd = [
-            os.path.join(os.path.dirname(sys.executable), "py-spy"),
+            py_spy(),
             "record",
             "-o",
             profile,
@@ -263,13 +255,6 @@ def server_pid(server: subprocess.Popen[bytes], profiled: bool) -> int:
         return server.pid
     with open(f"/proc/{server.pid}/task/{server.pid}/children") as f:
         return int(f.read().split()[0])
-
-
-def percentile(values: list[float], p: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, int(p * len(ordered)))], 2)
 
 
 def one_run(args: argparse.Namespace, sizes: list[int], db: str) -> dict[str, Any]:

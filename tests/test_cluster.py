@@ -4,7 +4,9 @@ fencing where the write lands (docs/cluster.md)."""
 
 from __future__ import annotations
 
+import os
 import random
+import signal
 import subprocess
 import sys
 import time
@@ -26,6 +28,8 @@ from tests.databases import postgres_schema, postgres_unreachable
 from tests.server_testing import TableClient, create_table, guest_token, play_out
 from websockets.exceptions import ConnectionClosed
 
+from truco.server.config import ServerConfig
+
 RULES = {"players": 2, "target": 15}
 
 
@@ -40,14 +44,20 @@ def site() -> Iterator[tuple[str, str]]:
 
 
 def chooser(seed: int, patient: bool = False) -> Any:
-    """Random legal actions, without megaphone words (every action is public then);
-    ``patient``: after a refusal (a table moving between nodes), wait a moment."""
+    """Random legal actions, without megaphone words (every action is public then).
+    ``patient``: refusals are answered as the protocol says. "moving" (an action in flight
+    to a node that died): send it again at once (the node holds it until it has found where
+    the table runs now). "rate_limited" (a script plays faster than the server's limit of
+    messages a second on a socket): again once a message's worth of time has passed."""
     rng = random.Random(seed)
+    per_message = 1 / ServerConfig().rate_per_second
 
     def choose(client: TableClient, view: dict[str, Any]) -> str | None:
-        if patient and client.errors:  # refused (the table moving: "moving"): again in a moment
-            client.errors.pop()
-            time.sleep(0.2)
+        while patient and client.errors:
+            code = client.errors.pop()["code"]
+            assert code in ("moving", "rate_limited"), code
+            if code == "rate_limited":
+                time.sleep(per_message)
         legal = [a for a in view["legal"] if not a.startswith("say")]
         plays = [a for a in legal if a.startswith("play")]
         return rng.choice(plays if plays and rng.random() < 0.7 else legal) if legal else None
@@ -178,7 +188,8 @@ def test_lease_fencing_refuses_a_late_write_of_the_old_owner(site: tuple[str, st
             new = await new_node.acquire("fenced")
             assert new is not None and new.token > old.token
             assert new_store.claim("fenced", new.token)
-            assert await old_node.renew([old]) == [old]  # the old owner learns it lost it...
+            # the old owner learns it lost it...
+            assert await old_node.renew([old]) == ([old], [])
             with pytest.raises(FenceError):  # ...but its late write is refused by the database
                 await old_store.commit(TableWrite("fenced", 2, checkpoint=row(2, "late")))
             assert [(r.version, r.name) for r in new_store.load(match_id="fenced")] == [
@@ -221,6 +232,78 @@ def test_workers_start_several_nodes_on_one_port(site: tuple[str, str]) -> None:
     assert site_url.process.returncode == 0
 
 
+def test_a_lease_that_expired_unclaimed_is_regained_but_not_one_taken_meanwhile(
+    site: tuple[str, str],
+) -> None:
+    import asyncio
+
+    from redis.asyncio import Redis
+
+    from truco.server.cluster.lease import Leases
+
+    _, prefix = site
+
+    async def scenario() -> None:
+        redis = Redis.from_url(REDIS_URL)
+        stalled, other = Leases(redis, prefix, "stalled", 200), Leases(redis, prefix, "other", 200)
+        try:
+            kept, regained, taken = [await stalled.acquire(t) for t in ("kept", "gone", "taken")]
+            assert kept is not None and regained is not None and taken is not None
+            await asyncio.sleep(0.1)
+            assert await stalled.renew([kept]) == ([], [])  # in time: renewed as it is
+            await asyncio.sleep(0.3)  # the node stalls past its leases
+            stolen = await other.acquire("taken")  # one is taken (and given up) meanwhile
+            assert stolen is not None and await other.release(stolen)
+            lost, back = await stalled.renew([kept, regained, taken])
+            assert lost == [taken]  # its state may be stale: another node ran the table
+            assert [(b.table_id, b.token) for b in back] == [
+                ("kept", kept.token + 1),
+                ("gone", regained.token + 1),
+            ]
+            assert (await stalled.owners(["gone"]))[0] == ("stalled", regained.token + 1)
+        finally:
+            await redis.aclose()
+
+    asyncio.run(scenario())
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"  # (a zombie has ended)
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_workers_stop_when_their_parent_is_killed(site: tuple[str, str]) -> None:
+    import redis
+
+    db_url, prefix = site
+    parent = Node(db_url, prefix, "--workers", "2")
+    workers: list[int] = []
+    try:
+        client = redis.Redis.from_url(REDIS_URL)
+        deadline = time.monotonic() + 30
+        while client.zcard(f"{prefix}nodes") < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        with open(f"/proc/{parent.process.pid}/task/{parent.process.pid}/children") as f:
+            workers += [int(pid) for pid in f.read().split()]
+        assert len(workers) == 2
+        parent.kill()  # SIGKILL: it cannot tell its workers anything
+        deadline = time.monotonic() + 30
+        while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_running(pid) for pid in workers)
+        # they stopped cleanly: each left the site's list of nodes
+        assert client.zcard(f"{prefix}nodes") == 0
+        client.close()
+    finally:
+        for pid in workers:
+            if _running(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
 def test_cluster_options_are_checked_in_one_line() -> None:
     for args, message in [
         (["--redis", REDIS_URL], "--redis needs a PostgreSQL --db"),
@@ -243,3 +326,55 @@ def test_the_embedded_server_does_not_load_redis() -> None:
         "assert 'redis' not in sys.modules and 'truco.server.cluster.node' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_the_bus_sends_a_frame_once_for_the_connections_of_one_node_that_get_it() -> None:
+    from truco.server.cluster.bus import merge_frames
+
+    def out(conn: str, frame: str, version: int = 1) -> dict[str, Any]:
+        return {"k": "out", "c": conn, "x": frame, "v": version, "n": "owner"}
+
+    # two spectators and a seat of one table: the spectators' frame goes once
+    merged = merge_frames([out("f/1", "S"), out("f/2", "seat"), out("f/3", "S")])
+    assert merged == [
+        {"k": "out", "c": ["f/1", "f/3"], "x": "S", "v": 1, "n": "owner"},
+        out("f/2", "seat"),
+    ]
+    # f/2 already got a later frame: joining the earlier message would reorder its frames
+    later = [out("f/1", "A"), out("f/2", "B"), out("f/2", "A")]
+    assert merge_frames(later) == later
+    # a frame of another version is another frame; a close stays where it was
+    other = [out("f/1", "A", 1), out("f/2", "A", 2), {"k": "close", "c": "f/1", "r": "bye"}]
+    assert merge_frames(other) == other
+
+
+def test_the_bus_publisher_speaks_redis_itself(site: tuple[str, str]) -> None:
+    import asyncio
+
+    from redis.asyncio import Redis
+
+    from truco.server.cluster.resp import Publisher
+
+    _, prefix = site
+
+    async def scenario() -> None:
+        redis = Redis.from_url(REDIS_URL)
+        pubsub = redis.pubsub(ignore_subscribe_messages=True)
+        await pubsub.subscribe(f"{prefix}heard")
+        publisher = Publisher(REDIS_URL)
+        try:
+            payload = b'["frame", "\\r\\n$3 not a command"]'
+            heard = await publisher.publish([(f"{prefix}heard", payload), (f"{prefix}x", b"")])
+            assert heard == [1, 0]  # one subscriber, then none: a node that is gone
+            message = None
+            for _ in range(50):  # (the subscription's confirmation comes first: None)
+                message = message or await pubsub.get_message(timeout=0.1)
+            assert message is not None and message["data"] == payload
+            await publisher.close()  # a closed connection is opened again
+            assert await publisher.publish([(f"{prefix}heard", b"again")]) == [1]
+        finally:
+            await publisher.close()
+            await pubsub.aclose()  # type: ignore[no-untyped-call]
+            await redis.aclose()
+
+    asyncio.run(scenario())

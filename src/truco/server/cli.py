@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import signal
 import socket
 import subprocess
@@ -160,9 +161,15 @@ def _run_workers(args: argparse.Namespace, sock: socket.socket) -> int:
             argv.append(arg)
     fd = sock.fileno()
     command = [sys.executable, "-c", "import sys; from truco.cli import main; sys.exit(main())"]
+    from .cluster.parent import PARENT_ENV  # (each node stops if this process is killed)
+
+    env = {**os.environ, PARENT_ENV: str(os.getpid())}
     nodes = [  # each in a session of its own: a Ctrl+C reaches them once, from here
         subprocess.Popen(
-            [*command, *argv, "--listen-fd", str(fd)], pass_fds=[fd], start_new_session=True
+            [*command, *argv, "--listen-fd", str(fd)],
+            pass_fds=[fd],
+            start_new_session=True,
+            env=env,
         )
         for _ in range(args.workers)
     ]
@@ -215,6 +222,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         return 2
     try:
         if args.listen_fd is not None:  # a node started by --workers
+            from .cluster.parent import stop_with_parent
+
+            stop_with_parent()
             sock = socket.socket(fileno=args.listen_fd)
         else:
             sock = listening_socket(args.host, args.port)

@@ -325,9 +325,12 @@ class Store:
         sql = self._sql
         try:
             cursor = conn.cursor()
-            for match_id in sorted({w.match_id for w in writes if w.match_id in self.fences}):
-                if not _raise_fence(cursor, sql, match_id, self.fences[match_id]):
-                    raise FenceError(match_id)
+            fenced = {
+                w.match_id: self.fences[w.match_id] for w in writes if w.match_id in self.fences
+            }
+            refused = _raise_fences(cursor, sql, fenced)
+            if refused is not None:
+                raise FenceError(refused)
             now = time.time()
             tables, entries, drops = [], [], []
             for w in writes:
@@ -523,6 +526,31 @@ def _raise_fence(cursor: Any, sql: _Statements, match_id: str, token: int) -> bo
     statement (the row lock orders it against any concurrent write of the table)."""
     cursor.execute(sql.raise_fence, (match_id, token))
     return cursor.fetchone() is not None  # a row comes back only if it was written
+
+
+#: the fences of a group commit raised in one statement (PostgreSQL), then the rows' marks
+_RAISE_FENCES = "INSERT INTO truco_fences (match_id, token) VALUES"
+_RAISE_FENCES_TAIL = (
+    "ON CONFLICT (match_id) DO UPDATE SET token = excluded.token "
+    "WHERE truco_fences.token <= excluded.token RETURNING match_id"
+)
+
+
+def _raise_fences(cursor: Any, sql: _Statements, fences: dict[str, int]) -> str | None:
+    """:func:`_raise_fence` for the tables of a group commit (a cluster node's: a thousand
+    tables, a thousand round trips saved), on PostgreSQL in one statement, the ids sorted
+    so that two transactions lock the rows in one order. The first refused (None: none)."""
+    ids = sorted(fences)
+    if sql.mark == "?" or len(ids) < 2:
+        return next((i for i in ids if not _raise_fence(cursor, sql, i, fences[i])), None)
+    written: set[str] = set()
+    for start in range(0, len(ids), 1000):
+        chunk = ids[start : start + 1000]
+        rows = ", ".join([f"({sql.mark}, {sql.mark})"] * len(chunk))
+        values = [value for i in chunk for value in (i, fences[i])]
+        cursor.execute(f"{_RAISE_FENCES} {rows} {_RAISE_FENCES_TAIL}", values)
+        written.update(row[0] for row in cursor.fetchall())
+    return next((i for i in ids if i not in written), None)
 
 
 #: ``?synchronous=`` of a SQLite URL: when a commit reaches the disk

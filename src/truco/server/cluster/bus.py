@@ -2,7 +2,9 @@
 
 Each node subscribes to one channel, ``{prefix}node:{node}``. What a node sends another in one
 turn of its event loop (a table's frames for every seat another node holds, the commands of
-its players) goes as one ``PUBLISH`` of a JSON list, in order. Pub/sub delivers at most once:
+its players) goes as one ``PUBLISH`` of a JSON list, in order; a frame several of that node's
+connections get (one audience: a seat's, the spectators') goes once, for all of them
+(:func:`merge_frames`). Pub/sub delivers at most once:
 nothing that matters rests on it alone. A frame lost with a node is sent again when its client
 resyncs by version; a command lost with its owner was never acknowledged, and the player is
 told to send it again. ``PUBLISH`` answers how many nodes listen: 0 means the node is gone,
@@ -18,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from .resp import Publisher
+
 if TYPE_CHECKING:
     from redis.asyncio import Redis
     from redis.asyncio.client import PubSub
@@ -30,8 +34,9 @@ Message = dict[str, Any]
 class Bus:
     """One node's end of the bus: buffered sends in order, one handler for what arrives."""
 
-    def __init__(self, redis: Redis, prefix: str, node: str) -> None:
+    def __init__(self, redis: Redis, prefix: str, node: str, url: str) -> None:
         self.redis = redis
+        self.publisher = Publisher(url)  # (what is sent: a connection of its own)
         self.prefix = prefix
         self.node = node
         self.on_unreachable: Callable[[str, list[Message]], None] | None = None
@@ -63,6 +68,7 @@ class Bus:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         if self._pubsub is not None:
             await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+        await self.publisher.close()
 
     def send(self, node: str, message: Message) -> None:
         """Queue ``message`` for ``node``; it leaves with the others of this loop turn."""
@@ -73,10 +79,12 @@ class Bus:
         """Publish everything queued, one message per destination node."""
         while self._out:
             batches, self._out = self._out, {}
-            pipe = self.redis.pipeline(transaction=False)
-            for node, messages in batches.items():
-                pipe.publish(self.channel(node), orjson.dumps(messages))
-            heard = await pipe.execute()
+            heard = await self.publisher.publish(
+                [
+                    (self.channel(node), orjson.dumps(merge_frames(messages)))
+                    for node, messages in batches.items()
+                ]
+            )
             self.sent += sum(len(m) for m in batches.values())
             for (node, messages), listeners in zip(batches.items(), heard, strict=True):
                 if not listeners and self.on_unreachable is not None:
@@ -111,3 +119,30 @@ class Bus:
                 log.exception("cluster bus: the subscription failed; subscribing again")
                 await asyncio.sleep(0.2)
                 await pubsub.subscribe(self.channel(self.node))
+
+
+def merge_frames(messages: list[Message]) -> list[Message]:
+    """The messages for one node with each frame sent once: an ``out`` whose frame and
+    version an earlier one of the batch carries joins it (its ``c`` becomes a list of
+    connections), when that keeps every connection's messages in order. The connections
+    of one audience (a seat's, or spectators') get the same frame: the front fans it out.
+    """
+    merged: list[Message] = []
+    first: dict[tuple[str, int], int] = {}  # (frame, version) -> its message in merged
+    last: dict[str, int] = {}  # connection -> its last message in merged
+    for message in messages:
+        conn = message["c"]
+        if message["k"] == "out":
+            key = (message["x"], message["v"])
+            at = first.get(key)
+            if at is not None and last.get(conn, -1) < at:
+                target = merged[at]
+                if isinstance(target["c"], str):
+                    target["c"] = [target["c"]]
+                target["c"].append(conn)
+                last[conn] = at
+                continue
+            first[key] = len(merged)
+        last[conn] = len(merged)
+        merged.append(dict(message))
+    return merged

@@ -24,22 +24,50 @@ local token = redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. token, 'PX', ARGV[2])
 return token
 """
-# KEYS: leases; ARGV[1] ttl ms, ARGV[2..] the values we hold -> 1-based indexes of those lost
+# KEYS: n leases, then their n fence counters; ARGV[1] ttl ms, ARGV[2] node, ARGV[2 + i] the
+# token of lease i -> for each: 0 renewed, -1 lost, else the new token of a lease that expired
+# while nobody took it (its fence counter is still at our token: nobody acquired it since)
 _RENEW = """
-local lost = {}
-for i, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[i + 1] then
-    redis.call('PEXPIRE', key, ARGV[1])
+local n = #KEYS / 2
+local out = {}
+for i = 1, n do
+  local token = ARGV[i + 2]
+  local value = redis.call('GET', KEYS[i])
+  if value == ARGV[2] .. ' ' .. token then
+    redis.call('PEXPIRE', KEYS[i], ARGV[1])
+    out[i] = 0
+  elseif not value and redis.call('GET', KEYS[n + i]) == token then
+    local new = redis.call('INCR', KEYS[n + i])
+    redis.call('SET', KEYS[i], ARGV[2] .. ' ' .. new, 'PX', ARGV[1])
+    out[i] = new
   else
-    table.insert(lost, i)
+    out[i] = -1
   end
 end
-return lost
+return out
 """
 # KEYS[1] lease; ARGV[1] the value we hold -> 1 if released
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
+"""
+# KEYS[1] the set of live tables; ARGV[1] the lease keys' prefix -> {count, ids nobody holds}
+_ORPHANS = """
+local ids = redis.call('SMEMBERS', KEYS[1])
+local orphans = {}
+for _, id in ipairs(ids) do
+  if redis.call('EXISTS', ARGV[1] .. id) == 0 then table.insert(orphans, id) end
+end
+return {#ids, orphans}
+"""
+# KEYS: leases; ARGV: the node each is expected to name -> 1-based indexes of those that do not
+_MOVED = """
+local moved = {}
+for i, key in ipairs(KEYS) do
+  local value = redis.call('GET', key)
+  if not value or string.match(value, '^%S+') ~= ARGV[i] then table.insert(moved, i) end
+end
+return moved
 """
 
 
@@ -76,27 +104,42 @@ class Leases:
         self._acquire = redis.register_script(_ACQUIRE)
         self._renew = redis.register_script(_RENEW)
         self._release = redis.register_script(_RELEASE)
+        self._orphans = redis.register_script(_ORPHANS)
+        self._moved = redis.register_script(_MOVED)
 
     def key(self, table_id: str) -> str:
         return f"{self.prefix}lease:{table_id}"
 
+    def fence_key(self, table_id: str) -> str:
+        return f"{self.prefix}fence:{table_id}"
+
     async def acquire(self, table_id: str) -> Lease | None:
         """The lease of a table nobody holds, with a new token; None if somebody does."""
         token = await self._acquire(
-            keys=[self.key(table_id), f"{self.prefix}fence:{table_id}"],
+            keys=[self.key(table_id), self.fence_key(table_id)],
             args=[self.node, self.ttl_ms],
         )
         return None if token is None else Lease(table_id, self.node, int(token))
 
-    async def renew(self, leases: list[Lease]) -> list[Lease]:
-        """Extend every lease still ours; return those lost (expired or taken)."""
+    async def renew(self, leases: list[Lease]) -> tuple[list[Lease], list[Lease]]:
+        """Extend every lease still ours. Return those lost (taken, or expired and taken
+        since), and those regained: expired while nobody took them (a node that stalled
+        past its lease), acquired again with a new token that the database writes raise
+        the fence to (nobody wrote the table meanwhile: nobody else held it)."""
         if not leases:
-            return []
-        lost = await self._renew(
-            keys=[self.key(lease.table_id) for lease in leases],
-            args=[self.ttl_ms, *(lease.value for lease in leases)],
+            return [], []
+        results = await self._renew(
+            keys=[self.key(lease.table_id) for lease in leases]
+            + [self.fence_key(lease.table_id) for lease in leases],
+            args=[self.ttl_ms, self.node, *(lease.token for lease in leases)],
         )
-        return [leases[int(i) - 1] for i in lost]
+        lost = [lease for lease, r in zip(leases, results, strict=True) if int(r) < 0]
+        regained = [
+            Lease(lease.table_id, self.node, int(r))
+            for lease, r in zip(leases, results, strict=True)
+            if int(r) > 0
+        ]
+        return lost, regained
 
     async def release(self, lease: Lease) -> bool:
         """Give a lease up (only if it is still ours)."""
@@ -108,3 +151,18 @@ class Leases:
             return []
         values = await self.redis.mget([self.key(t) for t in table_ids])
         return [parse_owner(v) for v in values]
+
+    async def orphans(self, tables_key: str) -> tuple[int, list[str]]:
+        """How many tables the set ``tables_key`` lists, and those nobody holds (one step
+        in Redis: a node does not read every lease of the site twice a second)."""
+        count, ids = await self._orphans(keys=[tables_key], args=[self.key("")])
+        return int(count), [i.decode() if isinstance(i, bytes) else str(i) for i in ids]
+
+    async def moved(self, expected: list[tuple[str, str]]) -> list[int]:
+        """Of ``(table, node)`` pairs, the indexes of the tables that node no longer holds."""
+        if not expected:
+            return []
+        moved = await self._moved(
+            keys=[self.key(t) for t, _ in expected], args=[node for _, node in expected]
+        )
+        return [int(i) - 1 for i in moved]

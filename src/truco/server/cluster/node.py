@@ -18,7 +18,6 @@ of such a table connects); the fronts' routes follow the table to its new owner.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import math
 import random
@@ -27,6 +26,8 @@ import time
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from ..journal import LIVE
 from ..lobby import Lobby
 from ..protocol import ProtocolError, error_message, parse_client_message
@@ -34,6 +35,7 @@ from ..ratings import record_unrecorded
 from ..table import Command, Join, Leave, Table
 from .bus import Bus, Message
 from .lease import Lease, Leases
+from .pauses import keep_pauses_short
 from .remote import RemoteClient, Route, player_of
 
 if TYPE_CHECKING:
@@ -43,6 +45,11 @@ if TYPE_CHECKING:
     from ..store import MatchRow, Store
 
 log = logging.getLogger("truco.server.cluster")
+
+#: a table that only played on has its lobby summary refreshed this often
+SUMMARY_SECONDS = 10.0
+#: summaries encoded in one turn of the loop
+SUMMARY_CHUNK = 100
 
 
 class ClusterLobby(Lobby):
@@ -70,14 +77,18 @@ class ClusterLobby(Lobby):
         self.node = node or secrets.token_hex(4)
         self.lease_ms = lease_ms
         self.leases = Leases(self.redis, prefix, self.node, lease_ms)
-        self.bus = Bus(self.redis, prefix, self.node)
+        #: the heartbeat's own connection: a renewal never waits behind a burst of lookups
+        self._beat: Redis = Redis.from_url(redis_url)
+        self.renewals = Leases(self._beat, prefix, self.node, lease_ms)
+        self.bus = Bus(self.redis, prefix, self.node, redis_url)
         self.held: dict[str, Lease] = {}  # the leases of the tables this node runs
         self.routes: dict[str, Route] = {}  # this node's sockets at tables run elsewhere
         self.remote: dict[str, RemoteClient] = {}  # other nodes' sockets at tables run here
         self.find_seconds = 2 * lease_ms / 1000 + 3
         self._others: list[tuple[float, dict[str, Any]]] = []  # the site's summaries, cached
         self._listing_asked = 0.0
-        self._published: dict[str, int] = {}  # table -> version whose summary is in Redis
+        #: table -> its lobby face, version and when its summary went to Redis
+        self._published: dict[str, tuple[tuple[Any, ...], int, float]] = {}
         self._broken: set[str] = set()  # tables that do not restore: left alone
         self._taking: dict[str, asyncio.Future[Table | None]] = {}
         #: tables being stopped here: not taken again until their actor has stopped, so that
@@ -108,6 +119,7 @@ class ClusterLobby(Lobby):
         self._loops = [
             asyncio.create_task(self._every(self.lease_ms / 3000, self._heartbeat)),
             asyncio.create_task(self._every(self.lease_ms / 6000, self._take_orphans)),
+            asyncio.create_task(keep_pauses_short()),  # last: start-up is over
         ]
 
     async def stop(self) -> None:
@@ -130,6 +142,7 @@ class ClusterLobby(Lobby):
         self.bot_pool.shutdown()
         await self.store.close()
         await self.redis.aclose()
+        await self._beat.aclose()
 
     async def _every(self, seconds: float, step: Any) -> None:
         while True:
@@ -166,7 +179,7 @@ class ClusterLobby(Lobby):
         if table is not None:
             return table.summary()
         stored = await self.redis.hget(self.key("summaries"), table_id)
-        return None if stored is None else dict(json.loads(stored)[1])
+        return None if stored is None else dict(orjson.loads(stored)[1])
 
     async def route(self, table_id: str) -> Route | None:
         """Where a new socket's messages go (None: no such live table on the site)."""
@@ -300,37 +313,63 @@ class ClusterLobby(Lobby):
         """Say this node is alive, renew its leases, publish its tables' summaries, refresh
         the site's listing (when asked lately), follow tables that moved."""
         now_ms = time.time() * 1000
-        pipe = self.redis.pipeline(transaction=False)
+        pipe = self._beat.pipeline(transaction=False)
         pipe.zadd(self.key("nodes"), {self.node: now_ms + self.lease_ms})
         pipe.zremrangebyscore(self.key("nodes"), 0, now_ms - 60_000)
-        changed = {
-            t.id: json.dumps([t.created_at, t.summary()])
-            for t in list(self.tables.values())
-            if t.task is not None and self._published.get(t.id) != t.version
-        }
-        if changed:
-            pipe.hset(self.key("summaries"), mapping=changed)  # type: ignore[arg-type]
         await pipe.execute()
-        for table_id in changed:
-            table = self.tables.get(table_id)
-            if table is not None:
-                self._published[table_id] = table.version
-        for lease in await self.leases.renew(list(self.held.values())):
+        lost, regained = await self.renewals.renew(list(self.held.values()))
+        for lease in lost:
             log.warning("node %s lost the lease of table %s", self.node, lease.table_id)
             self._spawn(self._drop(lease.table_id))
+        for lease in regained:
+            if self.held.get(lease.table_id) is not None:
+                log.warning("node %s: lease of table %s renewed late", self.node, lease.table_id)
+                self.held[lease.table_id] = lease
+                self.store.fences[lease.table_id] = lease.token
+        await self._publish_summaries()
         if time.monotonic() - self._listing_asked < 30:
             summaries = await self.redis.hgetall(self.key("summaries"))
-            others = [json.loads(v) for v in summaries.values()]
+            others = [orjson.loads(v) for v in summaries.values()]
             self._others = [(c, s) for c, s in others if s.get("status") in LIVE]
         await self._follow_moved()
         await self._drop_gone_fronts()
 
+    async def _publish_summaries(self) -> None:
+        """The summaries of this node's tables whose face in the lobby changed (status,
+        seats, connections), and at least every :data:`SUMMARY_SECONDS` of those that only
+        played on; a few at a time, so that a thousand tables do not stall the loop."""
+        now = time.monotonic()
+        changed: dict[str, tuple[tuple[Any, ...], int]] = {}
+        for table in list(self.tables.values()):
+            if table.task is None:
+                continue
+            face = lobby_face(table)
+            published = self._published.get(table.id)
+            if published is None or (
+                published[0] != face
+                or (published[1] != table.version and now - published[2] >= SUMMARY_SECONDS)
+            ):
+                changed[table.id] = (face, table.version)
+        ids = list(changed)
+        for start in range(0, len(ids), SUMMARY_CHUNK):
+            if start:
+                await asyncio.sleep(0)  # the tables' actors go on between the chunks
+            mapping = {}
+            for table_id in ids[start : start + SUMMARY_CHUNK]:
+                held = self.tables.get(table_id)
+                if held is not None:
+                    mapping[table_id] = orjson.dumps([held.created_at, held.summary()])
+            if mapping:
+                await self.redis.hset(self.key("summaries"), mapping=mapping)  # type: ignore[arg-type]
+        for table_id, (face, version) in changed.items():
+            if table_id in self.tables:
+                self._published[table_id] = (face, version, now)
+
     async def _follow_moved(self) -> None:
         routes = [r for r in self.routes.values() if r.owner is not None]
-        owners = await self.leases.owners([r.table_id for r in routes])
-        for route, owner in zip(routes, owners, strict=True):
-            if owner is None or owner[0] != route.owner:
-                route.follow()
+        expected = [(r.table_id, r.owner) for r in routes if r.owner is not None]
+        for i in await self.leases.moved(expected):
+            routes[i].follow()
 
     async def _drop_gone_fronts(self) -> None:
         fronts = {c.front for c in self.remote.values()}
@@ -340,17 +379,12 @@ class ClusterLobby(Lobby):
 
     async def _take_orphans(self) -> None:
         """Take over live tables nobody holds, up to this node's share of the site."""
-        listed = [_text(t) for t in await self.redis.smembers(self.key("tables"))]
-        owners = await self.leases.owners(listed)
-        orphans = [
-            t
-            for t, owner in zip(listed, owners, strict=True)
-            if owner is None and t not in self.tables and t not in self._broken
-        ]
+        listed, free = await self.leases.orphans(self.key("tables"))
+        orphans = [t for t in free if t not in self.tables and t not in self._broken]
         if not orphans:
             return
         nodes = await self.redis.zcount(self.key("nodes"), time.time() * 1000, "+inf")
-        share = math.ceil(len(listed) / max(1, nodes)) - len(self.tables)
+        share = math.ceil(listed / max(1, nodes)) - len(self.tables)
         room = self.config.max_tables - len(self.tables)
         random.shuffle(orphans)
         await asyncio.gather(*(self.take_over(t) for t in orphans[: min(room, max(1, share))]))
@@ -358,13 +392,19 @@ class ClusterLobby(Lobby):
     # ------------------------------------------------------------------ the bus
     def _on_message(self, message: Message) -> None:
         kind = message["k"]
-        if kind in ("out", "close", "gone"):
+        if kind == "out":
+            conns = message["c"]
+            for conn_id in [conns] if isinstance(conns, str) else conns:
+                route = self.routes.get(conn_id)
+                if route is not None and route.owner == message["n"]:
+                    route.deliver(message)  # (else the socket left that node: the table moved)
+            return
+        if kind in ("close", "gone"):
             route = self.routes.get(message["c"])
             if route is None or route.owner != message.get("n"):
                 return  # from a node the socket has left (the table moved meanwhile)
             route.deliver(message)
-            if kind != "out":
-                self.routes.pop(message["c"], None)
+            self.routes.pop(message["c"], None)
             return
         conn = str(message["c"])
         if kind == "join":
@@ -406,5 +446,7 @@ class ClusterLobby(Lobby):
                 client.table.inbox.put_nowait(Leave(client))
 
 
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
+def lobby_face(table: Table) -> tuple[Any, ...]:
+    """What of a table the lobby shows, apart from its version and clock."""
+    seats = tuple((seat.kind, seat.name, seat.away) for seat in table.seats)
+    return table.status, len(table.clients), seats

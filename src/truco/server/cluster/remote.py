@@ -33,6 +33,8 @@ _ids = itertools.count(1)
 #: what a player is told when a command meets a table between two nodes
 MOVING = error_message("moving", "the table is moving to another server: send that again")
 MOVING_FRAME = json.dumps(MOVING)
+#: commands a socket may send while its table is being found (more: "moving" at once)
+HELD_COMMANDS = 16
 
 
 def player_json(player: Player | None) -> list[Any] | None:
@@ -88,6 +90,7 @@ class Route:
         self.version: int | None = None  # the last version delivered to the client
         self.left = False
         self.unanswered = False  # a command went to the owner and nothing came back since
+        self.held: list[Command] = []  # commands that came while the table was being found
         self._finding: asyncio.Task[None] | None = None
 
     async def put(self, message: Join | Leave | Command) -> None:
@@ -107,11 +110,28 @@ class Route:
         elif self.local is not None:
             await self.local.inbox.put(message)
         elif self.owner is not None:
-            text = message.message.model_dump_json()
-            self.lobby.bus.send(self.owner, {"k": "cmd", "c": self.conn, "m": text})
-            self.unanswered = True
+            self._forward(message)
+        elif len(self.held) < HELD_COMMANDS:
+            # being found: it goes where the table runs once it is found (a client told
+            # "moving" at once would only send it again and again until then)
+            self.held.append(message)
         else:
             message.client.send(MOVING_FRAME)
+
+    def _forward(self, message: Command) -> None:
+        assert self.owner is not None
+        text = message.message.model_dump_json()
+        self.lobby.bus.send(self.owner, {"k": "cmd", "c": self.conn, "m": text})
+        self.unanswered = True
+
+    async def _release_held(self) -> None:
+        """The commands that came while the table was being found, where it runs now."""
+        held, self.held = self.held, []
+        for message in held:
+            if self.local is not None:
+                await self.local.inbox.put(message)
+            elif self.owner is not None:
+                self._forward(message)
 
     # ------------------------------------------------------------------ following the table
     def deliver(self, message: dict[str, Any]) -> None:
@@ -142,7 +162,9 @@ class Route:
     async def _refind(self) -> None:
         try:
             await self._find_or_close()
+            await self._release_held()
         finally:
+            self.held.clear()
             self._finding = None
 
     async def _find_or_close(self) -> None:
