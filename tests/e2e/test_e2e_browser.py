@@ -6,7 +6,6 @@ a 390x844 phone. Screenshots of those moments are kept in ``tests/e2e/artifacts/
 
 from __future__ import annotations
 
-import contextlib
 import random
 import re
 import time
@@ -506,18 +505,24 @@ new MutationObserver(() => {
 """
 
 
+CLICK_FIRST = """(choices) => {
+    for (const choice of choices) {
+        const target = document.querySelector(choice);
+        if (target) { target.click(); return true; }
+    }
+    return false;
+}"""
+
+
 def play_cards_until(page: Any, condition: str, timeout: float = 60.0) -> None:
     """Play a card (or answer quiero) whenever one may, until ``condition`` (JS) holds."""
     deadline = time.monotonic() + timeout
     while not page.evaluate(condition):
         assert time.monotonic() < deadline, f"never: {condition}"
-        for choice in CHOICES:
-            button = page.locator(choice).first
-            if button.count():
-                with contextlib.suppress(Exception):
-                    button.click(timeout=1000)
-                break
-        page.wait_for_timeout(50)
+        # clicked inside the page: Playwright's click waits for a still element, and the
+        # turn clock redraws the table every second (a loaded CI machine ran out of tries)
+        page.evaluate(CLICK_FIRST, list(CHOICES))
+        page.wait_for_timeout(100)
 
 
 def test_a_played_card_animates_and_sounds_unless_muted_or_reduced(
