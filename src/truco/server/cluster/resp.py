@@ -11,14 +11,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ssl
 from urllib.parse import unquote, urlsplit
 
 
 class Publisher:
-    """Publishes to the Redis of a ``redis://[user:password@]host[:port][/db]`` URL."""
+    """Publishes to the Redis of a ``redis[s]://[user:password@]host[:port][/db]`` URL."""
 
     def __init__(self, url: str) -> None:
         parts = urlsplit(url)
+        if parts.scheme not in ("redis", "rediss"):
+            # redis-py takes unix:// too; connecting to the default TCP port instead would
+            # publish to another server (or none) without a word
+            raise ValueError(f"the cluster bus publishes over redis:// or rediss://, not {url!r}")
+        self.tls = parts.scheme == "rediss"
         self.host = parts.hostname or "127.0.0.1"
         self.port = parts.port or 6379
         self.username = unquote(parts.username) if parts.username else None
@@ -45,7 +51,9 @@ class Publisher:
 
     async def _connection(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         if self._reader is None or self._writer is None:
-            reader, writer = await asyncio.open_connection(self.host, self.port)
+            reader, writer = await asyncio.open_connection(
+                self.host, self.port, ssl=ssl.create_default_context() if self.tls else None
+            )
             self._reader, self._writer = reader, writer
             if self.password is not None:
                 auth = [self.username.encode()] if self.username else []
