@@ -96,7 +96,8 @@ def _since(text: str | None) -> int | None:
 async def _hello(websocket: Handshake, config: ServerConfig) -> Hello | None:
     """The first message of a client without the cookie (``None``: it went away)."""
     try:
-        frame = await asyncio.wait_for(websocket.receive(), config.hello_seconds)
+        async with asyncio.timeout(config.hello_seconds):  # no task, unlike wait_for
+            frame = await websocket.receive()
     except TimeoutError:
         raise Refused(HELLO_TIMEOUT, "no hello: send {type: hello} first") from None
     if frame["type"] == "websocket.disconnect":
@@ -173,14 +174,16 @@ async def table_socket(websocket: RawSocket, server: Server, table_id: str) -> N
         # the first state goes out before any frame is read: a client that floods from
         # its first message still gets it, then the rate limit
         with contextlib.suppress(TimeoutError):  # a table that never answers: read anyway
-            await asyncio.wait_for(greeted.wait(), GREETING_SECONDS)
+            async with asyncio.timeout(GREETING_SECONDS):
+                await greeted.wait()
         await _receive_loop(websocket, client, inbox, server.config)
     finally:
         await inbox.put(Leave(client))
         if not client.closed:
             client.close("bye")
         try:
-            await asyncio.wait_for(sender, 5)
+            async with asyncio.timeout(5):
+                await sender
         except TimeoutError:
             sender.cancel()
 

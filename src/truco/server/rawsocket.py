@@ -18,6 +18,7 @@ from starlette.datastructures import Headers, QueryParams
 from starlette.requests import cookie_parser
 from starlette.types import Receive, Scope, Send
 from websockets.exceptions import InvalidState
+from websockets.protocol import OPEN
 
 try:
     from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -89,6 +90,16 @@ class RawSocket:
         await self._send({"type": "websocket.close", "code": code, "reason": reason})
 
 
+def text_frame_header(length: int) -> bytes:
+    """The header of an unmasked, final text frame of ``length`` bytes (RFC 6455, 5.2): a
+    server's frames are never masked."""
+    if length < 126:
+        return bytes((0x81, length))
+    if length < 65536:
+        return b"\x81\x7e" + length.to_bytes(2, "big")
+    return b"\x81\x7f" + length.to_bytes(8, "big")
+
+
 class UvicornWriter:
     """Direct writes to a connection of uvicorn's sans-I/O WebSocket protocol: the
     protocol's own ``websockets`` connection frames the text (compressed if the client
@@ -111,19 +122,34 @@ class UvicornWriter:
                 hasattr(protocol, name)
                 for name in ("conn", "transport", "close_sent", "disconnected")
             )
+            or not all(
+                hasattr(getattr(protocol, "conn", None), name)
+                for name in ("state", "extensions", "writes", "expect_continuation_frame")
+            )
         ):
             return None
         return cls(protocol)
 
     def write(self, text: str) -> bool:
         protocol = self.protocol
-        if protocol.close_sent or protocol.disconnected or self.transport.is_closing():
+        transport = self.transport
+        if protocol.close_sent or protocol.disconnected or transport.is_closing():
             return False
+        conn = self.conn
+        data = text.encode()
+        if conn.state is OPEN and not (conn.extensions or conn.writes):
+            # no extension (no permessage-deflate), nothing of the protocol's own waiting:
+            # the frame is a header and the text, written at once (what ``send_text``
+            # then ``data_to_send`` would write, without building a Frame per message)
+            transport.write(text_frame_header(len(data)) + data)
+            return True
+        if conn.expect_continuation_frame:
+            return False  # never, since nothing here sends fragments
         try:
-            self.conn.send_text(text.encode())
+            conn.send_text(data)
         except InvalidState:
             return False
-        self.transport.write(b"".join(self.conn.data_to_send()))
+        transport.write(b"".join(conn.data_to_send()))
         return True
 
     def buffered(self) -> int:
