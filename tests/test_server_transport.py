@@ -105,3 +105,45 @@ def test_moving_windows_forget_idle_keys() -> None:
     now[0] = 5.0
     assert window.hit("10.0.0.200")
     assert list(window.hits) == ["10.0.0.200"]
+
+
+def test_uvicorn_connections_hand_frames_over_directly() -> None:
+    """Frames read while the handler waits on ``receive`` are queued as ASGI messages; once
+    it reads directly, each goes to its callback at once, in order, and ``receive``
+    returns only the disconnect."""
+    got: list[str] = []
+    done: list[object] = []
+
+    async def app(scope: dict[str, object], receive: object, send: object) -> None:
+        if scope["type"] != "websocket":
+            return
+        socket = RawSocket(scope, receive, send)  # type: ignore[arg-type]
+        await socket.accept()
+        first = await socket.receive()  # read the usual way
+        got.append(first["text"])
+        assert socket.read_directly(lambda m: got.append(m["text"]))
+        assert socket.direct is not None and socket.direct.write("ready")
+        done.append(await socket.receive())
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started:
+            assert thread.is_alive() and time.monotonic() < deadline
+            time.sleep(0.01)
+        with connect(f"ws://127.0.0.1:{port}/ws/x", open_timeout=10, compression=None) as ws:
+            ws.send("0")
+            assert ws.recv(5) == "ready"
+            for i in range(1, 50):
+                ws.send(str(i))
+        deadline = time.monotonic() + 10
+        while not done and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        server.should_exit = True
+        thread.join(30)
+    assert got == [str(i) for i in range(50)]
+    assert len(done) == 1 and done[0]["type"] == "websocket.disconnect"  # type: ignore[index]

@@ -11,7 +11,8 @@ test client, another ASGI server) gets the same frames through ``send``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from starlette.datastructures import Headers, QueryParams
@@ -76,6 +77,17 @@ class RawSocket:
             self.gone = True
         return message
 
+    def read_directly(self, on_receive: Callable[[Mapping[str, Any]], None]) -> bool:
+        """From now on, hand each ``websocket.receive`` message to ``on_receive`` as the
+        server parses it (in its ``data_received``: no task wakes up, reading is never
+        paused and resumed per message); :meth:`receive` then only returns the
+        disconnect. Only under uvicorn's sans-I/O protocol, and only once every message
+        read so far was received (so none is taken out of turn); False otherwise."""
+        direct = self.direct
+        if not isinstance(direct, UvicornWriter) or self.gone:
+            return False
+        return direct.tap(on_receive)
+
     async def send_text(self, text: str) -> None:
         """Write one text frame (an ``OSError`` if the client has gone)."""
         if self.closed:
@@ -120,7 +132,7 @@ class UvicornWriter:
             or not isinstance(protocol, _SANSIO)
             or not all(
                 hasattr(protocol, name)
-                for name in ("conn", "transport", "close_sent", "disconnected")
+                for name in ("conn", "transport", "close_sent", "disconnected", "read_paused")
             )
             or not all(
                 hasattr(getattr(protocol, "conn", None), name)
@@ -155,3 +167,32 @@ class UvicornWriter:
     def buffered(self) -> int:
         size: int = self.transport.get_write_buffer_size()
         return size
+
+    def tap(self, on_receive: Callable[[Mapping[str, Any]], None]) -> bool:
+        """See :meth:`RawSocket.read_directly`."""
+        protocol = self.protocol
+        queue = getattr(protocol, "queue", None)
+        if type(queue) is not asyncio.Queue or not queue.empty() or protocol.read_paused:
+            return False
+        protocol.queue = _Tap(protocol, on_receive)
+        return True
+
+
+class _Tap(asyncio.Queue[Any]):
+    """An uvicorn connection's queue of ASGI messages whose ``websocket.receive``
+    messages go to ``on_receive`` at once; the others (the disconnect) are queued."""
+
+    def __init__(self, protocol: Any, on_receive: Callable[[Mapping[str, Any]], None]) -> None:
+        super().__init__()
+        self.protocol = protocol
+        self.on_receive = on_receive
+        # uvicorn pauses reading after queueing a message unless it is paused already,
+        # and resumes once its queue is read: nothing waits in this queue, so it is
+        # marked paused for good (and reading never stops)
+        protocol.read_paused = True
+
+    def put_nowait(self, item: Any) -> None:
+        if item["type"] == "websocket.receive":
+            self.on_receive(item)
+        else:
+            super().put_nowait(item)
