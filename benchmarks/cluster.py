@@ -29,13 +29,10 @@ acknowledged actions lost: every action a player saw acknowledged is looked up i
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
-import gc
 import json
 import multiprocessing as mp
 import os
-import random
 import secrets
 import signal
 import statistics
@@ -44,20 +41,18 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.cookiejar import DefaultCookiePolicy
+from dataclasses import dataclass
 from typing import Any
 
-import orjson
+from loadgen import Action, loader_main
 from measure import cpu_seconds, percentile, profile
 
 PG_DSN = "host=127.0.0.1 port=5432 dbname=test user=postgres"
 PG_BASE = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
-Action = tuple[int, int, str]  # hand, seat, token
-
 
 # ---------------------------------------------------------------- the load generator
+# (its processes run loadgen.loader_main; what they share with this one:)
 @dataclass
 class Shared:
     """What the main process and the loaders share (multiprocessing objects)."""
@@ -70,264 +65,6 @@ class Shared:
     dead: Any  # mp.Value: index of the killed node (-1: none)
     measured: Any  # mp.Queue: each loader's figures of each window, when it closes
     results: Any  # mp.Queue: each loader's failover figures, at the end
-
-
-@dataclass
-class Window:
-    """What one loader measured in one window."""
-
-    latencies: list[float] = field(default_factory=list)  # ms, action -> every seat got it
-    actions: int = 0
-    errors: Counter[str] = field(default_factory=Counter)
-
-
-@dataclass
-class Loader:
-    """One load-generator process: its tables, and what it measured."""
-
-    nodes: list[str]
-    rate: float
-    shared: Shared
-    keep_seen: bool  # what each seat saw (only a failover run needs it)
-    windows: dict[int, Window] = field(default_factory=dict)
-    seated: set[int] = field(default_factory=set)  # lanes whose first table is seated
-    reconnects: int = 0
-    # table -> seat -> the actions the seat saw, by version; its own ones are acknowledged
-    seen: dict[str, dict[int, dict[int, Action]]] = field(default_factory=dict)
-    owner: dict[str, int] = field(default_factory=dict)  # table -> node it was created on
-    finished: set[str] = field(default_factory=set)
-    back: dict[str, float] = field(default_factory=dict)  # table -> first action after the kill
-
-    def window(self) -> Window | None:
-        """The window open now (None: none, or stopping)."""
-        w = self.shared.window.value
-        if not w or self.shared.stopping.is_set():
-            return None
-        found = self.windows.get(w)
-        if found is None:
-            found = self.windows[w] = Window()
-        return found
-
-    def error(self, code: str) -> None:
-        window = self.window()
-        if window is not None:
-            window.errors[code] += 1
-
-
-@dataclass
-class TableLoad:
-    id: str
-    seats: int
-    lane: int
-    next_at: float = 0.0
-    pending: dict[tuple[int, int, str], tuple[float, set[int]]] = field(default_factory=dict)
-    greeted: set[int] = field(default_factory=set)
-    done: asyncio.Event = field(default_factory=asyncio.Event)
-
-
-def _text(message: dict[str, Any]) -> str:
-    return orjson.dumps(message).decode()
-
-
-async def player(load: Loader, table: TableLoad, token: str, seat: int, rng: random.Random) -> None:
-    import websockets
-
-    node = rng.randrange(len(load.nodes))
-    seen = load.seen.setdefault(table.id, {}).setdefault(seat, {})
-    sat = False
-    dead = load.shared.dead
-    while not table.done.is_set() and not load.shared.stopping.is_set():
-        if node == dead.value:
-            node = rng.choice([i for i in range(len(load.nodes)) if i != dead.value])
-        try:
-            async with websockets.connect(
-                f"{load.nodes[node].replace('http', 'ws', 1)}/ws/{table.id}",
-                max_size=None,
-                open_timeout=20,
-                compression=None,
-            ) as ws:
-                since = max(seen, default=None)  # the last version seen (events skip none here)
-                await ws.send(_text({"type": "hello", "token": token, "since": since}))
-                if not sat:
-                    await ws.send(_text({"type": "sit", "seat": seat}))
-                    sat = True
-                await _play(load, table, ws, seat, seen, rng)
-                return
-        except (OSError, websockets.ConnectionClosed, TimeoutError):
-            if dead.value < 0:  # no node was killed: an error, then a reconnection
-                load.error("disconnected")
-            else:
-                node = dead.value  # (replaced above by a live node)
-            load.reconnects += 1
-            await asyncio.sleep(0.05)
-
-
-async def _play(
-    load: Loader,
-    table: TableLoad,
-    ws: Any,
-    seat: int,
-    seen: dict[int, Action],
-    rng: random.Random,
-) -> None:
-    acted, quiet = -1, 0.0
-    stopping = load.shared.stopping
-    while not table.done.is_set() and not stopping.is_set():
-        try:
-            async with asyncio.timeout(3):  # (no task per frame, unlike wait_for)
-                raw = await ws.recv(decode=False)
-        except TimeoutError:  # an action unanswered (lost with a node): send it again
-            quiet += 3
-            if quiet >= 30:
-                load.error("timeout")
-                table.done.set()
-                return
-            await ws.send(_text({"type": "sync", "since": max(seen, default=0)}))
-            acted = -1
-            continue
-        quiet = 0.0
-        now = time.perf_counter()
-        msg = orjson.loads(raw)
-        if msg["type"] == "error":
-            load.error(msg["code"])
-            acted = -1
-            continue
-        if msg["type"] != "state":
-            continue
-        if len(table.greeted) < table.seats:
-            table.greeted.add(seat)
-            if len(table.greeted) == table.seats:
-                load.seated.add(table.lane)
-        for event in msg["events"]:
-            if event["kind"] == "action":
-                action = (event["hand"], event["seat"], event["action"])
-                _delivered(load, table, seat, action, now)
-                if not load.keep_seen:
-                    seen.clear()  # the last version is all a reconnection needs
-                seen[event["v"]] = action
-            elif event["kind"] == "over":
-                load.finished.add(table.id)
-                table.done.set()
-        view = msg["view"]
-        if view is None or view["winner"] is not None:
-            continue
-        legal = [a for a in view["legal"] if not a.startswith("say ")]
-        if legal and msg["v"] != acted:
-            acted = msg["v"]
-            wait = table.next_at - time.perf_counter()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            action = rng.choice(legal)
-            sent = time.perf_counter()
-            table.next_at = sent + 1 / load.rate
-            table.pending[(view["hand_index"], seat, action)] = (sent, set(range(table.seats)))
-            await ws.send(_text({"type": "act", "action": action}))
-
-
-def _delivered(load: Loader, table: TableLoad, seat: int, action: Action, now: float) -> None:
-    pending = table.pending.get(action)
-    if pending is None:
-        return
-    sent, waiting = pending
-    waiting.discard(seat)
-    if not waiting:
-        del table.pending[action]
-        if 0 < load.shared.killed.value < sent:  # the table's first action sent after the kill
-            load.back.setdefault(table.id, now)
-        window = load.window()
-        if window is not None:
-            window.latencies.append(1000 * (now - sent))
-            window.actions += 1
-
-
-async def lane(load: Loader, http: Any, index: int, rng: random.Random) -> None:
-    """Keep one table going: a finished match is replaced by a new table."""
-    dead = load.shared.dead
-    tokens = []  # the lane's two players play match after match
-    for s in range(2):
-        r = await http.post(f"{load.nodes[s % len(load.nodes)]}/api/guest", json={"name": f"b{s}"})
-        tokens.append(r.json()["token"])
-    while not load.shared.stopping.is_set():
-        home = index % len(load.nodes)
-        if home == dead.value:
-            home = (home + 1) % len(load.nodes)
-        r = await http.post(
-            f"{load.nodes[home]}/api/tables",
-            json={"rules": {"players": 2, "target": 15}, "name": "bench", "turn_seconds": 0},
-            headers={"Authorization": f"Bearer {tokens[0]}"},
-        )
-        if r.status_code != 201:
-            load.error(f"create {r.status_code}")
-            await asyncio.sleep(1)
-            continue
-        start = time.perf_counter() + rng.random() / load.rate
-        table = TableLoad(r.json()["id"], 2, index, next_at=start)
-        load.owner[table.id] = home
-        await asyncio.gather(
-            *(player(load, table, tokens[s], s, random.Random(rng.random())) for s in range(2))
-        )
-        if not load.keep_seen:
-            load.seen.pop(table.id, None)
-
-
-def share(total: int, index: int, parts: int) -> int:
-    """Loader ``index``'s part of ``total`` tables."""
-    return total // parts + (index < total % parts)
-
-
-def loader_main(
-    nodes: list[str], index: int, loaders: int, rate: float, keep_seen: bool, shared: Shared
-) -> None:
-    gc.freeze()  # (the loader's own pauses would show as the server's latency)
-
-    async def run() -> None:
-        import httpx
-
-        load = Loader(nodes, rate, shared, keep_seen)
-        rng = random.Random(index)
-        limits = httpx.Limits(max_connections=50)
-        lanes: list[asyncio.Task[None]] = []
-        async with httpx.AsyncClient(timeout=60, limits=limits) as http:
-            # no session cookie: each guest request must make a new player
-            http.cookies.jar.set_policy(DefaultCookiePolicy(allowed_domains=[]))
-            reported, open_window, frozen = 0, 0, time.monotonic()
-            while not shared.stopping.is_set():
-                if time.monotonic() - frozen > 10:  # (a short-lived process: no leak to fear)
-                    gc.freeze()  # full collections walk only the last 10 s of objects
-                    frozen = time.monotonic()
-                mine = share(shared.target.value, index, loaders)
-                while len(lanes) < mine:
-                    lanes.append(asyncio.create_task(lane(load, http, len(lanes), rng)))
-                if reported < mine <= len(load.seated):
-                    reported = mine
-                    shared.ready.release()  # every table of this share seated
-                if open_window and shared.window.value != open_window:
-                    w = load.windows.pop(open_window, Window())
-                    shared.measured.put(
-                        {"latencies": w.latencies, "actions": w.actions, "errors": dict(w.errors)}
-                    )
-                open_window = shared.window.value
-                await asyncio.sleep(0.1)
-            await asyncio.sleep(0.5)
-            for task in lanes:
-                task.cancel()
-            await asyncio.gather(*lanes, return_exceptions=True)
-        shared.results.put(
-            {
-                "reconnects": load.reconnects,
-                "seen": {
-                    t: {str(s): list(v.values()) for s, v in seats.items()}
-                    for t, seats in load.seen.items()
-                }
-                if keep_seen
-                else {},
-                "finished": list(load.finished),
-                "owner": load.owner,
-                "back": load.back,
-            }
-        )
-
-    asyncio.run(run())
 
 
 # ---------------------------------------------------------------- the nodes
