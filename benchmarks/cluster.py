@@ -331,6 +331,23 @@ def loader_main(
 
 
 # ---------------------------------------------------------------- the nodes
+def postgres_cpu() -> float:
+    """CPU of every PostgreSQL process of the machine so far (its backends come and go: a
+    window's figure is the difference, and includes other clients' work, if any)."""
+    total = 0.0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                if f.read().strip() != "postgres":
+                    continue
+            total += cpu_seconds(int(pid))
+        except (OSError, ValueError):
+            continue  # gone meanwhile
+    return total
+
+
 def redis_cpu(redis: Any) -> float:
     info = redis.info("cpu")
     return float(info["used_cpu_sys"]) + float(info["used_cpu_user"])
@@ -528,6 +545,7 @@ def measure(
     live = [p for p in nodes if p.poll() is None]
     cpu0 = {p.pid: cpu_seconds(p.pid) for p in live + loaders}
     redis0 = redis_cpu(r)
+    postgres0 = postgres_cpu()
     profiles = []
     if args.profile:
         named = [(f"node{i}", p.pid) for i, p in enumerate(live)]
@@ -556,6 +574,7 @@ def measure(
         if pid not in used:
             used[pid] = cpu_seconds(pid) - cpu0[pid]
     redis_used = redis_cpu(r) - redis0
+    postgres_used = postgres_cpu() - postgres0
     load = os.getloadavg()[0]
     measured = [shared.measured.get(timeout=120) for _ in loaders]
     for p in profiles:
@@ -579,6 +598,7 @@ def measure(
         "node_cpu_seconds": round(sum(used[p.pid] for p in nodes if p.pid in used), 2),
         "loader_cpu_seconds": round(sum(used[p.pid] for p in loaders), 2),
         "redis_cpu_seconds": round(redis_used, 2),
+        "postgres_cpu_seconds": round(postgres_used, 2),
         "load_average_1min": round(load, 2),
         "kill_at": kill_at,
     }
@@ -592,6 +612,7 @@ def per_action(window: dict[str, Any]) -> dict[str, Any]:
         "node_cpu_ms_per_action": round(1000 * window["node_cpu_seconds"] / actions, 3),
         "loader_cpu_ms_per_action": round(1000 * window["loader_cpu_seconds"] / actions, 3),
         "redis_cpu_ms_per_action": round(1000 * window["redis_cpu_seconds"] / actions, 3),
+        "postgres_cpu_ms_per_action": round(1000 * window["postgres_cpu_seconds"] / actions, 3),
     }
 
 
@@ -653,6 +674,7 @@ COLUMNS = [
     ("node_cpu_ms_per_action", "node CPU ms/action"),
     ("loader_cpu_ms_per_action", "loader CPU ms/action"),
     ("redis_cpu_ms_per_action", "Redis CPU ms/action"),
+    ("postgres_cpu_ms_per_action", "PostgreSQL CPU ms/action"),
     ("load_average_1min", "load"),
 ]
 
