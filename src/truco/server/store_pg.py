@@ -35,8 +35,8 @@ FENCE_REFUSED = "TF001"
 _ROWS = """rows AS (
   INSERT INTO truco_matches
     (id, name, status, created_at, updated_at, version, winner, table_json, record_json)
-  SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::float8[], %s::float8[],
-                       %s::int[], %s::int[], %s::text[], %s::text[])
+  SELECT * FROM unnest(%b::text[], %b::text[], %b::text[], %b::float8[], %b::float8[],
+                       %b::int[], %b::int[], %b::text[], %b::text[])
   ON CONFLICT (id) DO UPDATE SET name = excluded.name, status = excluded.status,
     created_at = excluded.created_at, updated_at = excluded.updated_at,
     version = excluded.version, winner = excluded.winner, table_json = excluded.table_json,
@@ -44,18 +44,18 @@ _ROWS = """rows AS (
 )"""
 _TABLES = """tables AS (
   UPDATE truco_matches AS m SET table_json = u.table_json, updated_at = u.updated_at
-  FROM unnest(%s::text[], %s::text[], %s::float8[]) AS u(id, table_json, updated_at)
+  FROM unnest(%b::text[], %b::text[], %b::float8[]) AS u(id, table_json, updated_at)
   WHERE m.id = u.id
 )"""
 _ENTRIES = """entries AS (
   INSERT INTO truco_journal (match_id, version, entry)
-  SELECT * FROM unnest(%s::text[], %s::int[], %s::text[])
+  SELECT * FROM unnest(%b::text[], %b::int[], %b::text[])
 )"""
 _DROPS = """drops AS (
-  DELETE FROM truco_journal AS j USING unnest(%s::text[], %s::int[]) AS d(match_id, before)
+  DELETE FROM truco_journal AS j USING unnest(%b::text[], %b::int[]) AS d(match_id, before)
   WHERE j.match_id = d.match_id AND j.version < d.before
 )"""
-_FENCES = "fences AS (SELECT truco_raise_fences(%s::text[], %s::bigint[]) AS n)"
+_FENCES = "fences AS (SELECT truco_raise_fences(%b::text[], %b::bigint[]) AS n)"
 
 
 def batch_statement(
