@@ -22,14 +22,17 @@ import gc
 import random
 import time
 from collections import Counter
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from http.cookiejar import DefaultCookiePolicy
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from wsclient import WebSocketClient, connect
 
 Action = tuple[int, int, str]  # hand, seat, token
+
+T = TypeVar("T")
 
 QUIET = 3.0  # seconds without a message: ask the table for what was missed (a sync)
 GIVE_UP = 30.0  # seconds without a message: a timeout error, the table is given up
@@ -395,11 +398,13 @@ def loader_main(
 ) -> None:
     """One load-generator process (uvloop when installed)."""
     gc.freeze()  # (the loader's own pauses would show as the server's latency)
-    coroutine = run(nodes, index, loaders, rate, keep_seen, shared)
+    shared.results.put(run_loop(run(nodes, index, loaders, rate, keep_seen, shared)))
+
+
+def run_loop(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run on uvloop (``uvicorn[standard]`` brings it), else on asyncio's own loop."""
     try:
         import uvloop
     except ImportError:
-        result = asyncio.run(coroutine)
-    else:
-        result = uvloop.run(coroutine)
-    shared.results.put(result)
+        return asyncio.run(coroutine)
+    return uvloop.run(coroutine)

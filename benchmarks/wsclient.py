@@ -19,7 +19,7 @@ import base64
 import hashlib
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
@@ -82,8 +82,8 @@ class WebSocketClient(asyncio.Protocol):
 
     # ------------------------------------------------------------ asyncio.Protocol
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # (uvloop's transports are not subclasses of asyncio.Transport, but are ones)
+        self.transport = transport = cast(asyncio.Transport, transport)
         transport.write(
             b"GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             b"Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n"

@@ -83,7 +83,7 @@ def test_the_lean_client_plays_a_table_to_the_end(server: LiveServer) -> None:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
 
-    asyncio.run(play())
+    loadgen.run_loop(play())
     assert len(load.finished) == 1
     (table,) = load.finished
     window = load.windows[1]
@@ -127,7 +127,7 @@ def test_an_error_reply_is_counted_as_an_error(server: LiveServer) -> None:
         async with asyncio.timeout(10):
             await closed.wait()  # the closing handshake ends with the server closing
 
-    asyncio.run(misplay())
+    loadgen.run_loop(misplay())
     codes = [m["code"] for m in received if m["type"] == "error"]
     assert codes and load.windows[1].errors == {codes[0]: 1}
 
@@ -137,4 +137,4 @@ def test_a_server_that_does_not_upgrade_is_an_error(server: LiveServer) -> None:
         await wsclient.connect(f"{server.ws_url}/api/tables", print, lambda: None)
 
     with pytest.raises(wsclient.HandshakeError):
-        asyncio.run(bad())
+        loadgen.run_loop(bad())
