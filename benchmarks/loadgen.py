@@ -24,10 +24,10 @@ import time
 from collections import Counter
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from http.cookiejar import DefaultCookiePolicy
 from typing import Any, TypeVar
 
 import orjson
+from httppost import JsonPoster
 from wsclient import WebSocketClient, connect
 
 Action = tuple[int, int, str]  # hand, seat, token
@@ -68,7 +68,8 @@ class Loader:
         self.finished: set[str] = set()
         self.back: dict[str, float] = {}  # table -> first action after the kill
         self.seats: set[Seat] = set()  # the seats playing now (the sweep looks at them)
-        self.open_window: Window | None = None
+        # the window open now, read without its lock (an int: no torn read) at each action
+        self._window = shared.window.get_obj() if hasattr(shared.window, "get_obj") else None
         self.stopping = False
         self.dead = -1
         self.killed = 0.0
@@ -80,17 +81,19 @@ class Loader:
         self.stopping = shared.stopping.is_set()
         self.dead = shared.dead.value
         self.killed = shared.killed.value
-        w = shared.window.value
+
+    def window(self) -> Window | None:
+        """The window open now (None: none, or stopping)."""
+        w = self._window.value if self._window is not None else self.shared.window.value
         if not w or self.stopping:
-            self.open_window = None
-        else:
-            found = self.windows.get(w)
-            if found is None:
-                found = self.windows[w] = Window()
-            self.open_window = found
+            return None
+        found = self.windows.get(w)
+        if found is None:
+            found = self.windows[w] = Window()
+        return found
 
     def error(self, code: str) -> None:
-        window = self.open_window
+        window = self.window()
         if window is not None:
             window.errors[code] += 1
 
@@ -288,34 +291,39 @@ def delivered(load: Loader, table: TableLoad, seat: int, action: Action, now: fl
         del table.pending[action]
         if 0 < load.killed < sent:  # the table's first action sent after the kill
             load.back.setdefault(table.id, now)
-        window = load.open_window
+        window = load.window()
         if window is not None:
             window.latencies.append(1000 * (now - sent))
             window.actions += 1
 
 
-async def lane(load: Loader, http: Any, index: int, rng: random.Random) -> None:
+async def lane(load: Loader, http: JsonPoster, index: int, rng: random.Random) -> None:
     """Keep one table going: a finished match is replaced by a new table."""
     nodes = load.http_nodes
     tokens = []  # the lane's two players play match after match
     for s in range(2):
-        r = await http.post(f"{nodes[s % len(nodes)]}/api/guest", json={"name": f"b{s}"})
-        tokens.append(r.json()["token"])
+        status, guest = await http.post(f"{nodes[s % len(nodes)]}/api/guest", {"name": f"b{s}"})
+        if status != 200:
+            raise RuntimeError(f"a guest: {status} {guest}")
+        tokens.append(guest["token"])
     while not load.stopping:
         home = index % len(nodes)
         if home == load.dead:
             home = (home + 1) % len(nodes)
-        r = await http.post(
-            f"{nodes[home]}/api/tables",
-            json={"rules": {"players": 2, "target": 15}, "name": "bench", "turn_seconds": 0},
-            headers={"Authorization": f"Bearer {tokens[0]}"},
-        )
-        if r.status_code != 201:
-            load.error(f"create {r.status_code}")
+        try:
+            status, created = await http.post(
+                f"{nodes[home]}/api/tables",
+                {"rules": {"players": 2, "target": 15}, "name": "bench", "turn_seconds": 0},
+                tokens[0],
+            )
+        except (OSError, TimeoutError, asyncio.IncompleteReadError):
+            status, created = 0, None  # (its node was killed)
+        if status != 201:
+            load.error(f"create {status}")
             await asyncio.sleep(1)
             continue
         start = time.perf_counter() + rng.random() / load.rate
-        table = TableLoad(r.json()["id"], 2, index, next_at=start)
+        table = TableLoad(created["id"], 2, index, next_at=start)
         load.owner[table.id] = home
         table.players = [
             Seat(load, table, tokens[s], s, random.Random(rng.random())) for s in range(2)
@@ -330,16 +338,6 @@ def share(total: int, index: int, parts: int) -> int:
     return total // parts + (index < total % parts)
 
 
-def http_client() -> Any:
-    """The lanes' HTTP client (an ``httpx.AsyncClient``) for guests and tables."""
-    import httpx
-
-    http = httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=50))
-    # no session cookie: each guest request must make a new player
-    http.cookies.jar.set_policy(DefaultCookiePolicy(allowed_domains=[]))
-    return http
-
-
 async def run(
     nodes: list[str], index: int, loaders: int, rate: float, keep_seen: bool, shared: Any
 ) -> dict[str, Any]:
@@ -348,7 +346,8 @@ async def run(
     load = Loader(nodes, rate, shared, keep_seen)
     rng = random.Random(index)
     lanes: list[asyncio.Task[None]] = []
-    async with http_client() as http:
+    http = JsonPoster()  # (no cookies: each guest request makes a new player)
+    try:
         reported, open_window, frozen, swept = 0, 0, time.monotonic(), time.monotonic()
         while not load.stopping:
             load.poll()
@@ -372,13 +371,15 @@ async def run(
                     {"latencies": w.latencies, "actions": w.actions, "errors": dict(w.errors)}
                 )
             open_window = window
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(0.1)
         await asyncio.sleep(0.5)
         for task in lanes:
             task.cancel()
         await asyncio.gather(*lanes, return_exceptions=True)
         for seat in list(load.seats):
             seat.leave()
+    finally:
+        await http.close()
     return {
         "reconnects": load.reconnects,
         "seen": {

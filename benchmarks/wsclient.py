@@ -30,6 +30,19 @@ class HandshakeError(OSError):
     """The server did not upgrade the connection (or answered with a wrong accept key)."""
 
 
+_entropy = b""  # random bytes from the OS, drawn 4 at a time (one getrandom per 1024 frames)
+_used = 0
+
+
+def mask_key() -> bytes:
+    """A fresh masking key: 4 bytes from the operating system's random source."""
+    global _entropy, _used
+    if _used >= len(_entropy):
+        _entropy, _used = os.urandom(4096), 0
+    _used += 4
+    return _entropy[_used - 4 : _used]
+
+
 def frame(opcode: int, payload: bytes) -> bytes:
     """One final client frame: masked with a random key, as RFC 6455 (5.3) asks."""
     n = len(payload)
@@ -39,7 +52,7 @@ def frame(opcode: int, payload: bytes) -> bytes:
         head = bytes((0x80 | opcode, 0x80 | 126)) + n.to_bytes(2, "big")
     else:
         head = bytes((0x80 | opcode, 0x80 | 127)) + n.to_bytes(8, "big")
-    key = os.urandom(4)
+    key = mask_key()
     if not n:
         return head + key
     # XOR with the key repeated over the payload, as one big integer (C speed, no loop)
