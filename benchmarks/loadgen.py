@@ -50,8 +50,8 @@ class Window:
 class Loader:
     """One load-generator process: its tables, and what it measured.
 
-    ``shared`` is the benchmark's :class:`cluster.Shared`; its flags are copied into plain
-    attributes by :meth:`poll` (``window``, ``stopping``, ``dead``, ``killed``)."""
+    ``shared`` is the benchmark's :class:`cluster.Shared`: its numbers are read without their
+    locks when needed (``window``, ``dead``, ``killed``), its ``stopping`` flag by :meth:`poll`."""
 
     def __init__(self, nodes: list[str], rate: float, shared: Any, keep_seen: bool) -> None:
         self.nodes = [url.replace("http", "ws", 1) for url in nodes]
@@ -68,23 +68,31 @@ class Loader:
         self.finished: set[str] = set()
         self.back: dict[str, float] = {}  # table -> first action after the kill
         self.seats: set[Seat] = set()  # the seats playing now (the sweep looks at them)
-        # the window open now, read without its lock (an int: no torn read) at each action
-        self._window = shared.window.get_obj() if hasattr(shared.window, "get_obj") else None
+        # the shared numbers, read without their locks (single words: no torn read), at once
+        self._window, self._dead, self._killed = (
+            getattr(value, "get_obj", lambda value=value: value)()
+            for value in (shared.window, shared.dead, shared.killed)
+        )
         self.stopping = False
-        self.dead = -1
-        self.killed = 0.0
         self.poll()
 
     def poll(self) -> None:
-        """Read the shared flags (each read takes a lock: not once a message)."""
-        shared = self.shared
-        self.stopping = shared.stopping.is_set()
-        self.dead = shared.dead.value
-        self.killed = shared.killed.value
+        """Read the stopping flag (an Event: its read takes locks, so not once a message)."""
+        self.stopping = self.shared.stopping.is_set()
+
+    @property
+    def dead(self) -> int:
+        """The index of the node killed (-1: none)."""
+        return int(self._dead.value)
+
+    @property
+    def killed(self) -> float:
+        """When the node was killed (perf_counter; 0: not yet)."""
+        return float(self._killed.value)
 
     def window(self) -> Window | None:
         """The window open now (None: none, or stopping)."""
-        w = self._window.value if self._window is not None else self.shared.window.value
+        w = self._window.value
         if not w or self.stopping:
             return None
         found = self.windows.get(w)
