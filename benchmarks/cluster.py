@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ctypes
 import json
 import multiprocessing as mp
 import os
@@ -68,6 +69,23 @@ class Shared:
 
 
 # ---------------------------------------------------------------- the nodes
+def postgres_cpu() -> float:
+    """CPU of every PostgreSQL process of the machine so far (its backends come and go: a
+    window's figure is the difference, and includes other clients' work, if any)."""
+    total = 0.0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                if f.read().strip() != "postgres":
+                    continue
+            total += cpu_seconds(int(pid))
+        except (OSError, ValueError):
+            continue  # gone meanwhile
+    return total
+
+
 def redis_cpu(redis: Any) -> float:
     info = redis.info("cpu")
     return float(info["used_cpu_sys"]) + float(info["used_cpu_user"])
@@ -84,12 +102,21 @@ def start_node(
         "--reconnect-seconds", "60", "--bot-workers", "1",
     ]  # fmt: skip
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, text=True, env=env, preexec_fn=_stop_with_benchmark
+    )
     assert process.stdout is not None
     for line in process.stdout:
         if "open http" in line:
             return process
     raise RuntimeError(f"node on port {port} did not start")
+
+
+def _stop_with_benchmark() -> None:
+    """(In a node, before it runs.) SIGTERM it when the benchmark dies, even of a SIGKILL
+    or a ``timeout``: no node is left writing to a schema the next run drops (Linux)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
 
 
 def stored_actions(db: str) -> dict[str, list[Action]]:
@@ -230,6 +257,7 @@ def run(args: argparse.Namespace, db: str, prefix: str) -> list[dict[str, Any]]:
             p.join(60)
     finally:
         shared.stopping.set()
+        stopping = time.perf_counter()
         for p in processes:  # SIGINT: each node commits and hands its tables back
             if p.poll() is None:
                 p.send_signal(signal.SIGINT)
@@ -237,8 +265,10 @@ def run(args: argparse.Namespace, db: str, prefix: str) -> list[dict[str, Any]]:
             try:
                 p.wait(60)
             except subprocess.TimeoutExpired:
+                print(f"node {p.pid} still running 60 s after SIGINT: killed", flush=True)
                 p.kill()
                 p.wait()
+        print(f"nodes stopped in {time.perf_counter() - stopping:.1f} s", flush=True)
     if args.kill_one:
         windows[-1].update(failover(results, windows[-1]["kill_at"], stored_actions(db)))
     return windows
@@ -265,6 +295,7 @@ def measure(
     live = [p for p in nodes if p.poll() is None]
     cpu0 = {p.pid: cpu_seconds(p.pid) for p in live + loaders}
     redis0 = redis_cpu(r)
+    postgres0 = postgres_cpu()
     profiles = []
     if args.profile:
         named = [(f"node{i}", p.pid) for i, p in enumerate(live)]
@@ -293,6 +324,7 @@ def measure(
         if pid not in used:
             used[pid] = cpu_seconds(pid) - cpu0[pid]
     redis_used = redis_cpu(r) - redis0
+    postgres_used = postgres_cpu() - postgres0
     load = os.getloadavg()[0]
     measured = [shared.measured.get(timeout=120) for _ in loaders]
     for p in profiles:
@@ -316,6 +348,7 @@ def measure(
         "node_cpu_seconds": round(sum(used[p.pid] for p in nodes if p.pid in used), 2),
         "loader_cpu_seconds": round(sum(used[p.pid] for p in loaders), 2),
         "redis_cpu_seconds": round(redis_used, 2),
+        "postgres_cpu_seconds": round(postgres_used, 2),
         "load_average_1min": round(load, 2),
         "kill_at": kill_at,
     }
@@ -329,6 +362,7 @@ def per_action(window: dict[str, Any]) -> dict[str, Any]:
         "node_cpu_ms_per_action": round(1000 * window["node_cpu_seconds"] / actions, 3),
         "loader_cpu_ms_per_action": round(1000 * window["loader_cpu_seconds"] / actions, 3),
         "redis_cpu_ms_per_action": round(1000 * window["redis_cpu_seconds"] / actions, 3),
+        "postgres_cpu_ms_per_action": round(1000 * window["postgres_cpu_seconds"] / actions, 3),
     }
 
 
@@ -390,6 +424,7 @@ COLUMNS = [
     ("node_cpu_ms_per_action", "node CPU ms/action"),
     ("loader_cpu_ms_per_action", "loader CPU ms/action"),
     ("redis_cpu_ms_per_action", "Redis CPU ms/action"),
+    ("postgres_cpu_ms_per_action", "PostgreSQL CPU ms/action"),
     ("load_average_1min", "load"),
 ]
 
