@@ -18,6 +18,7 @@ their locks at each message.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import random
 import time
@@ -228,11 +229,11 @@ class Seat:
         if self.client is not None:
             self.client.close()
 
-    def received(self, raw: Any) -> None:
+    def received(self, raw: bytes) -> None:
         """One message from the server (called from the socket's callback)."""
         now = time.perf_counter()
         self.heard = self.poked = now
-        msg = orjson.loads(raw)
+        msg, idle = parse(raw)
         kind = msg["type"]
         load, table = self.load, self.table
         if kind == "error":
@@ -245,22 +246,13 @@ class Seat:
             table.greeted.add(self.index)
             if len(table.greeted) == table.seats:
                 load.seated.add(table.lane)
-        over = False
-        for event in msg["events"]:
-            what = event["kind"]
-            if what == "action":
-                action = (event["hand"], event["seat"], event["action"])
-                delivered(load, table, self.index, action, now)
-                if load.keep_seen:
-                    self.seen[event["v"]] = action
-                else:
-                    self.last_seen = event["v"]
-            elif what == "over":
-                over = True
-        if over:  # (the other seat leaves once it has seen the end too)
+        if self.events(msg["events"], now):  # (the other seat leaves once it has seen it too)
             self.over = True
             load.finished.add(table.id)
             self.leave()
+            return
+        if idle:  # no legal action in its view (or no view)
+            self.legal = []
             return
         view = msg["view"]
         if view is None or view["winner"] is not None:
@@ -276,6 +268,22 @@ class Seat:
             else:
                 self.act()
 
+    def events(self, events: list[dict[str, Any]], now: float) -> bool:
+        """Note the actions delivered to this seat; whether the match is over."""
+        over = False
+        for event in events:
+            what = event["kind"]
+            if what == "action":
+                action = (event["hand"], event["seat"], event["action"])
+                delivered(self.load, self.table, self.index, action, now)
+                if self.load.keep_seen:
+                    self.seen[event["v"]] = action
+                else:
+                    self.last_seen = event["v"]
+            elif what == "over":
+                over = True
+        return over
+
     def act(self) -> None:
         """The seat's turn, at its table's pace: a random legal action of its latest view."""
         self.timer = None
@@ -287,6 +295,32 @@ class Seat:
         table.next_at = sent + 1 / self.load.rate
         table.pending[(self.hand_index, self.index, action)] = (sent, set(range(table.seats)))
         self.send({"type": "act", "action": action})
+
+
+def parse(raw: bytes) -> tuple[dict[str, Any], bool]:
+    """A server message, and whether it is a state without a legal action for its seat (then
+    only what comes before its table is parsed: see :func:`idle_state`)."""
+    cut = idle_state(raw)
+    if cut:
+        with contextlib.suppress(orjson.JSONDecodeError):  # (if not cut at the top level)
+            return orjson.loads(raw[:cut] + b"}"), True
+    return orjson.loads(raw), False
+
+
+def idle_state(raw: bytes) -> int:
+    """Where a state message's table starts, if its view has no legal action or there is no
+    view (else 0). Such a message matters to its seat only for its events, which come before
+    the table: the rest (most of the message: the table, the view) is not parsed."""
+    if not raw.startswith(b'{"type":"state"'):
+        return 0
+    cut = raw.find(b',"table":{')
+    view = raw.find(b',"view":', cut)
+    if cut < 0 or view < 0:
+        return 0
+    if raw.startswith(b"null", view + 8):
+        return cut
+    legal = raw.find(b'"legal":', view)
+    return cut if legal > 0 and raw.startswith(b"[]", legal + 8) else 0
 
 
 def delivered(load: Loader, table: TableLoad, seat: int, action: Action, now: float) -> None:

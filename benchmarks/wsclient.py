@@ -19,7 +19,7 @@ import base64
 import hashlib
 import os
 from collections.abc import Callable
-from typing import Any, cast
+from typing import cast
 from urllib.parse import urlsplit
 
 GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
@@ -69,14 +69,14 @@ def accept_key(key: bytes) -> bytes:
 
 class WebSocketClient(asyncio.Protocol):
     """One client connection. ``on_message(payload)`` gets each whole text or binary message
-    (bytes or a memoryview, valid during the call); ``on_close()`` is called once, when an
+    (bytes); ``on_close()`` is called once, when an
     opened connection is gone (whoever closed it); a failed handshake raises in ``connect``."""
 
     def __init__(
         self,
         host: str,
         path: str,
-        on_message: Callable[[Any], None],
+        on_message: Callable[[bytes], None],
         on_close: Callable[[], None],
     ) -> None:
         self.host = host
@@ -173,7 +173,6 @@ class WebSocketClient(asyncio.Protocol):
         self.abort()
 
     def _frames(self, data: bytes) -> None:
-        view = memoryview(data)
         at, size = 0, len(data)
         while size - at >= 2:
             b0, b1 = data[at], data[at + 1]
@@ -195,14 +194,14 @@ class WebSocketClient(asyncio.Protocol):
             end = start + n
             if end > size:
                 break
-            self._frame(b0, view[start:end])
+            self._frame(b0, data[start:end])
             at = end
             if self.transport is None or self.transport.is_closing():
                 return
         if at < size:
             self._rest = data[at:]
 
-    def _frame(self, b0: int, payload: memoryview) -> None:
+    def _frame(self, b0: int, payload: bytes) -> None:
         opcode = b0 & 0x0F
         if opcode in (TEXT, BINARY):
             if b0 & 0x80:
@@ -230,7 +229,7 @@ class WebSocketClient(asyncio.Protocol):
 
 async def connect(
     url: str,
-    on_message: Callable[[Any], None],
+    on_message: Callable[[bytes], None],
     on_close: Callable[[], None],
     open_timeout: float = 20,
 ) -> WebSocketClient:
