@@ -392,10 +392,17 @@ def failover(
     }
 
 
+def _stop_once(*_: Any) -> None:
+    """SIGTERM: stop (the finally blocks stop the nodes and drop the schema); a second one
+    (``timeout`` signals the whole group) must not cut that cleanup short."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise SystemExit(143)
+
+
 def main() -> int:
     args = parse_args()
     # a stopped benchmark stops its nodes and loaders too (the finally blocks run)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    signal.signal(signal.SIGTERM, _stop_once)
     runs = []
     for _ in range(args.runs):
         with site(args) as (db, prefix):

@@ -15,6 +15,9 @@ one WAL flush per batch), the same code serves SQLite and PostgreSQL, and an asy
 microseconds against a commit's milliseconds. The writer sends plain SQL through the DBAPI
 connection it keeps (SQLAlchemy's pool and dialect still make it): compiling SQLAlchemy
 statements for every commit cost more than the commit's own work.
+
+On PostgreSQL the group commits skip the thread: each batch is one statement (one round
+trip) on an asynchronous connection of the event loop (:mod:`truco.server.store_pg`).
 """
 
 from __future__ import annotations

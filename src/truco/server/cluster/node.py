@@ -110,6 +110,7 @@ class ClusterLobby(Lobby):
         self.store.on_fence_lost = self._fence_lost
         self.bus.on_unreachable = self._unreachable
         await self.bus.start(self._on_message)
+        await self._renew()
         await self._heartbeat()
         rows = await asyncio.to_thread(
             self.store.load, unfinished=True, limit=self.config.max_tables * 100
@@ -117,6 +118,9 @@ class ClusterLobby(Lobby):
         if rows:
             await self.redis.sadd(self.key("tables"), *[row.id for row in rows])
         self._loops = [
+            # the renewals in a loop of their own, on a connection of their own: nothing
+            # else (summaries, a burst of lookups waiting for the shared pool) delays them
+            asyncio.create_task(self._every(self.lease_ms / 3000, self._renew)),
             asyncio.create_task(self._every(self.lease_ms / 3000, self._heartbeat)),
             asyncio.create_task(self._every(self.lease_ms / 6000, self._take_orphans)),
             asyncio.create_task(keep_pauses_short()),  # last: start-up is over
@@ -310,9 +314,8 @@ class ClusterLobby(Lobby):
             self._spawn(self._drop(table_id))
 
     # ------------------------------------------------------------------ loops
-    async def _heartbeat(self) -> None:
-        """Say this node is alive, renew its leases, publish its tables' summaries, refresh
-        the site's listing (when asked lately), follow tables that moved."""
+    async def _renew(self) -> None:
+        """Say this node is alive and renew its leases."""
         now_ms = time.time() * 1000
         pipe = self._beat.pipeline(transaction=False)
         pipe.zadd(self.key("nodes"), {self.node: now_ms + self.lease_ms})
@@ -327,6 +330,10 @@ class ClusterLobby(Lobby):
                 log.warning("node %s: lease of table %s renewed late", self.node, lease.table_id)
                 self.held[lease.table_id] = lease
                 self.store.fences[lease.table_id] = lease.token
+
+    async def _heartbeat(self) -> None:
+        """Publish this node's tables' summaries, refresh the site's listing (when asked
+        lately), follow tables that moved."""
         await self._publish_summaries()
         if time.monotonic() - self._listing_asked < 30:
             summaries = await self.redis.hgetall(self.key("summaries"))
