@@ -18,18 +18,22 @@ their locks at each message.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import random
 import time
 from collections import Counter
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from http.cookiejar import DefaultCookiePolicy
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
+from httppost import JsonPoster
 from wsclient import WebSocketClient, connect
 
 Action = tuple[int, int, str]  # hand, seat, token
+
+T = TypeVar("T")
 
 QUIET = 3.0  # seconds without a message: ask the table for what was missed (a sync)
 GIVE_UP = 30.0  # seconds without a message: a timeout error, the table is given up
@@ -47,8 +51,8 @@ class Window:
 class Loader:
     """One load-generator process: its tables, and what it measured.
 
-    ``shared`` is the benchmark's :class:`cluster.Shared`; its flags are copied into plain
-    attributes by :meth:`poll` (``window``, ``stopping``, ``dead``, ``killed``)."""
+    ``shared`` is the benchmark's :class:`cluster.Shared`: its numbers are read without their
+    locks when needed (``window``, ``dead``, ``killed``), its ``stopping`` flag by :meth:`poll`."""
 
     def __init__(self, nodes: list[str], rate: float, shared: Any, keep_seen: bool) -> None:
         self.nodes = [url.replace("http", "ws", 1) for url in nodes]
@@ -65,29 +69,40 @@ class Loader:
         self.finished: set[str] = set()
         self.back: dict[str, float] = {}  # table -> first action after the kill
         self.seats: set[Seat] = set()  # the seats playing now (the sweep looks at them)
-        self.open_window: Window | None = None
+        # the shared numbers, read without their locks (single words: no torn read), at once
+        self._window, self._dead, self._killed = (
+            getattr(value, "get_obj", lambda value=value: value)()
+            for value in (shared.window, shared.dead, shared.killed)
+        )
         self.stopping = False
-        self.dead = -1
-        self.killed = 0.0
         self.poll()
 
     def poll(self) -> None:
-        """Read the shared flags (each read takes a lock: not once a message)."""
-        shared = self.shared
-        self.stopping = shared.stopping.is_set()
-        self.dead = shared.dead.value
-        self.killed = shared.killed.value
-        w = shared.window.value
+        """Read the stopping flag (an Event: its read takes locks, so not once a message)."""
+        self.stopping = self.shared.stopping.is_set()
+
+    @property
+    def dead(self) -> int:
+        """The index of the node killed (-1: none)."""
+        return int(self._dead.value)
+
+    @property
+    def killed(self) -> float:
+        """When the node was killed (perf_counter; 0: not yet)."""
+        return float(self._killed.value)
+
+    def window(self) -> Window | None:
+        """The window open now (None: none, or stopping)."""
+        w = self._window.value
         if not w or self.stopping:
-            self.open_window = None
-        else:
-            found = self.windows.get(w)
-            if found is None:
-                found = self.windows[w] = Window()
-            self.open_window = found
+            return None
+        found = self.windows.get(w)
+        if found is None:
+            found = self.windows[w] = Window()
+        return found
 
     def error(self, code: str) -> None:
-        window = self.open_window
+        window = self.window()
         if window is not None:
             window.errors[code] += 1
 
@@ -214,11 +229,11 @@ class Seat:
         if self.client is not None:
             self.client.close()
 
-    def received(self, raw: Any) -> None:
+    def received(self, raw: bytes) -> None:
         """One message from the server (called from the socket's callback)."""
         now = time.perf_counter()
         self.heard = self.poked = now
-        msg = orjson.loads(raw)
+        msg, idle = parse(raw)
         kind = msg["type"]
         load, table = self.load, self.table
         if kind == "error":
@@ -231,22 +246,13 @@ class Seat:
             table.greeted.add(self.index)
             if len(table.greeted) == table.seats:
                 load.seated.add(table.lane)
-        over = False
-        for event in msg["events"]:
-            what = event["kind"]
-            if what == "action":
-                action = (event["hand"], event["seat"], event["action"])
-                delivered(load, table, self.index, action, now)
-                if load.keep_seen:
-                    self.seen[event["v"]] = action
-                else:
-                    self.last_seen = event["v"]
-            elif what == "over":
-                over = True
-        if over:  # (the other seat leaves once it has seen the end too)
+        if self.events(msg["events"], now):  # (the other seat leaves once it has seen it too)
             self.over = True
             load.finished.add(table.id)
             self.leave()
+            return
+        if idle:  # no legal action in its view (or no view)
+            self.legal = []
             return
         view = msg["view"]
         if view is None or view["winner"] is not None:
@@ -262,6 +268,22 @@ class Seat:
             else:
                 self.act()
 
+    def events(self, events: list[dict[str, Any]], now: float) -> bool:
+        """Note the actions delivered to this seat; whether the match is over."""
+        over = False
+        for event in events:
+            what = event["kind"]
+            if what == "action":
+                action = (event["hand"], event["seat"], event["action"])
+                delivered(self.load, self.table, self.index, action, now)
+                if self.load.keep_seen:
+                    self.seen[event["v"]] = action
+                else:
+                    self.last_seen = event["v"]
+            elif what == "over":
+                over = True
+        return over
+
     def act(self) -> None:
         """The seat's turn, at its table's pace: a random legal action of its latest view."""
         self.timer = None
@@ -275,6 +297,32 @@ class Seat:
         self.send({"type": "act", "action": action})
 
 
+def parse(raw: bytes) -> tuple[dict[str, Any], bool]:
+    """A server message, and whether it is a state without a legal action for its seat (then
+    only what comes before its table is parsed: see :func:`idle_state`)."""
+    cut = idle_state(raw)
+    if cut:
+        with contextlib.suppress(orjson.JSONDecodeError):  # (if not cut at the top level)
+            return orjson.loads(raw[:cut] + b"}"), True
+    return orjson.loads(raw), False
+
+
+def idle_state(raw: bytes) -> int:
+    """Where a state message's table starts, if its view has no legal action or there is no
+    view (else 0). Such a message matters to its seat only for its events, which come before
+    the table: the rest (most of the message: the table, the view) is not parsed."""
+    if not raw.startswith(b'{"type":"state"'):
+        return 0
+    cut = raw.find(b',"table":{')
+    view = raw.find(b',"view":', cut)
+    if cut < 0 or view < 0:
+        return 0
+    if raw.startswith(b"null", view + 8):
+        return cut
+    legal = raw.find(b'"legal":', view)
+    return cut if legal > 0 and raw.startswith(b"[]", legal + 8) else 0
+
+
 def delivered(load: Loader, table: TableLoad, seat: int, action: Action, now: float) -> None:
     pending = table.pending.get(action)
     if pending is None:
@@ -285,34 +333,39 @@ def delivered(load: Loader, table: TableLoad, seat: int, action: Action, now: fl
         del table.pending[action]
         if 0 < load.killed < sent:  # the table's first action sent after the kill
             load.back.setdefault(table.id, now)
-        window = load.open_window
+        window = load.window()
         if window is not None:
             window.latencies.append(1000 * (now - sent))
             window.actions += 1
 
 
-async def lane(load: Loader, http: Any, index: int, rng: random.Random) -> None:
+async def lane(load: Loader, http: JsonPoster, index: int, rng: random.Random) -> None:
     """Keep one table going: a finished match is replaced by a new table."""
     nodes = load.http_nodes
     tokens = []  # the lane's two players play match after match
     for s in range(2):
-        r = await http.post(f"{nodes[s % len(nodes)]}/api/guest", json={"name": f"b{s}"})
-        tokens.append(r.json()["token"])
+        status, guest = await http.post(f"{nodes[s % len(nodes)]}/api/guest", {"name": f"b{s}"})
+        if status != 200:
+            raise RuntimeError(f"a guest: {status} {guest}")
+        tokens.append(guest["token"])
     while not load.stopping:
         home = index % len(nodes)
         if home == load.dead:
             home = (home + 1) % len(nodes)
-        r = await http.post(
-            f"{nodes[home]}/api/tables",
-            json={"rules": {"players": 2, "target": 15}, "name": "bench", "turn_seconds": 0},
-            headers={"Authorization": f"Bearer {tokens[0]}"},
-        )
-        if r.status_code != 201:
-            load.error(f"create {r.status_code}")
+        try:
+            status, created = await http.post(
+                f"{nodes[home]}/api/tables",
+                {"rules": {"players": 2, "target": 15}, "name": "bench", "turn_seconds": 0},
+                tokens[0],
+            )
+        except (OSError, TimeoutError, asyncio.IncompleteReadError):
+            status, created = 0, None  # (its node was killed)
+        if status != 201:
+            load.error(f"create {status}")
             await asyncio.sleep(1)
             continue
         start = time.perf_counter() + rng.random() / load.rate
-        table = TableLoad(r.json()["id"], 2, index, next_at=start)
+        table = TableLoad(created["id"], 2, index, next_at=start)
         load.owner[table.id] = home
         table.players = [
             Seat(load, table, tokens[s], s, random.Random(rng.random())) for s in range(2)
@@ -327,16 +380,6 @@ def share(total: int, index: int, parts: int) -> int:
     return total // parts + (index < total % parts)
 
 
-def http_client() -> Any:
-    """The lanes' HTTP client (an ``httpx.AsyncClient``) for guests and tables."""
-    import httpx
-
-    http = httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=50))
-    # no session cookie: each guest request must make a new player
-    http.cookies.jar.set_policy(DefaultCookiePolicy(allowed_domains=[]))
-    return http
-
-
 async def run(
     nodes: list[str], index: int, loaders: int, rate: float, keep_seen: bool, shared: Any
 ) -> dict[str, Any]:
@@ -345,7 +388,8 @@ async def run(
     load = Loader(nodes, rate, shared, keep_seen)
     rng = random.Random(index)
     lanes: list[asyncio.Task[None]] = []
-    async with http_client() as http:
+    http = JsonPoster()  # (no cookies: each guest request makes a new player)
+    try:
         reported, open_window, frozen, swept = 0, 0, time.monotonic(), time.monotonic()
         while not load.stopping:
             load.poll()
@@ -369,13 +413,15 @@ async def run(
                     {"latencies": w.latencies, "actions": w.actions, "errors": dict(w.errors)}
                 )
             open_window = window
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(0.1)
         await asyncio.sleep(0.5)
         for task in lanes:
             task.cancel()
         await asyncio.gather(*lanes, return_exceptions=True)
         for seat in list(load.seats):
             seat.leave()
+    finally:
+        await http.close()
     return {
         "reconnects": load.reconnects,
         "seen": {
@@ -395,11 +441,13 @@ def loader_main(
 ) -> None:
     """One load-generator process (uvloop when installed)."""
     gc.freeze()  # (the loader's own pauses would show as the server's latency)
-    coroutine = run(nodes, index, loaders, rate, keep_seen, shared)
+    shared.results.put(run_loop(run(nodes, index, loaders, rate, keep_seen, shared)))
+
+
+def run_loop(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run on uvloop (``uvicorn[standard]`` brings it), else on asyncio's own loop."""
     try:
         import uvloop
     except ImportError:
-        result = asyncio.run(coroutine)
-    else:
-        result = uvloop.run(coroutine)
-    shared.results.put(result)
+        return asyncio.run(coroutine)
+    return uvloop.run(coroutine)

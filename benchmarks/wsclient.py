@@ -19,7 +19,7 @@ import base64
 import hashlib
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import cast
 from urllib.parse import urlsplit
 
 GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
@@ -28,6 +28,19 @@ TEXT, BINARY, CLOSE, PING, PONG, CONTINUATION = 0x1, 0x2, 0x8, 0x9, 0xA, 0x0
 
 class HandshakeError(OSError):
     """The server did not upgrade the connection (or answered with a wrong accept key)."""
+
+
+_entropy = b""  # random bytes from the OS, drawn 4 at a time (one getrandom per 1024 frames)
+_used = 0
+
+
+def mask_key() -> bytes:
+    """A fresh masking key: 4 bytes from the operating system's random source."""
+    global _entropy, _used
+    if _used >= len(_entropy):
+        _entropy, _used = os.urandom(4096), 0
+    _used += 4
+    return _entropy[_used - 4 : _used]
 
 
 def frame(opcode: int, payload: bytes) -> bytes:
@@ -39,7 +52,7 @@ def frame(opcode: int, payload: bytes) -> bytes:
         head = bytes((0x80 | opcode, 0x80 | 126)) + n.to_bytes(2, "big")
     else:
         head = bytes((0x80 | opcode, 0x80 | 127)) + n.to_bytes(8, "big")
-    key = os.urandom(4)
+    key = mask_key()
     if not n:
         return head + key
     # XOR with the key repeated over the payload, as one big integer (C speed, no loop)
@@ -56,14 +69,14 @@ def accept_key(key: bytes) -> bytes:
 
 class WebSocketClient(asyncio.Protocol):
     """One client connection. ``on_message(payload)`` gets each whole text or binary message
-    (bytes or a memoryview, valid during the call); ``on_close()`` is called once, when an
+    (bytes); ``on_close()`` is called once, when an
     opened connection is gone (whoever closed it); a failed handshake raises in ``connect``."""
 
     def __init__(
         self,
         host: str,
         path: str,
-        on_message: Callable[[Any], None],
+        on_message: Callable[[bytes], None],
         on_close: Callable[[], None],
     ) -> None:
         self.host = host
@@ -82,8 +95,8 @@ class WebSocketClient(asyncio.Protocol):
 
     # ------------------------------------------------------------ asyncio.Protocol
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # (uvloop's transports are not subclasses of asyncio.Transport, but are ones)
+        self.transport = transport = cast(asyncio.Transport, transport)
         transport.write(
             b"GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             b"Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n"
@@ -160,7 +173,6 @@ class WebSocketClient(asyncio.Protocol):
         self.abort()
 
     def _frames(self, data: bytes) -> None:
-        view = memoryview(data)
         at, size = 0, len(data)
         while size - at >= 2:
             b0, b1 = data[at], data[at + 1]
@@ -182,14 +194,14 @@ class WebSocketClient(asyncio.Protocol):
             end = start + n
             if end > size:
                 break
-            self._frame(b0, view[start:end])
+            self._frame(b0, data[start:end])
             at = end
             if self.transport is None or self.transport.is_closing():
                 return
         if at < size:
             self._rest = data[at:]
 
-    def _frame(self, b0: int, payload: memoryview) -> None:
+    def _frame(self, b0: int, payload: bytes) -> None:
         opcode = b0 & 0x0F
         if opcode in (TEXT, BINARY):
             if b0 & 0x80:
@@ -217,7 +229,7 @@ class WebSocketClient(asyncio.Protocol):
 
 async def connect(
     url: str,
-    on_message: Callable[[Any], None],
+    on_message: Callable[[bytes], None],
     on_close: Callable[[], None],
     open_timeout: float = 20,
 ) -> WebSocketClient:

@@ -21,6 +21,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import random
@@ -63,6 +64,11 @@ def commitment(hand: int, deck: Sequence[int], salt: bytes) -> str:
     64
     """
     return hashlib.sha256(encode(hand, deck, salt)).hexdigest()
+
+
+@functools.lru_cache(maxsize=4096)
+def _commitment(hand: int, deck: tuple[int, ...], salt: bytes) -> str:
+    return commitment(hand, deck, salt)
 
 
 def deal_from_deck(deck: Sequence[int], players: int) -> tuple[tuple[int, ...], ...]:
@@ -114,7 +120,9 @@ class SealedDeck:
 
     @property
     def commitment(self) -> str:
-        return commitment(self.hand, self.deck, self.salt)
+        """:func:`commitment` of this deck (hashed once: a table publishes it at the deal,
+        shows it all hand long and again with the deck at the end)."""
+        return _commitment(self.hand, self.deck, self.salt)
 
     def deal(self, players: int) -> tuple[tuple[int, ...], ...]:
         return deal_from_deck(self.deck, players)
