@@ -170,7 +170,15 @@ class ClusterLobby(Lobby):
     def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.create_task(work)
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        """A spawned task ended: a failure is said (a new table whose lease could not be
+        taken would otherwise only show as its creator waiting for it)."""
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("node %s: %s failed", self.node, task.get_coro(),
+                      exc_info=task.exception())  # fmt: skip
 
     # ------------------------------------------------------------------ the site's tables
     async def alive(self, node: str) -> bool:
@@ -214,7 +222,11 @@ class ClusterLobby(Lobby):
         self._spawn(self._host_new(table))
 
     async def _host_new(self, table: Table) -> None:
-        lease = await self.leases.acquire(table.id)
+        try:
+            lease = await self.leases.acquire(table.id)
+        except Exception:  # Redis away: the table is not served (its creator hears so)
+            self.tables.pop(table.id, None)
+            raise
         if lease is None:  # the code is taken on another node (1 in 10^8): not served
             log.error("table %s: its code is in use on another node", table.id)
             self.tables.pop(table.id, None)
