@@ -31,10 +31,11 @@ A situation evaluated ``saturation`` times is not evaluated again (its values ar
 well enough; the budget goes to the rarer ones).
 
 **The policy** (:meth:`BestResponse.choose`): the option with the best mean value in the
-situation, once the situation was evaluated ``min_visits`` times (``stake_visits`` when a
-falta envido is an option or being answered: :func:`high_stakes`) and that option beats
+situation, once the situation was evaluated ``min_visits`` times and that option beats
 the base policy's own option by more than ``caution`` standard errors of the paired
-difference; otherwise the base policy. Without any training it *is* the base policy:
+difference (``stake_visits`` times and ``stake_caution`` errors when a falta envido is an
+option or being answered, :func:`high_stakes`: a handful of outcomes worth up to the
+whole match says little); otherwise the base policy. Without any training it *is* the base policy:
 that is the baseline a measured gain is counted from.
 
 **The measure** (:func:`paired_hands`): matches of the trained learner against the bot,
@@ -198,8 +199,9 @@ class BestResponse:
         caution: float = 1.0,
         explore: float = 0.1,
         seed: int | None = None,
-        stake_visits: int = 6,
+        stake_visits: int = 10,
         saturation: int | None = 40,
+        stake_caution: float = 2.0,
     ) -> None:
         self.rules = rules
         self.base_spec = base
@@ -208,6 +210,7 @@ class BestResponse:
         self.caution = caution
         self.explore = explore
         self.stake_visits = stake_visits
+        self.stake_caution = stake_caution
         self.saturation = saturation
         self.table: dict[Key, OptionStats] = {}
         self.rng = np.random.default_rng(seed)
@@ -248,7 +251,8 @@ class BestResponse:
         if best == j:
             return base
         diff, error = stats.advantage(best, j)
-        return d.options[best] if diff > self.caution * error else base
+        caution = max(self.caution, self.stake_caution) if high_stakes(d.key) else self.caution
+        return d.options[best] if diff > caution * error else base
 
     def stats(self, key: Key | None) -> OptionStats | None:
         """The values of a situation: its own once seen ``min_visits`` times, else its
