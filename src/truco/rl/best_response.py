@@ -251,7 +251,8 @@ class BestResponse:
         if best == j:
             return base
         diff, error = stats.advantage(best, j)
-        caution = max(self.caution, self.stake_caution) if high_stakes(d.key) else self.caution
+        stake = d.key is not None and high_stakes(d.key)
+        caution = max(self.caution, self.stake_caution) if stake else self.caution
         return d.options[best] if diff > caution * error else base
 
     def stats(self, key: Key | None) -> OptionStats | None:
