@@ -160,6 +160,12 @@ class OptionStats:
         self.sums += v
         self.products += np.outer(v, v)
 
+    def merge(self, other: OptionStats) -> None:
+        """Count ``other``'s trials too (the same situation, learnt elsewhere)."""
+        self.n += other.n
+        self.sums += other.sums
+        self.products += other.products
+
     def means(self) -> np.ndarray:
         means: np.ndarray = self.sums / max(1, self.n)
         return means
@@ -333,6 +339,17 @@ class BestResponse:
             total += reward
         return total
 
+    def merge(self, other: BestResponse) -> None:
+        """Add what ``other`` learnt (its trials of every situation) to this table: the
+        statistics are sums, so shards trained in parallel make one learner."""
+        for key, stats in other.table.items():
+            mine = self.table.get(key)
+            if mine is None:
+                self.table[key] = copy.deepcopy(stats)
+            else:
+                mine.merge(stats)
+        self.evaluated += other.evaluated
+
     def deviations(self, top: int = 10) -> list[str]:
         """The most visited situations where the learnt option is not the base's usual
         one, in words (what was exploited)."""
@@ -385,7 +402,8 @@ def play_match(env: BotOpponentEnv, seed: int, choose: Chooser) -> tuple[float, 
 def duplicate_margins(learner: BestResponse, bot: str, seeds: Sequence[int]) -> list[float]:
     """The learner's greedy points margin per hand on each seed, played in duplicate:
     the same deals with the learner on one team, then on the other (the margin of the
-    pair: points over hands of both matches)."""
+    pair: points over hands of both matches). The whole-match measure that
+    :func:`paired_hands` replaced, kept to compare them (``exploitability.py --compare``)."""
     envs = [match_env(bot, learner.rules, team) for team in (0, 1)]
     out = []
     for seed in seeds:
