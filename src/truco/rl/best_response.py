@@ -27,11 +27,23 @@ learner's team then acts in the real match with its current policy (trying a ran
 option now and then, ``explore``) so that it also reaches the situations its deviations
 lead to.
 
+A situation evaluated ``saturation`` times is not evaluated again (its values are known
+well enough; the budget goes to the rarer ones).
+
 **The policy** (:meth:`BestResponse.choose`): the option with the best mean value in the
 situation, once the situation was evaluated ``min_visits`` times and that option beats
 the base policy's own option by more than ``caution`` standard errors of the paired
-difference; otherwise the base policy. Without any training it *is* the base policy:
+difference (``stake_visits`` times and ``stake_caution`` errors when a falta envido is an
+option or being answered, :func:`high_stakes`: a handful of outcomes worth up to the
+whole match says little); otherwise the base policy. Without any training it *is* the base policy:
 that is the baseline a measured gain is counted from.
+
+**The measure** (:func:`paired_hands`): matches of the trained learner against the bot,
+in duplicate; at every hand, from the first decision where the learner departs from the
+base policy, a copy of the match plays the rest of the hand with the base policy. The
+gain of a hand is the trained points minus the base's from the same position (same
+deal, score, hidden cards, bots' memory and random state): exactly 0 where the learner
+did not depart, so only the departures carry noise.
 
 >>> from truco import Game, Rules
 >>> from truco.view import seat_view
@@ -53,7 +65,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..actions import MAZO, SAY_FIRST, action_token, is_say
+from ..actions import CONTRAFLOR_AL_RESTO, FALTA_ENVIDO, MAZO, SAY_FIRST, action_token, is_say
 from ..bots import Bot, make_bot
 from ..bots.judgement import follow, hand_power, hand_tanto
 from ..cards import STRENGTH
@@ -111,6 +123,19 @@ def situation(view: SeatView, opts: Sequence[int]) -> Key:
     )
 
 
+def high_stakes(key: Key) -> bool:
+    """Whether a situation may put the match's rest at stake: a falta envido (or
+    contraflor al resto) among its options or in the chain being answered. Its outcomes
+    are worth up to the whole match, so its option values need far more trials."""
+    opts: tuple[int, ...] = key[-6]  # type: ignore[assignment]
+    if FALTA_ENVIDO in opts or CONTRAFLOR_AL_RESTO in opts:
+        return True
+    return key[0] != "turn" and any(
+        "falta" in word or "resto" in word
+        for word in key[2]  # type: ignore[attr-defined]
+    )
+
+
 def coarse(key: Key) -> Key:
     """A situation with less detail (without the card on the table and who is mano), to
     fall back on while the detailed one has been seen too few times."""
@@ -134,6 +159,12 @@ class OptionStats:
         self.n += 1
         self.sums += v
         self.products += np.outer(v, v)
+
+    def merge(self, other: OptionStats) -> None:
+        """Count ``other``'s trials too (the same situation, learnt elsewhere)."""
+        self.n += other.n
+        self.sums += other.sums
+        self.products += other.products
 
     def means(self) -> np.ndarray:
         means: np.ndarray = self.sums / max(1, self.n)
@@ -174,6 +205,9 @@ class BestResponse:
         caution: float = 1.0,
         explore: float = 0.1,
         seed: int | None = None,
+        stake_visits: int = 10,
+        saturation: int | None = 40,
+        stake_caution: float = 2.0,
     ) -> None:
         self.rules = rules
         self.base_spec = base
@@ -181,6 +215,9 @@ class BestResponse:
         self.min_visits = min_visits
         self.caution = caution
         self.explore = explore
+        self.stake_visits = stake_visits
+        self.stake_caution = stake_caution
+        self.saturation = saturation
         self.table: dict[Key, OptionStats] = {}
         self.rng = np.random.default_rng(seed)
         self.evaluated = 0  # decisions evaluated in training
@@ -220,18 +257,26 @@ class BestResponse:
         if best == j:
             return base
         diff, error = stats.advantage(best, j)
-        return d.options[best] if diff > self.caution * error else base
+        stake = d.key is not None and high_stakes(d.key)
+        caution = max(self.caution, self.stake_caution) if stake else self.caution
+        return d.options[best] if diff > caution * error else base
 
     def stats(self, key: Key | None) -> OptionStats | None:
         """The values of a situation: its own once seen ``min_visits`` times, else its
         coarse form's (:func:`coarse`) once that was, else none."""
         if key is None:
             return None
+        needed = max(self.min_visits, self.stake_visits) if high_stakes(key) else self.min_visits
         for k in (key, coarse(key)):
             stats = self.table.get(k)
-            if stats is not None and stats.n >= self.min_visits:
+            if stats is not None and stats.n >= needed:
                 return stats
         return None
+
+    def saturated(self, key: Key) -> bool:
+        """Whether ``key`` was evaluated ``saturation`` times already."""
+        stats = self.table.get(key)
+        return self.saturation is not None and stats is not None and stats.n >= self.saturation
 
     def action(self, d: Decision, option: int) -> int:
         """The action that carries out ``option``."""
@@ -249,15 +294,17 @@ class BestResponse:
         return self.action(d, self.best_option(d))
 
     # ------------------------------------------------------------------ learning
-    def _play_out(self, env: BotOpponentEnv, base: Bot, action: int) -> float:
-        """Play ``action`` in ``env`` then the rest of the hand greedily; the points it
-        brought the learner's team."""
+    def _play_out(self, env: BotOpponentEnv, base: Bot, action: int, greedy: bool = True) -> float:
+        """Play ``action`` in ``env`` then the rest of the hand greedily (or, with
+        ``greedy=False``, by the base policy alone); the points it brought the learner's
+        team."""
         hand = env.state.game.hand_index
         _, total, done, _, _ = env.step(action)
         while not done and env.state.game.hand_index == hand:
             view = seat_view(env.state.game, env.seat)
-            act = self.choose(view, env.state.legal_actions(env.seat), base)
-            _, reward, done, _, _ = env.step(act)
+            d = self.decide(view, env.state.legal_actions(env.seat), base)
+            option = self.best_option(d) if greedy else self.base_option(d)
+            _, reward, done, _, _ = env.step(self.action(d, option))
             total += reward
         return float(total)
 
@@ -280,10 +327,11 @@ class BestResponse:
             d = self.decide(view, env.state.legal_actions(env.seat))
             option = self.base_option(d)
             if d.key is not None:
-                values = self.evaluate(env, d)
-                for k in (d.key, coarse(d.key)):
-                    self.table.setdefault(k, OptionStats.empty(len(d.options))).add(values)
-                self.evaluated += 1
+                if not self.saturated(d.key):
+                    values = self.evaluate(env, d)
+                    for k in (d.key, coarse(d.key)):
+                        self.table.setdefault(k, OptionStats.empty(len(d.options))).add(values)
+                    self.evaluated += 1
                 option = self.best_option(d)
                 if self.rng.random() < self.explore:
                     option = d.options[int(self.rng.integers(len(d.options)))]
@@ -291,12 +339,23 @@ class BestResponse:
             total += reward
         return total
 
+    def merge(self, other: BestResponse) -> None:
+        """Add what ``other`` learnt (its trials of every situation) to this table: the
+        statistics are sums, so shards trained in parallel make one learner."""
+        for key, stats in other.table.items():
+            mine = self.table.get(key)
+            if mine is None:
+                self.table[key] = copy.deepcopy(stats)
+            else:
+                mine.merge(stats)
+        self.evaluated += other.evaluated
+
     def deviations(self, top: int = 10) -> list[str]:
         """The most visited situations where the learnt option is not the base's usual
         one, in words (what was exploited)."""
         rows = []
         for key, stats in self.table.items():
-            if stats.n < self.min_visits or key[-1] is None:
+            if self.stats(key) is not stats or key[-1] is None:
                 continue
             opts: tuple[int, ...] = key[-6]  # type: ignore[assignment]
             means = stats.means()
@@ -343,7 +402,8 @@ def play_match(env: BotOpponentEnv, seed: int, choose: Chooser) -> tuple[float, 
 def duplicate_margins(learner: BestResponse, bot: str, seeds: Sequence[int]) -> list[float]:
     """The learner's greedy points margin per hand on each seed, played in duplicate:
     the same deals with the learner on one team, then on the other (the margin of the
-    pair: points over hands of both matches)."""
+    pair: points over hands of both matches). The whole-match measure that
+    :func:`paired_hands` replaced, kept to compare them (``exploitability.py --compare``)."""
     envs = [match_env(bot, learner.rules, team) for team in (0, 1)]
     out = []
     for seed in seeds:
@@ -356,9 +416,104 @@ def duplicate_margins(learner: BestResponse, bot: str, seeds: Sequence[int]) -> 
     return out
 
 
-def train(learner: BestResponse, bot: str, matches: int, seed: int) -> None:
+@dataclass(frozen=True)
+class HandPair:
+    """One hand of :func:`paired_hands`: the points it brought the learner's team as the
+    trained learner played it, and as the base policy would have from the same position
+    (the same when the learner never departed from the base in it)."""
+
+    seed: int
+    team: int
+    trained: float
+    base: float
+    departed: bool
+
+    @property
+    def gain(self) -> float:
+        return self.trained - self.base
+
+
+def paired_match(learner: BestResponse, env: BotOpponentEnv, seed: int) -> list[HandPair]:
+    """One match of ``env`` (reset with ``seed``) by the trained learner (greedy), hand by
+    hand paired with the base policy: at the first decision of a hand where the learner's
+    option is not the base's, a copy of the match (bots, random generators and hidden
+    cards included) plays the base's option and the rest of the hand by the base policy.
+    The learner's decisions read its seat's view only; the copy is the simulator's."""
+    env.reset(seed=seed)
+    learner.reset_base(seed)
+    hands: list[HandPair] = []
+    done = False
+    while not done:
+        hand = env.state.game.hand_index
+        trained, base = 0.0, None
+        while not done and env.state.game.hand_index == hand:
+            view = seat_view(env.state.game, env.seat)
+            d = learner.decide(view, env.state.legal_actions(env.seat))
+            option, usual = learner.best_option(d), learner.base_option(d)
+            if base is None and option != usual:
+                sim_env, sim_base = copy.deepcopy((env, learner.base))
+                base = learner._play_out(sim_env, sim_base, learner.action(d, usual), False)
+            _, reward, done, _, _ = env.step(learner.action(d, option))
+            trained += reward
+        departed = base is not None
+        hands.append(HandPair(seed, env.team, trained, trained if base is None else base, departed))
+    return hands
+
+
+def paired_hands(
+    learner: BestResponse,
+    bot: str,
+    seeds: Sequence[int],
+    progress: Callable[[str], None] | None = None,
+) -> list[HandPair]:
+    """:func:`paired_match` on every seed in duplicate: the learner on one team, then on
+    the other, with the same deals."""
+    envs = [match_env(bot, learner.rules, team) for team in (0, 1)]
+    hands: list[HandPair] = []
+    for i, seed in enumerate(seeds):
+        for env in envs:
+            hands += paired_match(learner, env, seed)
+        if progress is not None:
+            gain = sum(h.gain for h in hands) / len(hands)
+            progress(f"evaluation seed {i + 1}/{len(seeds)}: {len(hands)} hands, gain {gain:+.3f}")
+    return hands
+
+
+def per_hand(
+    hands: Sequence[HandPair],
+    value: Callable[[HandPair], float],
+    resamples: int = 2000,
+    seed: int = 0,
+) -> tuple[float, float, float]:
+    """The mean of ``value`` per hand, with a 95% bootstrap interval over seeds (a seed's
+    hands, both seat orders, are resampled together: they share deals and the bots'
+    memory, so they are not independent)."""
+    seeds = sorted({h.seed for h in hands})
+    index = {s: i for i, s in enumerate(seeds)}
+    sums, counts = np.zeros(len(seeds)), np.zeros(len(seeds))
+    for h in hands:
+        sums[index[h.seed]] += value(h)
+        counts[index[h.seed]] += 1
+    if not seeds:
+        return (0.0, 0.0, 0.0)
+    mean = float(sums.sum() / counts.sum())
+    picks = np.random.default_rng(seed).integers(len(seeds), size=(resamples, len(seeds)))
+    ratios = sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
+    lo, hi = np.percentile(ratios, [2.5, 97.5])
+    return (mean, float(lo), float(hi))
+
+
+def train(
+    learner: BestResponse,
+    bot: str,
+    matches: int,
+    seed: int,
+    progress: Callable[[str], None] | None = None,
+) -> None:
     """``matches`` training matches against ``bot``, the learner's team alternating."""
     envs = [match_env(bot, learner.rules, team) for team in (0, 1)]
     rng = np.random.default_rng(seed)
     for m in range(matches):
         learner.train_match(envs[m % 2], int(rng.integers(2**31)))
+        if progress is not None:
+            progress(f"training match {m + 1}/{matches}: {learner.evaluated} decisions tried")
