@@ -6,8 +6,8 @@ played across two nodes), each table is created on a node in turn (which runs it
 table gets ``--rate`` actions a second; a finished match is replaced by a new table of the same
 two players. For each table count asked, once every table is seated and has settled, one
 measuring window reports: actions/s, p50/p99 from sending an action to *every* seat of the
-table receiving it, errors, and the CPU per action of the nodes, of the load generator and of
-Redis (all on the same machine: their sum is what one action costs it).
+table receiving it, errors, and the CPU per action of the nodes, of the load generator, of
+Redis and of PostgreSQL (all on the same machine: their sum is what one action costs it).
 
 ``--tables 200,400,600`` measures each count in turn on the same nodes (tables are added
 between the windows); ``--find-max`` adds ``--step`` tables after each window until one misses

@@ -266,6 +266,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             timeout_graceful_shutdown=15,
         ),
         address=f"http://{args.host}:{sock.getsockname()[1]}/",
+        # a cluster node leaving takes no table over while its sockets close
+        on_shutdown=lambda: setattr(app.state.lobby, "stopping", True),
     )
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C: uvicorn has shut down cleanly
         server.run(sockets=[sock])

@@ -48,6 +48,7 @@ class Lobby:
         self.tables: dict[str, Table] = {}
         self.addresses: dict[str, str] = {}  # table id -> the address that created it
         self._recording: set[asyncio.Task[bool]] = set()  # results being written
+        self.stopping = False  # the server is shutting down
         self.bot_pool = BotPool(
             config.bot_workers,
             config.bot_queue,

@@ -5,6 +5,7 @@ to open is printed only once the server is really serving."""
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable
 
 import uvicorn
 
@@ -34,11 +35,24 @@ def listening_socket(host: str, port: int) -> socket.socket:
 class AnnouncingServer(uvicorn.Server):
     """Uvicorn's server that prints where to open the table once it is really serving."""
 
-    def __init__(self, config: uvicorn.Config, *, address: str) -> None:
+    def __init__(
+        self,
+        config: uvicorn.Config,
+        *,
+        address: str,
+        on_shutdown: Callable[[], None] | None = None,
+    ) -> None:
         super().__init__(config)
         self.address = address
+        #: called as the shutdown begins, before the connections are closed
+        self.on_shutdown = on_shutdown
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets=sockets)
         if self.started:
             print(f"Truco Argento: open {self.address} in a browser (Ctrl+C stops)", flush=True)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        if self.on_shutdown is not None:
+            self.on_shutdown()
+        await super().shutdown(sockets=sockets)

@@ -138,6 +138,7 @@ class ClusterLobby(Lobby):
     async def stop(self) -> None:
         """Leave the site: stop the loops, hand the tables back (committed, leases
         released, so that another node takes them at once)."""
+        self.stopping = True
         for task in self._loops:
             task.cancel()
         await asyncio.gather(*self._loops, return_exceptions=True)
@@ -242,7 +243,9 @@ class ClusterLobby(Lobby):
         as of its last commit. None if another node got it, or it is no longer live."""
         if table_id in self.tables:
             return self.tables[table_id]
-        if table_id in self._broken or table_id in self._dropping:
+        # (a node leaving the site takes nothing over: two nodes stopping together would
+        # hand their tables back and forth)
+        if table_id in self._broken or table_id in self._dropping or self.stopping:
             return None
         running = self._taking.get(table_id)
         if running is not None:

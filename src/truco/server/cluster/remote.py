@@ -182,6 +182,9 @@ class Route:
         assert client is not None
         deadline = asyncio.get_running_loop().time() + lobby.find_seconds
         while not self.left and not client.closed:
+            if lobby.stopping:  # (its player reconnects to another node)
+                client.close("the server is stopping")
+                return
             table = lobby.tables.get(self.table_id)
             if table is not None:
                 self.local = table
