@@ -29,13 +29,11 @@ acknowledged actions lost: every action a player saw acknowledged is looked up i
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
-import gc
+import ctypes
 import json
 import multiprocessing as mp
 import os
-import random
 import secrets
 import signal
 import statistics
@@ -44,20 +42,18 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.cookiejar import DefaultCookiePolicy
+from dataclasses import dataclass
 from typing import Any
 
-import orjson
+from loadgen import Action, loader_main
 from measure import cpu_seconds, percentile, profile
 
 PG_DSN = "host=127.0.0.1 port=5432 dbname=test user=postgres"
 PG_BASE = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
-Action = tuple[int, int, str]  # hand, seat, token
-
 
 # ---------------------------------------------------------------- the load generator
+# (its processes run loadgen.loader_main; what they share with this one:)
 @dataclass
 class Shared:
     """What the main process and the loaders share (multiprocessing objects)."""
@@ -72,265 +68,24 @@ class Shared:
     results: Any  # mp.Queue: each loader's failover figures, at the end
 
 
-@dataclass
-class Window:
-    """What one loader measured in one window."""
-
-    latencies: list[float] = field(default_factory=list)  # ms, action -> every seat got it
-    actions: int = 0
-    errors: Counter[str] = field(default_factory=Counter)
-
-
-@dataclass
-class Loader:
-    """One load-generator process: its tables, and what it measured."""
-
-    nodes: list[str]
-    rate: float
-    shared: Shared
-    keep_seen: bool  # what each seat saw (only a failover run needs it)
-    windows: dict[int, Window] = field(default_factory=dict)
-    seated: set[int] = field(default_factory=set)  # lanes whose first table is seated
-    reconnects: int = 0
-    # table -> seat -> the actions the seat saw, by version; its own ones are acknowledged
-    seen: dict[str, dict[int, dict[int, Action]]] = field(default_factory=dict)
-    owner: dict[str, int] = field(default_factory=dict)  # table -> node it was created on
-    finished: set[str] = field(default_factory=set)
-    back: dict[str, float] = field(default_factory=dict)  # table -> first action after the kill
-
-    def window(self) -> Window | None:
-        """The window open now (None: none, or stopping)."""
-        w = self.shared.window.value
-        if not w or self.shared.stopping.is_set():
-            return None
-        found = self.windows.get(w)
-        if found is None:
-            found = self.windows[w] = Window()
-        return found
-
-    def error(self, code: str) -> None:
-        window = self.window()
-        if window is not None:
-            window.errors[code] += 1
-
-
-@dataclass
-class TableLoad:
-    id: str
-    seats: int
-    lane: int
-    next_at: float = 0.0
-    pending: dict[tuple[int, int, str], tuple[float, set[int]]] = field(default_factory=dict)
-    greeted: set[int] = field(default_factory=set)
-    done: asyncio.Event = field(default_factory=asyncio.Event)
-
-
-def _text(message: dict[str, Any]) -> str:
-    return orjson.dumps(message).decode()
-
-
-async def player(load: Loader, table: TableLoad, token: str, seat: int, rng: random.Random) -> None:
-    import websockets
-
-    node = rng.randrange(len(load.nodes))
-    seen = load.seen.setdefault(table.id, {}).setdefault(seat, {})
-    sat = False
-    dead = load.shared.dead
-    while not table.done.is_set() and not load.shared.stopping.is_set():
-        if node == dead.value:
-            node = rng.choice([i for i in range(len(load.nodes)) if i != dead.value])
-        try:
-            async with websockets.connect(
-                f"{load.nodes[node].replace('http', 'ws', 1)}/ws/{table.id}",
-                max_size=None,
-                open_timeout=20,
-                compression=None,
-            ) as ws:
-                since = max(seen, default=None)  # the last version seen (events skip none here)
-                await ws.send(_text({"type": "hello", "token": token, "since": since}))
-                if not sat:
-                    await ws.send(_text({"type": "sit", "seat": seat}))
-                    sat = True
-                await _play(load, table, ws, seat, seen, rng)
-                return
-        except (OSError, websockets.ConnectionClosed, TimeoutError):
-            if dead.value < 0:  # no node was killed: an error, then a reconnection
-                load.error("disconnected")
-            else:
-                node = dead.value  # (replaced above by a live node)
-            load.reconnects += 1
-            await asyncio.sleep(0.05)
-
-
-async def _play(
-    load: Loader,
-    table: TableLoad,
-    ws: Any,
-    seat: int,
-    seen: dict[int, Action],
-    rng: random.Random,
-) -> None:
-    acted, quiet = -1, 0.0
-    stopping = load.shared.stopping
-    while not table.done.is_set() and not stopping.is_set():
-        try:
-            async with asyncio.timeout(3):  # (no task per frame, unlike wait_for)
-                raw = await ws.recv(decode=False)
-        except TimeoutError:  # an action unanswered (lost with a node): send it again
-            quiet += 3
-            if quiet >= 30:
-                load.error("timeout")
-                table.done.set()
-                return
-            await ws.send(_text({"type": "sync", "since": max(seen, default=0)}))
-            acted = -1
-            continue
-        quiet = 0.0
-        now = time.perf_counter()
-        msg = orjson.loads(raw)
-        if msg["type"] == "error":
-            load.error(msg["code"])
-            acted = -1
-            continue
-        if msg["type"] != "state":
-            continue
-        if len(table.greeted) < table.seats:
-            table.greeted.add(seat)
-            if len(table.greeted) == table.seats:
-                load.seated.add(table.lane)
-        for event in msg["events"]:
-            if event["kind"] == "action":
-                action = (event["hand"], event["seat"], event["action"])
-                _delivered(load, table, seat, action, now)
-                if not load.keep_seen:
-                    seen.clear()  # the last version is all a reconnection needs
-                seen[event["v"]] = action
-            elif event["kind"] == "over":
-                load.finished.add(table.id)
-                table.done.set()
-        view = msg["view"]
-        if view is None or view["winner"] is not None:
-            continue
-        legal = [a for a in view["legal"] if not a.startswith("say ")]
-        if legal and msg["v"] != acted:
-            acted = msg["v"]
-            wait = table.next_at - time.perf_counter()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            action = rng.choice(legal)
-            sent = time.perf_counter()
-            table.next_at = sent + 1 / load.rate
-            table.pending[(view["hand_index"], seat, action)] = (sent, set(range(table.seats)))
-            await ws.send(_text({"type": "act", "action": action}))
-
-
-def _delivered(load: Loader, table: TableLoad, seat: int, action: Action, now: float) -> None:
-    pending = table.pending.get(action)
-    if pending is None:
-        return
-    sent, waiting = pending
-    waiting.discard(seat)
-    if not waiting:
-        del table.pending[action]
-        if 0 < load.shared.killed.value < sent:  # the table's first action sent after the kill
-            load.back.setdefault(table.id, now)
-        window = load.window()
-        if window is not None:
-            window.latencies.append(1000 * (now - sent))
-            window.actions += 1
-
-
-async def lane(load: Loader, http: Any, index: int, rng: random.Random) -> None:
-    """Keep one table going: a finished match is replaced by a new table."""
-    dead = load.shared.dead
-    tokens = []  # the lane's two players play match after match
-    for s in range(2):
-        r = await http.post(f"{load.nodes[s % len(load.nodes)]}/api/guest", json={"name": f"b{s}"})
-        tokens.append(r.json()["token"])
-    while not load.shared.stopping.is_set():
-        home = index % len(load.nodes)
-        if home == dead.value:
-            home = (home + 1) % len(load.nodes)
-        r = await http.post(
-            f"{load.nodes[home]}/api/tables",
-            json={"rules": {"players": 2, "target": 15}, "name": "bench", "turn_seconds": 0},
-            headers={"Authorization": f"Bearer {tokens[0]}"},
-        )
-        if r.status_code != 201:
-            load.error(f"create {r.status_code}")
-            await asyncio.sleep(1)
-            continue
-        start = time.perf_counter() + rng.random() / load.rate
-        table = TableLoad(r.json()["id"], 2, index, next_at=start)
-        load.owner[table.id] = home
-        await asyncio.gather(
-            *(player(load, table, tokens[s], s, random.Random(rng.random())) for s in range(2))
-        )
-        if not load.keep_seen:
-            load.seen.pop(table.id, None)
-
-
-def share(total: int, index: int, parts: int) -> int:
-    """Loader ``index``'s part of ``total`` tables."""
-    return total // parts + (index < total % parts)
-
-
-def loader_main(
-    nodes: list[str], index: int, loaders: int, rate: float, keep_seen: bool, shared: Shared
-) -> None:
-    gc.freeze()  # (the loader's own pauses would show as the server's latency)
-
-    async def run() -> None:
-        import httpx
-
-        load = Loader(nodes, rate, shared, keep_seen)
-        rng = random.Random(index)
-        limits = httpx.Limits(max_connections=50)
-        lanes: list[asyncio.Task[None]] = []
-        async with httpx.AsyncClient(timeout=60, limits=limits) as http:
-            # no session cookie: each guest request must make a new player
-            http.cookies.jar.set_policy(DefaultCookiePolicy(allowed_domains=[]))
-            reported, open_window, frozen = 0, 0, time.monotonic()
-            while not shared.stopping.is_set():
-                if time.monotonic() - frozen > 10:  # (a short-lived process: no leak to fear)
-                    gc.freeze()  # full collections walk only the last 10 s of objects
-                    frozen = time.monotonic()
-                mine = share(shared.target.value, index, loaders)
-                while len(lanes) < mine:
-                    lanes.append(asyncio.create_task(lane(load, http, len(lanes), rng)))
-                if reported < mine <= len(load.seated):
-                    reported = mine
-                    shared.ready.release()  # every table of this share seated
-                if open_window and shared.window.value != open_window:
-                    w = load.windows.pop(open_window, Window())
-                    shared.measured.put(
-                        {"latencies": w.latencies, "actions": w.actions, "errors": dict(w.errors)}
-                    )
-                open_window = shared.window.value
-                await asyncio.sleep(0.1)
-            await asyncio.sleep(0.5)
-            for task in lanes:
-                task.cancel()
-            await asyncio.gather(*lanes, return_exceptions=True)
-        shared.results.put(
-            {
-                "reconnects": load.reconnects,
-                "seen": {
-                    t: {str(s): list(v.values()) for s, v in seats.items()}
-                    for t, seats in load.seen.items()
-                }
-                if keep_seen
-                else {},
-                "finished": list(load.finished),
-                "owner": load.owner,
-                "back": load.back,
-            }
-        )
-
-    asyncio.run(run())
-
-
 # ---------------------------------------------------------------- the nodes
+def postgres_cpu() -> float:
+    """CPU of every PostgreSQL process of the machine so far (its backends come and go: a
+    window's figure is the difference, and includes other clients' work, if any)."""
+    total = 0.0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                if f.read().strip() != "postgres":
+                    continue
+            total += cpu_seconds(int(pid))
+        except (OSError, ValueError):
+            continue  # gone meanwhile
+    return total
+
+
 def redis_cpu(redis: Any) -> float:
     info = redis.info("cpu")
     return float(info["used_cpu_sys"]) + float(info["used_cpu_user"])
@@ -347,12 +102,21 @@ def start_node(
         "--reconnect-seconds", "60", "--bot-workers", "1",
     ]  # fmt: skip
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, text=True, env=env, preexec_fn=_stop_with_benchmark
+    )
     assert process.stdout is not None
     for line in process.stdout:
         if "open http" in line:
             return process
     raise RuntimeError(f"node on port {port} did not start")
+
+
+def _stop_with_benchmark() -> None:
+    """(In a node, before it runs.) SIGTERM it when the benchmark dies, even of a SIGKILL
+    or a ``timeout``: no node is left writing to a schema the next run drops (Linux)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
 
 
 def stored_actions(db: str) -> dict[str, list[Action]]:
@@ -493,6 +257,7 @@ def run(args: argparse.Namespace, db: str, prefix: str) -> list[dict[str, Any]]:
             p.join(60)
     finally:
         shared.stopping.set()
+        stopping = time.perf_counter()
         for p in processes:  # SIGINT: each node commits and hands its tables back
             if p.poll() is None:
                 p.send_signal(signal.SIGINT)
@@ -500,8 +265,10 @@ def run(args: argparse.Namespace, db: str, prefix: str) -> list[dict[str, Any]]:
             try:
                 p.wait(60)
             except subprocess.TimeoutExpired:
+                print(f"node {p.pid} still running 60 s after SIGINT: killed", flush=True)
                 p.kill()
                 p.wait()
+        print(f"nodes stopped in {time.perf_counter() - stopping:.1f} s", flush=True)
     if args.kill_one:
         windows[-1].update(failover(results, windows[-1]["kill_at"], stored_actions(db)))
     return windows
@@ -528,6 +295,7 @@ def measure(
     live = [p for p in nodes if p.poll() is None]
     cpu0 = {p.pid: cpu_seconds(p.pid) for p in live + loaders}
     redis0 = redis_cpu(r)
+    postgres0 = postgres_cpu()
     profiles = []
     if args.profile:
         named = [(f"node{i}", p.pid) for i, p in enumerate(live)]
@@ -556,6 +324,7 @@ def measure(
         if pid not in used:
             used[pid] = cpu_seconds(pid) - cpu0[pid]
     redis_used = redis_cpu(r) - redis0
+    postgres_used = postgres_cpu() - postgres0
     load = os.getloadavg()[0]
     measured = [shared.measured.get(timeout=120) for _ in loaders]
     for p in profiles:
@@ -579,6 +348,7 @@ def measure(
         "node_cpu_seconds": round(sum(used[p.pid] for p in nodes if p.pid in used), 2),
         "loader_cpu_seconds": round(sum(used[p.pid] for p in loaders), 2),
         "redis_cpu_seconds": round(redis_used, 2),
+        "postgres_cpu_seconds": round(postgres_used, 2),
         "load_average_1min": round(load, 2),
         "kill_at": kill_at,
     }
@@ -592,6 +362,7 @@ def per_action(window: dict[str, Any]) -> dict[str, Any]:
         "node_cpu_ms_per_action": round(1000 * window["node_cpu_seconds"] / actions, 3),
         "loader_cpu_ms_per_action": round(1000 * window["loader_cpu_seconds"] / actions, 3),
         "redis_cpu_ms_per_action": round(1000 * window["redis_cpu_seconds"] / actions, 3),
+        "postgres_cpu_ms_per_action": round(1000 * window["postgres_cpu_seconds"] / actions, 3),
     }
 
 
@@ -621,10 +392,17 @@ def failover(
     }
 
 
+def _stop_once(*_: Any) -> None:
+    """SIGTERM: stop (the finally blocks stop the nodes and drop the schema); a second one
+    (``timeout`` signals the whole group) must not cut that cleanup short."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise SystemExit(143)
+
+
 def main() -> int:
     args = parse_args()
     # a stopped benchmark stops its nodes and loaders too (the finally blocks run)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    signal.signal(signal.SIGTERM, _stop_once)
     runs = []
     for _ in range(args.runs):
         with site(args) as (db, prefix):
@@ -653,6 +431,7 @@ COLUMNS = [
     ("node_cpu_ms_per_action", "node CPU ms/action"),
     ("loader_cpu_ms_per_action", "loader CPU ms/action"),
     ("redis_cpu_ms_per_action", "Redis CPU ms/action"),
+    ("postgres_cpu_ms_per_action", "PostgreSQL CPU ms/action"),
     ("load_average_1min", "load"),
 ]
 

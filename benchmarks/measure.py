@@ -13,9 +13,15 @@ TICKS = os.sysconf("SC_CLK_TCK")
 
 def cpu_seconds(pid: int) -> float:
     """User + system CPU of a live process (all its threads) so far."""
+    user, system = cpu_split(pid)
+    return user + system
+
+
+def cpu_split(pid: int) -> tuple[float, float]:
+    """User and system (kernel: sockets, wakeups) CPU seconds of a live process so far."""
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
+    return int(fields[11]) / TICKS, int(fields[12]) / TICKS
 
 
 def percentile(values: list[float], p: float) -> float | None:
@@ -35,9 +41,11 @@ def py_spy() -> str:
     return found
 
 
-def profile(pid: int, path: str, seconds: float) -> subprocess.Popen[bytes]:
+def profile(pid: int, path: str, seconds: float, native: bool = False) -> subprocess.Popen[bytes]:
     """Sample the thread holding ``pid``'s GIL for ``seconds`` into ``path`` (collapsed
-    stacks, one per line: flamegraph.pl or speedscope read them)."""
+    stacks, one per line: flamegraph.pl or speedscope read them); ``native``: C frames too."""
     command = [py_spy(), "record", "--gil", "-f", "raw", "-r", "250", "-d", str(int(seconds))]
+    if native:
+        command.append("--native")
     command += ["-o", path, "-p", str(pid)]
     return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -12,7 +12,11 @@ going (a finished match is replaced by a new table). After ``--warmup`` seconds,
 - actions played, and the server's CPU time in that window (``/proc/<pid>/stat``: user +
   system, every thread of the server) divided by them;
 - latency from sending an action to *every* seat of the table having received it
-  (p50/p99), and to each seat receiving it.
+  (p50/p99), and to each seat receiving it;
+- errors: every error frame the server sends, and ``timeout`` (a seat that waits 10 s for
+  a frame), but not an action refused because another seat's action on its way made it
+  stale (random players race). Seats pace themselves under the documented rate limit and
+  choose again after ``rate_limited``, so a correct server shows 0.
 
     .venv/bin/python benchmarks/server_load.py --tables 40 --seconds 20 --runs 3
 """
@@ -33,12 +37,13 @@ import tempfile
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 from pathlib import Path
 from typing import Any
 
 import httpx
 import websockets
-from measure import cpu_seconds, percentile, py_spy
+from measure import cpu_split, percentile, profile
 
 
 @dataclass
@@ -103,14 +108,61 @@ def choose(view: dict[str, Any], seat: int, rng: random.Random) -> str | None:
     return rng.choice(legal) if legal else None
 
 
+#: the server's limit on a connection's messages (docs/protocol.md): 10 a second, bursts of
+#: 30; a seat paces itself a little under it, as a well-behaved client does
+RATE, BURST = 9.5, 28
+#: errors that are the random players' own race, not the server's fault: an action chosen
+#: from a state that another seat's action (already on its way) made stale
+RACES = frozenset({"illegal", "not_playing"})
+
+
+class Pace:
+    """A seat's own token bucket, a little under the server's."""
+
+    def __init__(self) -> None:
+        self.tokens = float(BURST)
+        self.stamp = time.monotonic()
+
+    def wait(self) -> float:
+        """Seconds to wait before the next message (a token is taken)."""
+        now = time.monotonic()
+        self.tokens = min(float(BURST), self.tokens + (now - self.stamp) * RATE)
+        self.stamp = now
+        self.tokens -= 1.0
+        return 0.0 if self.tokens >= 0.0 else -self.tokens / RATE
+
+
 async def seat_player(
     url: str, table: str, token: str, seat: int, players: int, stats: Stats, rng: random.Random
 ) -> None:
-    """One seat: sit, then act at random from the legal actions until the match ends."""
+    """One seat: sit, then act at random from the legal actions until the match ends.
+
+    Every error the server sends is counted except an action refused because another
+    seat's action, already on its way, changed the table first (the refusal then comes
+    after a newer state than the one the action was chosen from); ``timeout``: no frame
+    for 10 s while the seat waits on the server."""
     async with websockets.connect(f"{url}/ws/{table}", max_size=None, compression=None) as ws:
+        pace = Pace()
+        for _ in range(2):  # the hello and the sit
+            pace.wait()
         await ws.send(json.dumps({"type": "hello", "token": token}))
         await ws.send(json.dumps({"type": "sit", "seat": seat}))
-        acted = -1
+        acted = -1  # the version the last action was chosen from
+        seen = -1  # the newest version received
+        last: dict[str, Any] | None = None  # the newest state
+
+        async def act(state: dict[str, Any]) -> None:
+            nonlocal acted
+            view = state["view"]
+            action = None if view is None else choose(view, seat, rng)
+            if action is not None and state["v"] != acted and time.time() < stats.end:
+                delay = pace.wait()
+                if delay:
+                    await asyncio.sleep(delay)
+                stats.pending[(table, seat)] = (action, time.time())
+                acted = state["v"]
+                await ws.send(json.dumps({"type": "act", "action": action}))
+
         while True:
             try:
                 msg = json.loads(await asyncio.wait_for(ws.recv(), 10))
@@ -119,23 +171,23 @@ async def seat_player(
                     stats.error("timeout")
                 return
             if msg["type"] == "error":
-                stats.error(msg["code"])
-                acted = -1
+                if not (msg["code"] in RACES and seen > acted):
+                    stats.error(msg["code"])
+                if last is not None and (msg["code"] == "rate_limited" or seen == acted):
+                    acted = -1  # refused: choose again from the newest state
+                    await act(last)
                 continue
             if msg["type"] != "state":
                 continue
+            last = msg
+            seen = max(seen, msg["v"])
             for event in msg["events"]:
                 if event["kind"] == "action":
                     stats.received(table, players, event, seat)
                 elif event["kind"] == "over":
                     stats.matches += seat == 0 and stats.in_window(time.time())
                     return
-            view = msg["view"]
-            action = None if view is None else choose(view, seat, rng)
-            if action is not None and msg["v"] != acted and time.time() < stats.end:
-                stats.pending[(table, seat)] = (action, time.time())
-                acted = msg["v"]
-                await ws.send(json.dumps({"type": "act", "action": action}))
+            await act(msg)
 
 
 async def guests(http: httpx.AsyncClient, players: int) -> list[str]:
@@ -172,7 +224,10 @@ async def one_table(
 async def keep_tables(base: str, tables: int, sizes: list[int], stats: Stats, seed: int) -> None:
     url = base.replace("http", "ws", 1)
     rng = random.Random(seed)
-    async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+    # no cookie jar: a session cookie would make every later guest of the process the same
+    # player under a new name (POST /api/guest), and a lane of one player never starts
+    jar = CookieJar(DefaultCookiePolicy(allowed_domains=[]))
+    async with httpx.AsyncClient(base_url=base, timeout=30, cookies=jar) as http:
 
         async def lane(i: int) -> None:
             tokens = await guests(http, sizes[i % len(sizes)])
@@ -219,9 +274,7 @@ def serve_without_db(port: int, max_tables: int) -> None:
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", ws_per_message_deflate=False)
 
 
-def start_server(
-    port: int, db: str, max_tables: int, profile: str | None
-) -> subprocess.Popen[bytes]:
+def start_server(port: int, db: str, max_tables: int) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     if db == "none":
         code = f"import server_load; server_load.serve_without_db({port}, {max_tables})"
@@ -233,33 +286,12 @@ def start_server(
         # one address plays every seat here: lift the per-address limits
         cmd += ["--http-rate", "1000000/minute", "--http-write-rate", "1000000/minute"]
         cmd += ["--max-tables-per-address", str(max_tables)]
-    if profile:
-        cmd = [
-            py_spy(),
-            "record",
-            "-o",
-            profile,
-            "-f",
-            "raw",
-            "-r",
-            "250",
-            "--",
-            *cmd,
-        ]
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, env=env)
-
-
-def server_pid(server: subprocess.Popen[bytes], profiled: bool) -> int:
-    """The Python server's pid (under py-spy: its child)."""
-    if not profiled:
-        return server.pid
-    with open(f"/proc/{server.pid}/task/{server.pid}/children") as f:
-        return int(f.read().split()[0])
 
 
 def one_run(args: argparse.Namespace, sizes: list[int], db: str) -> dict[str, Any]:
     port = free_port()
-    server = start_server(port, db, args.tables * 4, args.profile)
+    server = start_server(port, db, args.tables * 4)
     base = f"http://127.0.0.1:{port}"
     try:
         for _ in range(600):
@@ -270,7 +302,7 @@ def one_run(args: argparse.Namespace, sizes: list[int], db: str) -> dict[str, An
                 break
             except httpx.HTTPError:
                 time.sleep(0.1)
-        pid = server_pid(server, bool(args.profile))
+        pid = server.pid
         start = time.time() + args.warmup
         end = start + args.seconds
         share = [args.tables // args.load_processes] * args.load_processes
@@ -283,9 +315,15 @@ def one_run(args: argparse.Namespace, sizes: list[int], db: str) -> dict[str, An
                 for i, n in enumerate(share)
             ]
             time.sleep(max(0.0, start - time.time()))
-            cpu0 = cpu_seconds(pid)
+            recorder = None
+            if args.profile:  # the measured window only (not the imports and the warmup)
+                recorder = profile(pid, args.profile, args.seconds, native=args.native)
+            user0, system0 = cpu_split(pid)
             time.sleep(max(0.0, end - time.time()))
-            cpu = cpu_seconds(pid) - cpu0
+            user1, system1 = cpu_split(pid)
+            cpu, system = user1 + system1 - user0 - system0, system1 - system0
+            if recorder is not None:
+                recorder.wait(60)
             load = os.getloadavg()[0]
             parts = [job.get(60) for job in jobs]
     finally:
@@ -313,6 +351,7 @@ def one_run(args: argparse.Namespace, sizes: list[int], db: str) -> dict[str, An
         "one_seat_ms_p99": percentile(each, 0.99),
         "server_cpu_seconds": round(cpu, 2),
         "server_cpu_ms_per_action": round(1000 * cpu / max(1, actions), 3),
+        "server_kernel_share": round(system / cpu, 2) if cpu else None,
         "load_average_1min": round(load, 2),
         "errors": sum(p.errors for p in parts),
         "error_codes": codes,
@@ -337,7 +376,14 @@ def main() -> int:
         "of the tests' PostgreSQL (tests/databases.py); 'none': tables not persisted",
     )
     parser.add_argument("--json", action="store_true", help="one JSON line per run, then medians")
-    parser.add_argument("--profile", metavar="FILE", help="record the server with py-spy to FILE")
+    parser.add_argument(
+        "--profile",
+        metavar="FILE",
+        help="record the server's measured window with py-spy (--gil, collapsed stacks) to FILE",
+    )
+    parser.add_argument(
+        "--native", action="store_true", help="with --profile: C frames too (py-spy --native)"
+    )
     args = parser.parse_args()
     sizes = args.players or [2, 4]
     runs = []

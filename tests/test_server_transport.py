@@ -9,11 +9,12 @@ import threading
 import time
 
 import uvicorn
+from websockets.frames import Frame, Opcode
 from websockets.sync.client import connect
 
 from server_testing import free_port
 from truco.server.limits import MovingWindow, parse_rate
-from truco.server.rawsocket import RawSocket, UvicornWriter
+from truco.server.rawsocket import RawSocket, UvicornWriter, text_frame_header
 from truco.server.table.clients import FRAME_BYTES, TOO_SLOW, Client
 
 
@@ -30,7 +31,7 @@ def test_uvicorn_connections_take_frames_directly() -> None:
         await socket.accept()
         seen.append(socket.direct)
         assert socket.direct is not None
-        assert socket.direct.write("uno") and socket.direct.write("dos")
+        assert all(socket.direct.write(text) for text in FRAMES)
         assert socket.direct.buffered() >= 0
         await socket.close(1000, "bye")
 
@@ -43,12 +44,26 @@ def test_uvicorn_connections_take_frames_directly() -> None:
         while not server.started:
             assert thread.is_alive() and time.monotonic() < deadline
             time.sleep(0.01)
-        with connect(f"ws://127.0.0.1:{port}/ws/x", open_timeout=10) as ws:
-            assert [ws.recv(5), ws.recv(5)] == ["uno", "dos"]
+        # without extensions the writer frames the text itself; with permessage-deflate
+        # (the default of this client) the protocol compresses it
+        for compression in (None, "deflate"):
+            url = f"ws://127.0.0.1:{port}/ws/x"
+            with connect(url, open_timeout=10, compression=compression, max_size=None) as ws:
+                assert [ws.recv(5) for _ in FRAMES] == FRAMES
     finally:
         server.should_exit = True
         thread.join(30)
-    assert len(seen) == 1 and isinstance(seen[0], UvicornWriter)
+    assert len(seen) == 2 and all(isinstance(s, UvicornWriter) for s in seen)
+
+
+#: frames of every length encoding (7 bits, 16 bits, 64 bits) and multi-byte UTF-8
+FRAMES = ["uno", "dos", "", "x" * 125, "ñ" * 63, "y" * 126, "z" * 65535, "é" * 40000]
+
+
+def test_text_frame_headers_are_rfc_6455s() -> None:
+    for n in (0, 1, 125, 126, 127, 65535, 65536, 70000):
+        data = b"a" * n
+        assert text_frame_header(n) + data == Frame(Opcode.TEXT, data).serialize(mask=False)
 
 
 class Unread:
@@ -90,3 +105,52 @@ def test_moving_windows_forget_idle_keys() -> None:
     now[0] = 5.0
     assert window.hit("10.0.0.200")
     assert list(window.hits) == ["10.0.0.200"]
+
+
+def test_uvicorn_connections_hand_frames_over_directly() -> None:
+    """Frames read while the handler waits on ``receive`` are queued as ASGI messages; once
+    it reads directly, each goes to its callback at once, in order, and ``receive``
+    returns only the disconnect."""
+    got: list[str] = []
+    done: list[object] = []
+
+    async def app(scope: dict[str, object], receive: object, send: object) -> None:
+        if scope["type"] != "websocket":
+            return
+        socket = RawSocket(scope, receive, send)  # type: ignore[arg-type]
+        await socket.accept()
+        first = await socket.receive()  # read the usual way
+        got.append(first["text"])
+        assert socket.read_directly(lambda m: got.append(m["text"]))
+        assert socket.direct is not None and socket.direct.write("ready")
+        done.append(await socket.receive())
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started:
+            assert thread.is_alive() and time.monotonic() < deadline
+            time.sleep(0.01)
+        with connect(f"ws://127.0.0.1:{port}/ws/x", open_timeout=10, compression=None) as ws:
+            ws.send("0")
+            assert ws.recv(5) == "ready"
+            for i in range(1, 50):
+                ws.send(str(i))
+            # what the short-frame reader leaves to the protocol's parser, in between
+            ws.send("l" * 200)  # a 16-bit length
+            ws.ping()
+            ws.send(["frag", "ment"])  # a fragmented message
+            ws.send("ñandú")
+            ws.send("x" * 125)
+            ws.send("last")
+        deadline = time.monotonic() + 10
+        while not done and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        server.should_exit = True
+        thread.join(30)
+    assert got == [str(i) for i in range(50)] + ["l" * 200, "fragment", "ñandú", "x" * 125, "last"]
+    assert len(done) == 1 and done[0]["type"] == "websocket.disconnect"  # type: ignore[index]

@@ -21,10 +21,12 @@ True
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import random
 import secrets
+import struct
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -63,6 +65,11 @@ def commitment(hand: int, deck: Sequence[int], salt: bytes) -> str:
     64
     """
     return hashlib.sha256(encode(hand, deck, salt)).hexdigest()
+
+
+@functools.lru_cache(maxsize=4096)
+def _commitment(hand: int, deck: tuple[int, ...], salt: bytes) -> str:
+    return commitment(hand, deck, salt)
 
 
 def deal_from_deck(deck: Sequence[int], players: int) -> tuple[tuple[int, ...], ...]:
@@ -114,7 +121,9 @@ class SealedDeck:
 
     @property
     def commitment(self) -> str:
-        return commitment(self.hand, self.deck, self.salt)
+        """:func:`commitment` of this deck (hashed once: a table publishes it at the deal,
+        shows it all hand long and again with the deck at the end)."""
+        return _commitment(self.hand, self.deck, self.salt)
 
     def deal(self, players: int) -> tuple[tuple[int, ...], ...]:
         return deal_from_deck(self.deck, players)
@@ -144,8 +153,11 @@ def _random_words(key: bytes, label: str) -> Iterator[int]:
     counter = 0
     while True:
         block = hmac.digest(key, f"{label}|{counter}".encode(), "sha256")
-        yield from (int.from_bytes(block[i : i + 4], "big") for i in range(0, 32, 4))
+        yield from _WORDS.unpack(block)  # eight big-endian 32-bit words
         counter += 1
+
+
+_WORDS = struct.Struct(">8I")
 
 
 def _below(words: Iterator[int], n: int) -> int:

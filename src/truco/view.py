@@ -179,9 +179,18 @@ class SeatView:
 
     def shared_json(self) -> JSON:
         """The fields of :meth:`to_json` that every seat of the same moment sees alike."""
-        pending, position = self.pending, self.position
+        last_hand = self.last_hand
         return {
             "rules": _rules_json(self.rules),
+            "last_hand": None if last_hand is None else last_hand.to_json(),
+            **self.moment_json(),
+        }
+
+    def moment_json(self) -> JSON:
+        """:meth:`shared_json` but for ``rules`` and ``last_hand``, which change only
+        between hands (a server encodes those once per hand)."""
+        pending, position = self.pending, self.position
+        return {
             "position": {
                 "first_mano": position.first_mano,
                 "hand_index": position.hand_index,
@@ -217,7 +226,6 @@ class SeatView:
             "in_hand": list(self.in_hand),
             "pica_pica": self.pica_pica,
             "round_seats": list(self.round_seats),
-            "last_hand": None if self.last_hand is None else self.last_hand.to_json(),
             "notes": _notes_json(self.notes),
             "scored": [list(w) for w in self.scored],
         }

@@ -9,6 +9,7 @@ in front of the API and the sockets (:class:`~.limits.HttpLimits`).
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -147,9 +148,18 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await lobby.start()
         await matchmaker.start()
+        # what start-up left alive (modules, the engine's tables: most of the heap) is
+        # never walked again by the collector (a cluster node's lobby does more, see
+        # cluster/pauses.py)
+        freeze = config.redis_url is None
+        if freeze:
+            gc.collect()
+            gc.freeze()
         try:
             yield
         finally:
+            if freeze:
+                gc.unfreeze()
             analysis = getattr(app.state, "analysis", None)
             if isinstance(analysis, analysis_api.AnalysisService):
                 await analysis.stop()

@@ -96,7 +96,8 @@ def _since(text: str | None) -> int | None:
 async def _hello(websocket: Handshake, config: ServerConfig) -> Hello | None:
     """The first message of a client without the cookie (``None``: it went away)."""
     try:
-        frame = await asyncio.wait_for(websocket.receive(), config.hello_seconds)
+        async with asyncio.timeout(config.hello_seconds):  # no task, unlike wait_for
+            frame = await websocket.receive()
     except TimeoutError:
         raise Refused(HELLO_TIMEOUT, "no hello: send {type: hello} first") from None
     if frame["type"] == "websocket.disconnect":
@@ -173,14 +174,16 @@ async def table_socket(websocket: RawSocket, server: Server, table_id: str) -> N
         # the first state goes out before any frame is read: a client that floods from
         # its first message still gets it, then the rate limit
         with contextlib.suppress(TimeoutError):  # a table that never answers: read anyway
-            await asyncio.wait_for(greeted.wait(), GREETING_SECONDS)
+            async with asyncio.timeout(GREETING_SECONDS):
+                await greeted.wait()
         await _receive_loop(websocket, client, inbox, server.config)
     finally:
         await inbox.put(Leave(client))
         if not client.closed:
             client.close("bye")
         try:
-            await asyncio.wait_for(sender, 5)
+            async with asyncio.timeout(5):
+                await sender
         except TimeoutError:
             sender.cancel()
 
@@ -230,35 +233,36 @@ def _size(frame: Mapping[str, Any]) -> tuple[str | None, int]:
     return text, len(text.encode(errors="replace"))
 
 
-async def _receive_loop(
-    websocket: RawSocket,
-    client: Client,
-    inbox: Inbox,
-    config: ServerConfig,
-) -> None:
-    """Read frames, check size, rate and shape, and pass commands to the table."""
-    bucket = TokenBucket(config.rate_per_second, config.rate_burst, time.monotonic())
-    strikes = 0
-    while not client.closed:
-        try:
-            frame = await websocket.receive()
-        except (WebSocketDisconnect, RuntimeError, OSError):
-            return
-        if frame["type"] == "websocket.disconnect":
-            return
+class _Frames:
+    """A connection's frames, checked for size, rate and shape, as commands of its table
+    (one at a time, in order: :meth:`take`)."""
+
+    def __init__(self, client: Client, inbox: Inbox, config: ServerConfig) -> None:
+        self.client = client
+        self.inbox = inbox
+        self.config = config
+        self.bucket = TokenBucket(config.rate_per_second, config.rate_burst, time.monotonic())
+        self.strikes = 0
+
+    def check(self, frame: Mapping[str, Any]) -> Command | None:
+        """The command of one ``websocket.receive`` message, or None (an error was sent,
+        or the client is closed for flooding)."""
+        client, config = self.client, self.config
+        if client.closed:
+            return None
         text, size = _size(frame)
-        if not bucket.allow(time.monotonic()):
-            strikes += 1
-            if strikes >= config.max_flood_strikes:
+        if not self.bucket.allow(time.monotonic()):
+            self.strikes += 1
+            if self.strikes >= config.max_flood_strikes:
                 client.close("flooding: too many messages")
-                return
+                return None
             client.send(
                 error_message(
                     "rate_limited",
                     f"too many messages: at most {config.rate_per_second:g} a second",
                 )
             )
-            continue
+            return None
         if size > config.max_message_bytes:
             client.send(
                 error_message(
@@ -266,16 +270,49 @@ async def _receive_loop(
                     f"message of {size} bytes: the limit is {config.max_message_bytes}",
                 )
             )
-            continue
+            return None
         if text is None:
             client.send(error_message("bad_json", "send text frames with JSON, not binary frames"))
-            continue
+            return None
         try:
             message = parse_client_message(text)
         except ProtocolError as exc:
             client.send(error_message(exc.code, exc.reason))
-            continue
+            return None
         if isinstance(message, Hello):
             client.send(error_message("bad_message", "hello comes once, as the first message"))
-            continue
-        await inbox.put(Command(client, message))
+            return None
+        return Command(client, message)
+
+    def take_now(self, frame: Mapping[str, Any]) -> None:
+        """:meth:`check` then straight into a local table's inbox (read directly)."""
+        command = self.check(frame)
+        if command is not None:
+            assert isinstance(self.inbox, asyncio.Queue)
+            self.inbox.put_nowait(command)
+
+
+async def _receive_loop(
+    websocket: RawSocket,
+    client: Client,
+    inbox: Inbox,
+    config: ServerConfig,
+) -> None:
+    """Read frames, check size, rate and shape, and pass commands to the table. A table
+    of this process (its inbox a queue) gets them as the server parses them, once every
+    frame read so far is passed (:meth:`RawSocket.read_directly`); this loop then only
+    waits for the disconnect."""
+    frames = _Frames(client, inbox, config)
+    direct = not isinstance(inbox, asyncio.Queue)  # True: never (or already) direct
+    while not client.closed:
+        if not direct:
+            direct = websocket.read_directly(frames.take_now)
+        try:
+            frame = await websocket.receive()
+        except (WebSocketDisconnect, RuntimeError, OSError):
+            return
+        if frame["type"] == "websocket.disconnect":
+            return
+        command = frames.check(frame)
+        if command is not None:
+            await inbox.put(command)

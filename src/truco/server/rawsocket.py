@@ -11,13 +11,20 @@ test client, another ASGI server) gets the same frames through ``send``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from starlette.datastructures import Headers, QueryParams
 from starlette.requests import cookie_parser
 from starlette.types import Receive, Scope, Send
 from websockets.exceptions import InvalidState
+from websockets.protocol import OPEN
+
+try:  # the C unmasking of websockets, else its Python one
+    from websockets.speedups import apply_mask
+except ImportError:  # pragma: no cover
+    from websockets.utils import apply_mask
 
 try:
     from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -75,6 +82,17 @@ class RawSocket:
             self.gone = True
         return message
 
+    def read_directly(self, on_receive: Callable[[Mapping[str, Any]], None]) -> bool:
+        """From now on, hand each ``websocket.receive`` message to ``on_receive`` as the
+        server parses it (in its ``data_received``: no task wakes up, reading is never
+        paused and resumed per message); :meth:`receive` then only returns the
+        disconnect. Only under uvicorn's sans-I/O protocol, and only once every message
+        read so far was received (so none is taken out of turn); False otherwise."""
+        direct = self.direct
+        if not isinstance(direct, UvicornWriter) or self.gone:
+            return False
+        return direct.tap(on_receive)
+
     async def send_text(self, text: str) -> None:
         """Write one text frame (an ``OSError`` if the client has gone)."""
         if self.closed:
@@ -87,6 +105,16 @@ class RawSocket:
             return
         self.closed = True
         await self._send({"type": "websocket.close", "code": code, "reason": reason})
+
+
+def text_frame_header(length: int) -> bytes:
+    """The header of an unmasked, final text frame of ``length`` bytes (RFC 6455, 5.2): a
+    server's frames are never masked."""
+    if length < 126:
+        return bytes((0x81, length))
+    if length < 65536:
+        return b"\x81\x7e" + length.to_bytes(2, "big")
+    return b"\x81\x7f" + length.to_bytes(8, "big")
 
 
 class UvicornWriter:
@@ -109,7 +137,11 @@ class UvicornWriter:
             or not isinstance(protocol, _SANSIO)
             or not all(
                 hasattr(protocol, name)
-                for name in ("conn", "transport", "close_sent", "disconnected")
+                for name in ("conn", "transport", "close_sent", "disconnected", "read_paused")
+            )
+            or not all(
+                hasattr(getattr(protocol, "conn", None), name)
+                for name in ("state", "extensions", "writes", "expect_continuation_frame")
             )
         ):
             return None
@@ -117,15 +149,104 @@ class UvicornWriter:
 
     def write(self, text: str) -> bool:
         protocol = self.protocol
-        if protocol.close_sent or protocol.disconnected or self.transport.is_closing():
+        transport = self.transport
+        if protocol.close_sent or protocol.disconnected or transport.is_closing():
             return False
+        conn = self.conn
+        data = text.encode()
+        if conn.state is OPEN and not (conn.extensions or conn.writes):
+            # no extension (no permessage-deflate), nothing of the protocol's own waiting:
+            # the frame is a header and the text, written at once (what ``send_text``
+            # then ``data_to_send`` would write, without building a Frame per message)
+            transport.write(text_frame_header(len(data)) + data)
+            return True
+        if conn.expect_continuation_frame:
+            return False  # never, since nothing here sends fragments
         try:
-            self.conn.send_text(text.encode())
+            conn.send_text(data)
         except InvalidState:
             return False
-        self.transport.write(b"".join(self.conn.data_to_send()))
+        transport.write(b"".join(conn.data_to_send()))
         return True
 
     def buffered(self) -> int:
         size: int = self.transport.get_write_buffer_size()
         return size
+
+    def tap(self, on_receive: Callable[[Mapping[str, Any]], None]) -> bool:
+        """See :meth:`RawSocket.read_directly`."""
+        protocol = self.protocol
+        queue = getattr(protocol, "queue", None)
+        if type(queue) is not asyncio.Queue or not queue.empty() or protocol.read_paused:
+            return False
+        protocol.queue = _Tap(protocol, on_receive)
+        reader = getattr(protocol.conn, "reader", None)
+        if isinstance(getattr(reader, "buffer", None), bytearray):
+            fast = _FastFrames(protocol, reader, on_receive)
+            protocol.data_received = fast.data_received
+            self.transport.set_protocol(protocol)  # the event loop reads the method again
+        return True
+
+
+class _FastFrames:
+    """Reads the frames a player sends (short, unfragmented, masked text frames) without
+    the ``websockets`` parser; whatever else comes (a control frame, a long or fragmented
+    message, a partial frame, a compressed one) goes to uvicorn's own ``data_received``
+    from there on, and so does everything while that parser is inside a frame."""
+
+    def __init__(
+        self, protocol: Any, reader: Any, on_receive: Callable[[Mapping[str, Any]], None]
+    ) -> None:
+        self.protocol = protocol
+        self.conn = protocol.conn
+        self.reader = reader
+        self.on_receive = on_receive
+        self.slow = type(protocol).data_received.__get__(protocol)
+
+    def data_received(self, data: bytes) -> None:
+        protocol, conn = self.protocol, self.conn
+        if (
+            self.reader.buffer
+            or protocol.close_sent
+            or conn.state is not OPEN
+            or conn.extensions
+            or conn.expect_continuation_frame
+        ):
+            self.slow(data)
+            return
+        at, size = 0, len(data)
+        while at + 6 <= size and not protocol.close_sent:
+            length = data[at + 1] ^ 0x80  # masked, as a client's frames must be
+            if data[at] != 0x81 or length > 125:  # not final text; long or unmasked
+                break
+            end = at + 6 + length
+            if end > size:
+                break
+            try:
+                text = apply_mask(data[at + 6 : end], data[at + 2 : at + 6]).decode()
+            except UnicodeDecodeError:
+                break  # the parser closes the connection with the right code
+            at = end
+            self.on_receive({"type": "websocket.receive", "text": text})
+        if at < size:
+            self.slow(data[at:] if at else data)
+
+
+class _Tap(asyncio.Queue[Any]):
+    """An uvicorn connection's queue of ASGI messages whose ``websocket.receive``
+    messages go to ``on_receive`` at once; the others (the disconnect) are queued."""
+
+    def __init__(self, protocol: Any, on_receive: Callable[[Mapping[str, Any]], None]) -> None:
+        super().__init__()
+        self.protocol = protocol
+        self.on_receive = on_receive
+        # uvicorn pauses reading after queueing a message unless it is paused already,
+        # and resumes once its queue is read: nothing waits in this queue, so it is
+        # marked paused for good (and reading never stops)
+        protocol.read_paused = True
+
+    def put_nowait(self, item: Any) -> None:
+        if item["type"] == "websocket.receive":
+            self.on_receive(item)
+        else:
+            super().put_nowait(item)

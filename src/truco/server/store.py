@@ -15,6 +15,9 @@ one WAL flush per batch), the same code serves SQLite and PostgreSQL, and an asy
 microseconds against a commit's milliseconds. The writer sends plain SQL through the DBAPI
 connection it keeps (SQLAlchemy's pool and dialect still make it): compiling SQLAlchemy
 statements for every commit cost more than the commit's own work.
+
+On PostgreSQL the group commits skip the thread: each batch is one statement (one round
+trip) on an asynchronous connection of the event loop (:mod:`truco.server.store_pg`).
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ from sqlalchemy.pool import StaticPool
 
 from .journal import LIVE, JournalError, TableWrite, fold
 from .migrations import upgrade
+from .store_pg import PgWriter
 from .tasks import spawn
 
 log = logging.getLogger("truco.server")
@@ -249,6 +253,8 @@ class Store:
     #: the writer thread's DBAPI connection and its statements (:meth:`write_batch`)
     _raw: Any = field(init=False, default=None)
     _sql: _Statements = field(init=False)
+    #: PostgreSQL: group commits as one statement on the event loop (:mod:`.store_pg`)
+    _pg: PgWriter | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         kwargs: dict[str, Any] = {}
@@ -446,6 +452,8 @@ class Store:
         await done
 
     async def start(self) -> None:
+        if self.engine.dialect.name == "postgresql" and self.engine.dialect.driver == "psycopg":
+            self._pg = PgWriter(self.engine)
         self._wake = asyncio.Event()
         self._writer = spawn(self._write_loop(), "truco-store-writer")
 
@@ -458,9 +466,7 @@ class Store:
             batch, self._queue = self._queue, []
             if batch:
                 try:
-                    await loop.run_in_executor(
-                        self._thread, self.write_batch, [w for w, _ in batch]
-                    )
+                    await self._write([w for w, _ in batch], loop)
                 except Exception:
                     await self._write_one_by_one(batch)
                 else:
@@ -470,12 +476,22 @@ class Store:
             if self._closing and not self._queue:
                 return
 
+    async def _write(self, writes: list[TableWrite], loop: asyncio.AbstractEventLoop) -> None:
+        """One group commit: on PostgreSQL one statement on this loop, else
+        :meth:`write_batch` in the writer's thread."""
+        if self._pg is None:
+            await loop.run_in_executor(self._thread, self.write_batch, writes)
+            return
+        fenced = {w.match_id: self.fences[w.match_id] for w in writes if w.match_id in self.fences}
+        await self._pg.write(writes, fenced, time.time())
+        self.transactions += 1
+
     async def _write_one_by_one(self, batch: list[tuple[TableWrite, asyncio.Future[None]]]) -> None:
         """After a failed group commit: each write alone, so that one bad write fails alone."""
         loop = asyncio.get_running_loop()
         for write, done in batch:
             try:
-                await loop.run_in_executor(self._thread, self.write_batch, [write])
+                await self._write([write], loop)
             except Exception as exc:
                 if isinstance(exc, FenceError) and self.on_fence_lost is not None:
                     self.on_fence_lost(exc.match_id)
@@ -493,6 +509,8 @@ class Store:
             await self._writer
             self._writer = None
         self._thread.shutdown()
+        if self._pg is not None:
+            await self._pg.close()
         if self._raw is not None:
             self._raw.close()
             self._raw = None

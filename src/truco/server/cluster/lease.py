@@ -12,7 +12,7 @@ than the new owner, and its writes are refused where they land.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -27,7 +27,7 @@ return token
 # KEYS: n leases, then their n fence counters; ARGV[1] ttl ms, ARGV[2] node, ARGV[2 + i] the
 # token of lease i -> for each: 0 renewed, -1 lost, else the new token of a lease that expired
 # while nobody took it (its fence counter is still at our token: nobody acquired it since)
-_RENEW = """
+RENEW_SCRIPT = """
 local n = #KEYS / 2
 local out = {}
 for i = 1, n do
@@ -71,6 +71,27 @@ return moved
 """
 
 
+def renew_keys(
+    prefix: str, node: str, ttl_ms: int, leases: list[Lease]
+) -> tuple[list[str], list[str | int]]:
+    """The keys and arguments of :data:`RENEW_SCRIPT` for ``leases``."""
+    keys = [f"{prefix}lease:{lease.table_id}" for lease in leases]
+    keys += [f"{prefix}fence:{lease.table_id}" for lease in leases]
+    return keys, [ttl_ms, node, *(lease.token for lease in leases)]
+
+
+def renew_outcome(leases: list[Lease], results: Any) -> tuple[list[Lease], list[Lease]]:
+    """:data:`RENEW_SCRIPT`'s answer for ``leases``: those lost, those regained (with their
+    new token)."""
+    lost = [lease for lease, r in zip(leases, results, strict=True) if int(r) < 0]
+    regained = [
+        Lease(lease.table_id, lease.node, int(r))
+        for lease, r in zip(leases, results, strict=True)
+        if int(r) > 0
+    ]
+    return lost, regained
+
+
 @dataclass(frozen=True, slots=True)
 class Lease:
     """A node's hold on a table; ``token`` fences its writes."""
@@ -102,7 +123,7 @@ class Leases:
         self.node = node
         self.ttl_ms = ttl_ms
         self._acquire = redis.register_script(_ACQUIRE)
-        self._renew = redis.register_script(_RENEW)
+        self._renew = redis.register_script(RENEW_SCRIPT)
         self._release = redis.register_script(_RELEASE)
         self._orphans = redis.register_script(_ORPHANS)
         self._moved = redis.register_script(_MOVED)
@@ -128,18 +149,8 @@ class Leases:
         the fence to (nobody wrote the table meanwhile: nobody else held it)."""
         if not leases:
             return [], []
-        results = await self._renew(
-            keys=[self.key(lease.table_id) for lease in leases]
-            + [self.fence_key(lease.table_id) for lease in leases],
-            args=[self.ttl_ms, self.node, *(lease.token for lease in leases)],
-        )
-        lost = [lease for lease, r in zip(leases, results, strict=True) if int(r) < 0]
-        regained = [
-            Lease(lease.table_id, self.node, int(r))
-            for lease, r in zip(leases, results, strict=True)
-            if int(r) > 0
-        ]
-        return lost, regained
+        keys, args = renew_keys(self.prefix, self.node, self.ttl_ms, leases)
+        return renew_outcome(leases, await self._renew(keys=keys, args=args))
 
     async def release(self, lease: Lease) -> bool:
         """Give a lease up (only if it is still ours)."""

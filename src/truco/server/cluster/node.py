@@ -34,6 +34,7 @@ from ..protocol import ProtocolError, error_message, parse_client_message
 from ..ratings import record_unrecorded
 from ..table import Command, Join, Leave, Table
 from .bus import Bus, Message
+from .keeper import LeaseKeeper
 from .lease import Lease, Leases
 from .pauses import keep_pauses_short
 from .remote import RemoteClient, Route, player_of
@@ -77,9 +78,9 @@ class ClusterLobby(Lobby):
         self.node = node or secrets.token_hex(4)
         self.lease_ms = lease_ms
         self.leases = Leases(self.redis, prefix, self.node, lease_ms)
-        #: the heartbeat's own connection: a renewal never waits behind a burst of lookups
-        self._beat: Redis = Redis.from_url(redis_url)
-        self.renewals = Leases(self._beat, prefix, self.node, lease_ms)
+        self.redis_url = redis_url
+        #: renews the leases from a thread of its own (:mod:`.keeper`), made at start
+        self.keeper: LeaseKeeper | None = None
         self.bus = Bus(self.redis, prefix, self.node, redis_url)
         self.held: dict[str, Lease] = {}  # the leases of the tables this node runs
         self.routes: dict[str, Route] = {}  # this node's sockets at tables run elsewhere
@@ -110,6 +111,17 @@ class ClusterLobby(Lobby):
         self.store.on_fence_lost = self._fence_lost
         self.bus.on_unreachable = self._unreachable
         await self.bus.start(self._on_message)
+        self.keeper = LeaseKeeper(
+            self.redis_url,
+            self.prefix,
+            self.node,
+            self.lease_ms,
+            lambda: list(self.held.values()),
+            self._renewed,
+            asyncio.get_running_loop(),
+        )
+        await asyncio.to_thread(self.keeper.renew_once)  # alive before anything else
+        self.keeper.start()
         await self._heartbeat()
         rows = await asyncio.to_thread(
             self.store.load, unfinished=True, limit=self.config.max_tables * 100
@@ -117,6 +129,7 @@ class ClusterLobby(Lobby):
         if rows:
             await self.redis.sadd(self.key("tables"), *[row.id for row in rows])
         self._loops = [
+            asyncio.create_task(self._every(self.lease_ms / 6000, self._tick)),
             asyncio.create_task(self._every(self.lease_ms / 3000, self._heartbeat)),
             asyncio.create_task(self._every(self.lease_ms / 6000, self._take_orphans)),
             asyncio.create_task(keep_pauses_short()),  # last: start-up is over
@@ -128,9 +141,12 @@ class ClusterLobby(Lobby):
         for task in self._loops:
             task.cancel()
         await asyncio.gather(*self._loops, return_exceptions=True)
-        for table in list(self.tables.values()):
-            await self._drop(table.id)
+        # all at once: their last commits go in a few group commits, not one after another
+        # (a thousand tables took longer than the server's graceful shutdown)
+        await asyncio.gather(*(self._drop(table_id) for table_id in list(self.tables)))
         await self.bus.stop()
+        if self.keeper is not None:
+            await asyncio.to_thread(self.keeper.stop)
         await self.redis.zrem(self.key("nodes"), self.node)
         if self._tasks:  # releases and drops in flight: a bounded wait, then they go
             _, late = await asyncio.wait(set(self._tasks), timeout=10)
@@ -142,7 +158,6 @@ class ClusterLobby(Lobby):
         self.bot_pool.shutdown()
         await self.store.close()
         await self.redis.aclose()
-        await self._beat.aclose()
 
     async def _every(self, seconds: float, step: Any) -> None:
         while True:
@@ -155,7 +170,15 @@ class ClusterLobby(Lobby):
     def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.create_task(work)
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        """A spawned task ended: a failure is said (a new table whose lease could not be
+        taken would otherwise only show as its creator waiting for it)."""
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("node %s: %s failed", self.node, task.get_coro(),
+                      exc_info=task.exception())  # fmt: skip
 
     # ------------------------------------------------------------------ the site's tables
     async def alive(self, node: str) -> bool:
@@ -199,7 +222,11 @@ class ClusterLobby(Lobby):
         self._spawn(self._host_new(table))
 
     async def _host_new(self, table: Table) -> None:
-        lease = await self.leases.acquire(table.id)
+        try:
+            lease = await self.leases.acquire(table.id)
+        except Exception:  # Redis away: the table is not served (its creator hears so)
+            self.tables.pop(table.id, None)
+            raise
         if lease is None:  # the code is taken on another node (1 in 10^8): not served
             log.error("table %s: its code is in use on another node", table.id)
             self.tables.pop(table.id, None)
@@ -309,23 +336,28 @@ class ClusterLobby(Lobby):
             self._spawn(self._drop(table_id))
 
     # ------------------------------------------------------------------ loops
-    async def _heartbeat(self) -> None:
-        """Say this node is alive, renew its leases, publish its tables' summaries, refresh
-        the site's listing (when asked lately), follow tables that moved."""
-        now_ms = time.time() * 1000
-        pipe = self._beat.pipeline(transaction=False)
-        pipe.zadd(self.key("nodes"), {self.node: now_ms + self.lease_ms})
-        pipe.zremrangebyscore(self.key("nodes"), 0, now_ms - 60_000)
-        await pipe.execute()
-        lost, regained = await self.renewals.renew(list(self.held.values()))
-        for lease in lost:
-            log.warning("node %s lost the lease of table %s", self.node, lease.table_id)
-            self._spawn(self._drop(lease.table_id))
+    async def _tick(self) -> None:
+        """Tell the lease keeper this loop is alive."""
+        if self.keeper is not None:
+            self.keeper.tick()
+
+    def _renewed(self, lost: list[Lease], regained: list[Lease]) -> None:
+        """(From the lease keeper, in order.) Drop the tables whose lease another node took;
+        take the new token of those that expired while nobody took them. A lease reported
+        lost under a token older than the one held now was regained meanwhile: ignored."""
         for lease in regained:
             if self.held.get(lease.table_id) is not None:
                 log.warning("node %s: lease of table %s renewed late", self.node, lease.table_id)
                 self.held[lease.table_id] = lease
                 self.store.fences[lease.table_id] = lease.token
+        for lease in lost:
+            if self.held.get(lease.table_id) == lease:
+                log.warning("node %s lost the lease of table %s", self.node, lease.table_id)
+                self._spawn(self._drop(lease.table_id))
+
+    async def _heartbeat(self) -> None:
+        """Publish this node's tables' summaries, refresh the site's listing (when asked
+        lately), follow tables that moved."""
         await self._publish_summaries()
         if time.monotonic() - self._listing_asked < 30:
             summaries = await self.redis.hgetall(self.key("summaries"))

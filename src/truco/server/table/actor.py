@@ -182,10 +182,9 @@ class Table:
             try:
                 if deadline is None:
                     message = await self.inbox.get()
-                else:
-                    message = await asyncio.wait_for(
-                        self.inbox.get(), max(0.0, deadline - loop.time())
-                    )
+                else:  # a timeout on this task, not a task per message as wait_for makes
+                    async with asyncio.timeout_at(deadline):
+                        message = await self.inbox.get()
             except TimeoutError:
                 self._on_timers(loop.time())
                 self._settle()

@@ -18,9 +18,43 @@ import orjson
 
 from ...cards import card_name
 from ...game import Game
-from ...view import seat_view, shared_fields
+from ...rules import Rules
+from ...view import PublicHand, seat_view, shared_fields
 from .clients import Peer
 from .events import EventLog, sees
+
+
+def _hand_json(hand: PublicHand | None) -> bytes:
+    """A closed hand's JSON, encoded once: every view of the next hand shows it."""
+    if hand is None:
+        return b"null"
+    known = _HANDS.get(id(hand))
+    if known is not None and known[0] is hand:
+        return known[1]
+    if len(_HANDS) >= _KEPT:
+        _HANDS.clear()
+    data = orjson.dumps(hand.to_json())
+    _HANDS[id(hand)] = (hand, data)  # the hand kept alive: its id stays its own
+    return data
+
+
+def _rules_json(rules: Rules) -> bytes:
+    """A table's rules, encoded once (found by identity: hashing the options each round
+    would cost more than encoding them)."""
+    known = _RULES.get(id(rules))
+    if known is not None and known[0] is rules:
+        return known[1]
+    if len(_RULES) >= _KEPT:
+        _RULES.clear()
+    data = orjson.dumps(rules.to_dict())
+    _RULES[id(rules)] = (rules, data)
+    return data
+
+
+#: the encoded closed hands and rules of the live tables (public: the same for every seat)
+_HANDS: dict[int, tuple[PublicHand, bytes]] = {}
+_RULES: dict[int, tuple[Rules, bytes]] = {}
+_KEPT = 4096
 
 
 class Round:
@@ -59,7 +93,16 @@ class Round:
                     self._shared = shared_fields(game)
                 seats_view = seat_view(game, seat, self._shared)
                 if not self._shared_json:
-                    self._shared_json = orjson.dumps(seats_view.shared_json())[1:-1]
+                    self._shared_json = b"".join(
+                        (
+                            b'"rules":',
+                            _rules_json(seats_view.rules),
+                            b',"last_hand":',
+                            _hand_json(seats_view.last_hand),
+                            b",",
+                            orjson.dumps(seats_view.moment_json())[1:-1],
+                        )
+                    )
                 own = orjson.dumps(seats_view.own_json())[:-1]
                 view = b"".join((own, b",", self._shared_json, b"}"))
             self._views[seat] = view

@@ -1,0 +1,63 @@
+"""``parse_client_message`` checks the busiest message (``act``) by hand, without
+pydantic: it must accept and refuse exactly what the model's validation does."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from truco.server.protocol import (
+    _CLIENT_MESSAGE,
+    Act,
+    ProtocolError,
+    check_action_token,
+    parse_client_message,
+)
+
+CASES: list[Any] = [
+    {"type": "act", "action": "mazo"},
+    {"type": "act", "action": "play 1e"},
+    {"type": "act", "action": "say quiero"},
+    {"type": "act", "action": "real-envido"},
+    {"type": "act", "action": "Mazo"},  # not as the notation writes it
+    {"type": "act", "action": " mazo"},
+    {"type": "act", "action": "x" * 40},
+    {"type": "act", "action": "x" * 41},
+    {"type": "act", "action": "ñ" * 41},
+    {"type": "act", "action": ""},
+    {"type": "act", "action": 3},
+    {"type": "act", "action": None},
+    {"type": "act", "action": ["mazo"]},
+    {"type": "act", "action": True},
+    {"type": "act"},
+    {"type": "act", "action": "mazo", "extra": 1},
+    {"type": "act", "actions": "mazo"},
+]
+
+
+def by_the_model(data: Any) -> Any:
+    """What validation with the pydantic model alone answers (then the token check)."""
+    try:
+        message = _CLIENT_MESSAGE.validate_python(data)
+        if isinstance(message, Act):
+            check_action_token(message.action)
+        return message
+    except Exception:
+        return "refused"
+
+
+@pytest.mark.parametrize("data", CASES, ids=[json.dumps(c)[:40] for c in CASES])
+def test_the_act_fast_path_agrees_with_the_model(data: Any) -> None:
+    try:
+        fast: Any = parse_client_message(json.dumps(data))
+    except ProtocolError:
+        fast = "refused"
+    assert fast == by_the_model(data)
+    if fast != "refused":
+        assert isinstance(fast, Act) and fast.action == data["action"]
+        assert parse_client_message(json.dumps(data)) == fast  # the second time: the kept one
+    else:  # a refusal is never kept
+        with pytest.raises(ProtocolError):
+            parse_client_message(json.dumps(data))
