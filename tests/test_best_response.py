@@ -209,3 +209,24 @@ def test_an_envido_answer_is_keyed_by_the_answering_seat_s_tanto() -> None:
         assert key[4] == bisect_right(TANTO_EDGES, tanto(game.hand_cards(seat)))
         buckets.add(key[4])
     assert len(buckets) > 3
+
+
+def test_merged_shards_hold_every_trial_of_both() -> None:
+    """Shards trained apart (the benchmark's ``--jobs``) merge into one table: every
+    situation's trials, sums and paired products are those of both shards together."""
+    one, two = BestResponse(RULES, seed=0), BestResponse(RULES, seed=1)
+    train(one, "station", matches=2, seed=0)
+    train(two, "station", matches=2, seed=1)
+    counts = {k: v.n for k, v in one.table.items()}
+    for k, v in two.table.items():
+        counts[k] = counts.get(k, 0) + v.n
+    shared = next(k for k in one.table if k in two.table)
+    sums = one.table[shared].sums + two.table[shared].sums
+    merged = BestResponse(RULES, seed=0)
+    merged.merge(one)
+    merged.merge(two)
+    assert {k: v.n for k, v in merged.table.items()} == counts
+    assert np.allclose(merged.table[shared].sums, sums)
+    assert merged.evaluated == one.evaluated + two.evaluated
+    assert one.table[shared].n + two.table[shared].n == merged.table[shared].n
+    assert merged.table[shared] is not one.table[shared]
