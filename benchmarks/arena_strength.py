@@ -93,6 +93,11 @@ SETS: dict[str, dict[str, Run]] = {
             ("--gauntlet", E, "--target", "15", "--flor"), 80, 404, 4200, 1
         ),
         "final_vs_hard_1v1": Run((E, H), 200, 405, 3900, 1),
+        # the expert with a wary rival in half its worlds (commit "Expert: half of its worlds
+        # play a wary rival"), fresh seeds; benchmarks/expert_paired.py plays the same pairs
+        # for the expert before the change (--before wary=0)
+        "wary_vs_loose_15": Run((E, "mirror:loose", "--target", "15"), 80, 601, 2400, 1),
+        "wary_vs_hard_1v1": Run((E, H), 80, 602, 2400, 1),
         # decision time of the named levels against the beginner
         "time_hard": Run(("search:hard", "simple"), 10, 208, 240, 1),
         "time_easy": Run(("search:easy", "simple"), 20, 209, 120, 1),

@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import gc
 import random
+import sys
 import time
 from collections import Counter
 from collections.abc import Coroutine
@@ -63,6 +64,7 @@ class Loader:
         self.windows: dict[int, Window] = {}
         self.seated: set[int] = set()  # lanes whose first table is seated
         self.reconnects = 0
+        self.drops: Counter[str] = Counter()  # why sockets dropped (printed at the end)
         # table -> seat -> the actions the seat saw, by version; its own ones are acknowledged
         self.seen: dict[str, dict[int, dict[int, Action]]] = {}
         self.owner: dict[str, int] = {}  # table -> node it was created on
@@ -192,11 +194,11 @@ class Seat:
                         lost.set_result(None)
 
                 try:
-                    self.client = await connect(
+                    self.client = client = await connect(
                         f"{load.nodes[self.node]}/ws/{table.id}", self.received, closed
                     )
-                except (OSError, TimeoutError):
-                    self.dropped()
+                except (OSError, TimeoutError) as error:
+                    self.dropped(f"connect: {type(error).__name__} {error}"[:80])
                     await asyncio.sleep(0.05)
                     continue
                 self.heard = self.poked = time.perf_counter()
@@ -208,7 +210,7 @@ class Seat:
                 self.client = None
                 if self.over or table.given_up or load.stopping:
                     return
-                self.dropped()
+                self.dropped(closed_why(client))
                 await asyncio.sleep(0.05)
         finally:
             load.seats.discard(self)
@@ -216,8 +218,9 @@ class Seat:
             if self.timer is not None:
                 self.timer.cancel()
 
-    def dropped(self) -> None:
+    def dropped(self, why: str) -> None:
         load = self.load
+        load.drops[why] += 1
         if load.dead < 0:  # no node was killed: an error, then a reconnection
             load.error("disconnected")
         else:  # (replaced by a live node before connecting again)
@@ -293,8 +296,18 @@ class Seat:
         action = self.rng.choice(self.legal)
         sent = time.perf_counter()
         table.next_at = sent + 1 / self.load.rate
-        table.pending[(self.hand_index, self.index, action)] = (sent, set(range(table.seats)))
+        table.pending[(self.hand_index, self.index, action)] = (
+            sent,
+            set(range(table.seats)),
+        )
         self.send({"type": "act", "action": action})
+
+
+def closed_why(client: WebSocketClient) -> str:
+    """Why a socket dropped: the server's close code and reason, or none came."""
+    if client.close_code is None:
+        return "dropped without a closing frame"
+    return f"closed {client.close_code} {client.close_reason}"[:80]
 
 
 def parse(raw: bytes) -> tuple[dict[str, Any], bool]:
@@ -355,7 +368,11 @@ async def lane(load: Loader, http: JsonPoster, index: int, rng: random.Random) -
         try:
             status, created = await http.post(
                 f"{nodes[home]}/api/tables",
-                {"rules": {"players": 2, "target": 15}, "name": "bench", "turn_seconds": 0},
+                {
+                    "rules": {"players": 2, "target": 15},
+                    "name": "bench",
+                    "turn_seconds": 0,
+                },
                 tokens[0],
             )
         except (OSError, TimeoutError, asyncio.IncompleteReadError):
@@ -381,7 +398,12 @@ def share(total: int, index: int, parts: int) -> int:
 
 
 async def run(
-    nodes: list[str], index: int, loaders: int, rate: float, keep_seen: bool, shared: Any
+    nodes: list[str],
+    index: int,
+    loaders: int,
+    rate: float,
+    keep_seen: bool,
+    shared: Any,
 ) -> dict[str, Any]:
     """Keep this loader's share of the tables playing until the benchmark stops; hand each
     window's figures over when it closes. The failover figures."""
@@ -410,7 +432,11 @@ async def run(
             if open_window and window != open_window:
                 w = load.windows.pop(open_window, Window())
                 shared.measured.put(
-                    {"latencies": w.latencies, "actions": w.actions, "errors": dict(w.errors)}
+                    {
+                        "latencies": w.latencies,
+                        "actions": w.actions,
+                        "errors": dict(w.errors),
+                    }
                 )
             open_window = window
             await asyncio.sleep(0.1)
@@ -422,6 +448,8 @@ async def run(
             seat.leave()
     finally:
         await http.close()
+    if load.drops:  # (each is an error or a reconnection already counted: this says why)
+        print(f"loader {index}: sockets dropped: {dict(load.drops)}", file=sys.stderr)
     return {
         "reconnects": load.reconnects,
         "seen": {
@@ -437,7 +465,12 @@ async def run(
 
 
 def loader_main(
-    nodes: list[str], index: int, loaders: int, rate: float, keep_seen: bool, shared: Any
+    nodes: list[str],
+    index: int,
+    loaders: int,
+    rate: float,
+    keep_seen: bool,
+    shared: Any,
 ) -> None:
     """One load-generator process (uvloop when installed)."""
     gc.freeze()  # (the loader's own pauses would show as the server's latency)

@@ -12,7 +12,11 @@ going (a finished match is replaced by a new table). After ``--warmup`` seconds,
 - actions played, and the server's CPU time in that window (``/proc/<pid>/stat``: user +
   system, every thread of the server) divided by them;
 - latency from sending an action to *every* seat of the table having received it
-  (p50/p99), and to each seat receiving it.
+  (p50/p99), and to each seat receiving it;
+- errors: every error frame the server sends, and ``timeout`` (a seat that waits 10 s for
+  a frame), but not an action refused because another seat's action on its way made it
+  stale (random players race). Seats pace themselves under the documented rate limit and
+  choose again after ``rate_limited``, so a correct server shows 0.
 
     .venv/bin/python benchmarks/server_load.py --tables 40 --seconds 20 --runs 3
 """
@@ -139,7 +143,8 @@ async def seat_player(
     for 10 s while the seat waits on the server."""
     async with websockets.connect(f"{url}/ws/{table}", max_size=None, compression=None) as ws:
         pace = Pace()
-        pace.wait(), pace.wait()
+        for _ in range(2):  # the hello and the sit
+            pace.wait()
         await ws.send(json.dumps({"type": "hello", "token": token}))
         await ws.send(json.dumps({"type": "sit", "seat": seat}))
         acted = -1  # the version the last action was chosen from

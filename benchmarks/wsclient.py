@@ -92,6 +92,8 @@ class WebSocketClient(asyncio.Protocol):
         self._parts: list[bytes] = []  # a fragmented message so far
         self._opcode = 0
         self._handshaken = False
+        self.close_code: int | None = None  # the server's closing frame's (None: none came)
+        self.close_reason = ""
 
     # ------------------------------------------------------------ asyncio.Protocol
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -219,6 +221,9 @@ class WebSocketClient(asyncio.Protocol):
             if self.transport is not None and not self.closing:
                 self.transport.write(frame(PONG, bytes(payload)))
         elif opcode == CLOSE:
+            if len(payload) >= 2:
+                self.close_code = int.from_bytes(payload[:2], "big")
+                self.close_reason = payload[2:].decode(errors="replace")
             if not self.closing and self.transport is not None:  # the server's: answer it
                 self.closing = True
                 self.transport.write(frame(CLOSE, bytes(payload[:2])))

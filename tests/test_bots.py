@@ -382,3 +382,46 @@ def test_the_rollout_answers_envido_and_truco_by_their_own_shifts() -> None:
         assert policy_action(game, rival, legal, 0.0) != QUIERO
         assert policy_action(game, rival, legal, 0.0, other) != QUIERO
         assert policy_action(game, rival, legal, 0.0, wide) == QUIERO
+
+
+def test_the_wary_rival_is_looser_than_the_policy_whatever_the_fit() -> None:
+    from truco.bots.rollout import NEUTRAL, PlayerModel
+    from truco.bots.search import LEVELS, WARY_SHIFT, wary
+
+    folding = PlayerModel(calls=-0.3, envido_accepts=-0.3, truco_accepts=-0.3)
+    for model in (folding, NEUTRAL, PlayerModel(calls=0.2, truco_accepts=0.1)):
+        guard = wary(model)
+        assert guard.calls >= max(model.calls, 0.0) + WARY_SHIFT
+        assert guard.envido_accepts >= max(model.envido_accepts, 0.0) + WARY_SHIFT
+        assert guard.truco_accepts >= max(model.truco_accepts, 0.0) + WARY_SHIFT
+    assert LEVELS["expert"].wary > 0
+    # the gauntlet's mirrors and the other levels search as before
+    assert all(LEVELS[level].wary == 0 for level in ("easy", "medium", "hard"))
+
+
+def test_the_expert_bluffs_a_trash_truco_less_when_its_worlds_include_the_wary_rival() -> None:
+    """The leak issue 11's best response found: an expert whose fit says "this rival
+    folds" called truco as mano on a worthless hand nearly every time."""
+    from truco.actions import TRUCO
+    from truco.bots.judgement import hand_power
+    from truco.bots.rollout import PlayerModel
+
+    folding = PlayerModel(truco_accepts=-0.3)
+    rules = Rules(target=15)
+    trucos = {0.0: 0, 0.5: 0}
+    deals = 0
+    for seed in range(1, 200):
+        game = Game(rules, seed=5000 + seed, first_mano=0)
+        if hand_power(game.cards[0], (), 0) >= 0.2:
+            continue
+        deals += 1
+        for share in trucos:
+            bot = make_bot("search:expert", seed)
+            assert isinstance(bot, SearchBot)
+            bot.method = dataclasses.replace(bot.method, prior=folding, wary=share)
+            action = bot.choose(seat_view(game, 0), game.legal_actions(0, False), rules)
+            trucos[share] += action == TRUCO
+        if deals == 20:
+            break
+    assert trucos[0.0] >= 16  # the fit alone: a bluff at almost every worthless hand
+    assert trucos[0.5] <= trucos[0.0] - 2

@@ -252,3 +252,16 @@ def test_derived_shuffles_look_uniform() -> None:
         counts[deck.index(0)] += 1
     chi2 = sum((c - 100) ** 2 / 100 for c in counts)
     assert chi2 < 72.0, counts  # 39 degrees of freedom: P(chi2 > 72.05) = 0.001
+
+
+def test_a_key_always_derives_the_same_decks() -> None:
+    """Fixed vectors: a stored match's key must deal (and reveal) the decks it committed
+    to, whatever version of the server restores it."""
+    assert (
+        SealedDeck.derive(bytes(32), 0).commitment
+        == "cbf3e5dc6370f17960ae0d5cc107c0f25adab2625ae854ccc4d162a07c303ccb"
+    )
+    assert (
+        SealedDeck.derive(bytes(range(32)), 7).commitment
+        == "3b05ee2924dc049e76ff63b8365d4d7dbc5b34eae1232e500becc416cad788ad"
+    )

@@ -57,3 +57,7 @@ def test_the_act_fast_path_agrees_with_the_model(data: Any) -> None:
     assert fast == by_the_model(data)
     if fast != "refused":
         assert isinstance(fast, Act) and fast.action == data["action"]
+        assert parse_client_message(json.dumps(data)) == fast  # the second time: the kept one
+    else:  # a refusal is never kept
+        with pytest.raises(ProtocolError):
+            parse_client_message(json.dumps(data))

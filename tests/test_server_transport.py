@@ -139,11 +139,18 @@ def test_uvicorn_connections_hand_frames_over_directly() -> None:
             assert ws.recv(5) == "ready"
             for i in range(1, 50):
                 ws.send(str(i))
+            # what the short-frame reader leaves to the protocol's parser, in between
+            ws.send("l" * 200)  # a 16-bit length
+            ws.ping()
+            ws.send(["frag", "ment"])  # a fragmented message
+            ws.send("ñandú")
+            ws.send("x" * 125)
+            ws.send("last")
         deadline = time.monotonic() + 10
         while not done and time.monotonic() < deadline:
             time.sleep(0.01)
     finally:
         server.should_exit = True
         thread.join(30)
-    assert got == [str(i) for i in range(50)]
+    assert got == [str(i) for i in range(50)] + ["l" * 200, "fragment", "ñandú", "x" * 125, "last"]
     assert len(done) == 1 and done[0]["type"] == "websocket.disconnect"  # type: ignore[index]

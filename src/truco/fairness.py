@@ -26,6 +26,7 @@ import hashlib
 import hmac
 import random
 import secrets
+import struct
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -152,8 +153,11 @@ def _random_words(key: bytes, label: str) -> Iterator[int]:
     counter = 0
     while True:
         block = hmac.digest(key, f"{label}|{counter}".encode(), "sha256")
-        yield from (int.from_bytes(block[i : i + 4], "big") for i in range(0, 32, 4))
+        yield from _WORDS.unpack(block)  # eight big-endian 32-bit words
         counter += 1
+
+
+_WORDS = struct.Struct(">8I")
 
 
 def _below(words: Iterator[int], n: int) -> int:

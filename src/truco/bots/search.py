@@ -51,13 +51,18 @@ class Method:
     prior: PlayerModel = NEUTRAL  # the adaptive fit's starting model of the rivals
     team_worlds: int | None = None  # worlds on 2v2 and 3v3 tables (default: ``worlds``)
     families: bool = True  # a rival's falta shows what its envido would (rollout.action_likelihood)
+    #: share of the worlds whose rivals are the :func:`wary` model (bluffs and wide
+    #: answers): the calls must pay against a rival who is not the fitted one (0: off)
+    wary: float = 0.0
 
 
 LEVELS = {
     "easy": Method(8, 3, cautious=1.0),
     "medium": Method(40, 3, cautious=1.0),
     "hard": Method(120, 4, cautious=1.0),
-    "expert": Method(240, 4, cautious=1.0, adaptive=True, team_worlds=180, prior=SEARCH_LIKE),
+    "expert": Method(
+        240, 4, cautious=1.0, adaptive=True, team_worlds=180, prior=SEARCH_LIKE, wary=0.5
+    ),
 }
 ALIASES = {"default": "medium", "normal": "medium"}
 
@@ -67,6 +72,26 @@ MIRROR_MODELS = {
     "tight": PlayerModel(calls=-0.1, envido_accepts=-0.15, truco_accepts=-0.15),
     "loose": PlayerModel(calls=0.1, envido_accepts=0.15, truco_accepts=0.15),
 }
+
+
+#: How far past the policy the :func:`wary` rival goes: it calls and answers as if its
+#: hand were this much stronger (0.3: a truco accepted from a hand power of 0.0, an
+#: envido from a tanto of 24, a truco called from 0.3).
+WARY_SHIFT = 0.3
+
+
+def wary(model: PlayerModel) -> PlayerModel:
+    """The rival a call must also pay against: at least as loose as the policy, whatever
+    the fit says, and :data:`WARY_SHIFT` looser (calls with weaker hands, accepts with
+    weaker hands). A model fitted on a few answers of a rival who folded makes every
+    bluff look free, and one that believes every call makes folding look right: a best
+    response plays into both (issue 11's exploitability check found the expert's
+    truco calls and answers read that way)."""
+    return PlayerModel(
+        calls=max(model.calls, 0.0) + WARY_SHIFT,
+        envido_accepts=max(model.envido_accepts, 0.0) + WARY_SHIFT,
+        truco_accepts=max(model.truco_accepts, 0.0) + WARY_SHIFT,
+    )
 
 
 @dataclass(frozen=True)
@@ -177,11 +202,16 @@ class SearchBot(Bot):
         rng = self.rng
         samples: list[list[float]] = [[] for _ in candidates]
         score, target = view.score, rules.target
-        models = (NEUTRAL, self.rivals) if team == 0 else (self.rivals, NEUTRAL)
         worlds = self.worlds
         if view.rules.players > 2 and self.method.team_worlds is not None:
             worlds = self.method.team_worlds
-        for world in self._worlds(Determinizer(view), team, worlds):
+        wary_worlds = round(worlds * self.method.wary)
+        determinizer = Determinizer(view)
+        fitted = self._worlds(determinizer, team, worlds - wary_worlds)
+        guarded = self._worlds(determinizer, team, wary_worlds, wary(self.rivals))
+        for k, world in enumerate((*fitted, *guarded)):
+            rivals = self.rivals if k < len(fitted) else wary(self.rivals)
+            models = (NEUTRAL, rivals) if team == 0 else (rivals, NEUTRAL)
             world.dealer = None  # only this hand is played out
             closed = len(world.history)
             rollout_seed = rng.random()
@@ -215,12 +245,20 @@ class SearchBot(Bot):
         return actions[choice]
 
     def _worlds(
-        self, determinizer: Determinizer, team: int, count: int | None = None
+        self,
+        determinizer: Determinizer,
+        team: int,
+        count: int | None = None,
+        model: PlayerModel | None = None,
     ) -> list[Game]:
         """The worlds to play out: uniform among the consistent deals, or (oversampling)
-        resampled by the likelihood of the rivals' logged actions under the rollout policy."""
-        rng, model, families = self.rng, self.rivals, self.method.families
+        resampled by the likelihood of the rivals' logged actions under the rollout policy
+        (the rivals played as ``model``, by default the bot's model of them)."""
+        rng, families = self.rng, self.method.families
+        model = self.rivals if model is None else model
         count = self.worlds if count is None else count
+        if count <= 0:
+            return []
         if self.oversample <= 1:
             return [determinizer.sample(rng) for _ in range(count)]
 

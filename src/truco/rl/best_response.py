@@ -31,10 +31,11 @@ A situation evaluated ``saturation`` times is not evaluated again (its values ar
 well enough; the budget goes to the rarer ones).
 
 **The policy** (:meth:`BestResponse.choose`): the option with the best mean value in the
-situation, once the situation was evaluated ``min_visits`` times (``stake_visits`` when a
-falta envido is an option or being answered: :func:`high_stakes`) and that option beats
+situation, once the situation was evaluated ``min_visits`` times and that option beats
 the base policy's own option by more than ``caution`` standard errors of the paired
-difference; otherwise the base policy. Without any training it *is* the base policy:
+difference (``stake_visits`` times and ``stake_caution`` errors when a falta envido is an
+option or being answered, :func:`high_stakes`: a handful of outcomes worth up to the
+whole match says little); otherwise the base policy. Without any training it *is* the base policy:
 that is the baseline a measured gain is counted from.
 
 **The measure** (:func:`paired_hands`): matches of the trained learner against the bot,
@@ -159,6 +160,12 @@ class OptionStats:
         self.sums += v
         self.products += np.outer(v, v)
 
+    def merge(self, other: OptionStats) -> None:
+        """Count ``other``'s trials too (the same situation, learnt elsewhere)."""
+        self.n += other.n
+        self.sums += other.sums
+        self.products += other.products
+
     def means(self) -> np.ndarray:
         means: np.ndarray = self.sums / max(1, self.n)
         return means
@@ -198,8 +205,9 @@ class BestResponse:
         caution: float = 1.0,
         explore: float = 0.1,
         seed: int | None = None,
-        stake_visits: int = 6,
+        stake_visits: int = 10,
         saturation: int | None = 40,
+        stake_caution: float = 2.0,
     ) -> None:
         self.rules = rules
         self.base_spec = base
@@ -208,6 +216,7 @@ class BestResponse:
         self.caution = caution
         self.explore = explore
         self.stake_visits = stake_visits
+        self.stake_caution = stake_caution
         self.saturation = saturation
         self.table: dict[Key, OptionStats] = {}
         self.rng = np.random.default_rng(seed)
@@ -248,7 +257,9 @@ class BestResponse:
         if best == j:
             return base
         diff, error = stats.advantage(best, j)
-        return d.options[best] if diff > self.caution * error else base
+        stake = d.key is not None and high_stakes(d.key)
+        caution = max(self.caution, self.stake_caution) if stake else self.caution
+        return d.options[best] if diff > caution * error else base
 
     def stats(self, key: Key | None) -> OptionStats | None:
         """The values of a situation: its own once seen ``min_visits`` times, else its
@@ -328,6 +339,17 @@ class BestResponse:
             total += reward
         return total
 
+    def merge(self, other: BestResponse) -> None:
+        """Add what ``other`` learnt (its trials of every situation) to this table: the
+        statistics are sums, so shards trained in parallel make one learner."""
+        for key, stats in other.table.items():
+            mine = self.table.get(key)
+            if mine is None:
+                self.table[key] = copy.deepcopy(stats)
+            else:
+                mine.merge(stats)
+        self.evaluated += other.evaluated
+
     def deviations(self, top: int = 10) -> list[str]:
         """The most visited situations where the learnt option is not the base's usual
         one, in words (what was exploited)."""
@@ -380,7 +402,8 @@ def play_match(env: BotOpponentEnv, seed: int, choose: Chooser) -> tuple[float, 
 def duplicate_margins(learner: BestResponse, bot: str, seeds: Sequence[int]) -> list[float]:
     """The learner's greedy points margin per hand on each seed, played in duplicate:
     the same deals with the learner on one team, then on the other (the margin of the
-    pair: points over hands of both matches)."""
+    pair: points over hands of both matches). The whole-match measure that
+    :func:`paired_hands` replaced, kept to compare them (``exploitability.py --compare``)."""
     envs = [match_env(bot, learner.rules, team) for team in (0, 1)]
     out = []
     for seed in seeds:

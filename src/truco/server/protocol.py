@@ -114,8 +114,12 @@ def parse_client_message(text: str) -> ClientMessage:
     if kind == "act" and len(data) == 2:  # the busiest message, checked by hand
         action = data.get("action")
         if type(action) is str and len(action) <= ACTION_MAX:
-            check_action_token(action)
-            return Act.model_construct(type="act", action=action)
+            known = _ACTS.get(action)
+            if known is None:
+                check_action_token(action)
+                # only tokens as the notation writes them get here: a bounded set
+                known = _ACTS[action] = Act.model_construct(type="act", action=action)
+            return known
     if kind not in MESSAGE_TYPES:
         raise ProtocolError(
             "unknown_type",
@@ -130,6 +134,10 @@ def parse_client_message(text: str) -> ClientMessage:
     if isinstance(message, Act):
         check_action_token(message.action)
     return message
+
+
+#: the ``act`` message of each action token met (messages are frozen: one serves all)
+_ACTS: dict[str, Act] = {}
 
 
 def check_action_token(token: str) -> None:

@@ -21,6 +21,11 @@ from starlette.types import Receive, Scope, Send
 from websockets.exceptions import InvalidState
 from websockets.protocol import OPEN
 
+try:  # the C unmasking of websockets, else its Python one
+    from websockets.speedups import apply_mask
+except ImportError:  # pragma: no cover
+    from websockets.utils import apply_mask
+
 try:
     from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
@@ -175,7 +180,56 @@ class UvicornWriter:
         if type(queue) is not asyncio.Queue or not queue.empty() or protocol.read_paused:
             return False
         protocol.queue = _Tap(protocol, on_receive)
+        reader = getattr(protocol.conn, "reader", None)
+        if isinstance(getattr(reader, "buffer", None), bytearray):
+            fast = _FastFrames(protocol, reader, on_receive)
+            protocol.data_received = fast.data_received
+            self.transport.set_protocol(protocol)  # the event loop reads the method again
         return True
+
+
+class _FastFrames:
+    """Reads the frames a player sends (short, unfragmented, masked text frames) without
+    the ``websockets`` parser; whatever else comes (a control frame, a long or fragmented
+    message, a partial frame, a compressed one) goes to uvicorn's own ``data_received``
+    from there on, and so does everything while that parser is inside a frame."""
+
+    def __init__(
+        self, protocol: Any, reader: Any, on_receive: Callable[[Mapping[str, Any]], None]
+    ) -> None:
+        self.protocol = protocol
+        self.conn = protocol.conn
+        self.reader = reader
+        self.on_receive = on_receive
+        self.slow = type(protocol).data_received.__get__(protocol)
+
+    def data_received(self, data: bytes) -> None:
+        protocol, conn = self.protocol, self.conn
+        if (
+            self.reader.buffer
+            or protocol.close_sent
+            or conn.state is not OPEN
+            or conn.extensions
+            or conn.expect_continuation_frame
+        ):
+            self.slow(data)
+            return
+        at, size = 0, len(data)
+        while at + 6 <= size and not protocol.close_sent:
+            length = data[at + 1] ^ 0x80  # masked, as a client's frames must be
+            if data[at] != 0x81 or length > 125:  # not final text; long or unmasked
+                break
+            end = at + 6 + length
+            if end > size:
+                break
+            try:
+                text = apply_mask(data[at + 6 : end], data[at + 2 : at + 6]).decode()
+            except UnicodeDecodeError:
+                break  # the parser closes the connection with the right code
+            at = end
+            self.on_receive({"type": "websocket.receive", "text": text})
+        if at < size:
+            self.slow(data[at:] if at else data)
 
 
 class _Tap(asyncio.Queue[Any]):

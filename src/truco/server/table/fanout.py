@@ -39,17 +39,21 @@ def _hand_json(hand: PublicHand | None) -> bytes:
 
 
 def _rules_json(rules: Rules) -> bytes:
-    known = _RULES.get(rules)
-    if known is None:
-        if len(_RULES) >= _KEPT:
-            _RULES.clear()
-        known = _RULES[rules] = orjson.dumps(rules.to_dict())
-    return known
+    """A table's rules, encoded once (found by identity: hashing the options each round
+    would cost more than encoding them)."""
+    known = _RULES.get(id(rules))
+    if known is not None and known[0] is rules:
+        return known[1]
+    if len(_RULES) >= _KEPT:
+        _RULES.clear()
+    data = orjson.dumps(rules.to_dict())
+    _RULES[id(rules)] = (rules, data)
+    return data
 
 
 #: the encoded closed hands and rules of the live tables (public: the same for every seat)
 _HANDS: dict[int, tuple[PublicHand, bytes]] = {}
-_RULES: dict[Rules, bytes] = {}
+_RULES: dict[int, tuple[Rules, bytes]] = {}
 _KEPT = 4096
 
 
