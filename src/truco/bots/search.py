@@ -16,6 +16,13 @@ envido or truco is made only when its advantage over the best quiet action (a ca
 answer) is larger than ``cautious`` standard errors of that paired difference. A falta
 that wins one point when refused and loses the match in the few worlds where the rival
 holds 29 or more looks free in a small sample; it no longer gets called on luck.
+
+The *wary* share (the expert: half its worlds) plays those worlds against a rival looser
+than the policy whatever the fitted model says (:func:`wary`): calls from weaker hands,
+answers with weaker hands, and the worlds weighted by that looser reading of the rivals'
+calls. A bluff must then pay against a rival who calls it too, and a fold against a
+rival who may be bluffing: the fitted model alone, after a few refusals, made a truco on
+a worthless hand look free, which issue 11's best response learnt to punish.
 """
 
 from __future__ import annotations
