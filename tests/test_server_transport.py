@@ -7,6 +7,9 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import uvicorn
 from websockets.frames import Frame, Opcode
@@ -16,6 +19,24 @@ from server_testing import free_port
 from truco.server.limits import MovingWindow, parse_rate
 from truco.server.rawsocket import RawSocket, UvicornWriter, text_frame_header
 from truco.server.table.clients import FRAME_BYTES, TOO_SLOW, Client
+
+
+@contextmanager
+def serving(app: Any) -> Iterator[int]:
+    """``app`` served by uvicorn in a thread on a free port (yielded) until the block ends."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started:
+            assert thread.is_alive() and time.monotonic() < deadline
+            time.sleep(0.01)
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(30)
 
 
 def test_uvicorn_connections_take_frames_directly() -> None:
@@ -35,24 +56,13 @@ def test_uvicorn_connections_take_frames_directly() -> None:
         assert socket.direct.buffered() >= 0
         await socket.close(1000, "bye")
 
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 30
-        while not server.started:
-            assert thread.is_alive() and time.monotonic() < deadline
-            time.sleep(0.01)
+    with serving(app) as port:
         # without extensions the writer frames the text itself; with permessage-deflate
         # (the default of this client) the protocol compresses it
         for compression in (None, "deflate"):
             url = f"ws://127.0.0.1:{port}/ws/x"
             with connect(url, open_timeout=10, compression=compression, max_size=None) as ws:
                 assert [ws.recv(5) for _ in FRAMES] == FRAMES
-    finally:
-        server.should_exit = True
-        thread.join(30)
     assert len(seen) == 2 and all(isinstance(s, UvicornWriter) for s in seen)
 
 
@@ -125,15 +135,7 @@ def test_uvicorn_connections_hand_frames_over_directly() -> None:
         assert socket.direct is not None and socket.direct.write("ready")
         done.append(await socket.receive())
 
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 30
-        while not server.started:
-            assert thread.is_alive() and time.monotonic() < deadline
-            time.sleep(0.01)
+    with serving(app) as port:
         with connect(f"ws://127.0.0.1:{port}/ws/x", open_timeout=10, compression=None) as ws:
             ws.send("0")
             assert ws.recv(5) == "ready"
@@ -149,8 +151,5 @@ def test_uvicorn_connections_hand_frames_over_directly() -> None:
         deadline = time.monotonic() + 10
         while not done and time.monotonic() < deadline:
             time.sleep(0.01)
-    finally:
-        server.should_exit = True
-        thread.join(30)
     assert got == [str(i) for i in range(50)] + ["l" * 200, "fragment", "ñandú", "x" * 125, "last"]
     assert len(done) == 1 and done[0]["type"] == "websocket.disconnect"  # type: ignore[index]

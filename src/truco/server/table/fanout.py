@@ -23,38 +23,35 @@ from ...view import PublicHand, seat_view, shared_fields
 from .clients import Peer
 from .events import EventLog, sees
 
+#: the encoded closed hands and rules of the live tables (public: the same for every seat)
+_HANDS: dict[int, tuple[Any, bytes]] = {}
+_RULES: dict[int, tuple[Any, bytes]] = {}
+_KEPT = 4096
+
+
+def _encoded_once(
+    cache: dict[int, tuple[Any, bytes]], value: Any, data: Callable[[], Any]
+) -> bytes:
+    """``value``'s JSON, encoded once: found by identity (hashing it each round would cost
+    more than encoding it); the value is kept alive with its bytes, so its id stays its own."""
+    known = cache.get(id(value))
+    if known is not None and known[0] is value:
+        return known[1]
+    if len(cache) >= _KEPT:
+        cache.clear()
+    encoded = orjson.dumps(data())
+    cache[id(value)] = (value, encoded)
+    return encoded
+
 
 def _hand_json(hand: PublicHand | None) -> bytes:
-    """A closed hand's JSON, encoded once: every view of the next hand shows it."""
-    if hand is None:
-        return b"null"
-    known = _HANDS.get(id(hand))
-    if known is not None and known[0] is hand:
-        return known[1]
-    if len(_HANDS) >= _KEPT:
-        _HANDS.clear()
-    data = orjson.dumps(hand.to_json())
-    _HANDS[id(hand)] = (hand, data)  # the hand kept alive: its id stays its own
-    return data
+    """A closed hand's JSON: every view of the next hand shows it."""
+    return b"null" if hand is None else _encoded_once(_HANDS, hand, hand.to_json)
 
 
 def _rules_json(rules: Rules) -> bytes:
-    """A table's rules, encoded once (found by identity: hashing the options each round
-    would cost more than encoding them)."""
-    known = _RULES.get(id(rules))
-    if known is not None and known[0] is rules:
-        return known[1]
-    if len(_RULES) >= _KEPT:
-        _RULES.clear()
-    data = orjson.dumps(rules.to_dict())
-    _RULES[id(rules)] = (rules, data)
-    return data
-
-
-#: the encoded closed hands and rules of the live tables (public: the same for every seat)
-_HANDS: dict[int, tuple[PublicHand, bytes]] = {}
-_RULES: dict[int, tuple[Rules, bytes]] = {}
-_KEPT = 4096
+    """A table's rules' JSON."""
+    return _encoded_once(_RULES, rules, rules.to_dict)
 
 
 class Round:
