@@ -38,6 +38,7 @@ from ..game import Game
 from ..rules import Rules
 from ..view import SeatView
 from .base import Bot
+from .judgement import hand_power, hand_tanto
 from .opponent import SEARCH_LIKE, RivalTracker
 from .rollout import NEUTRAL, PlayerModel, action_likelihood, play_out_hand
 
@@ -61,6 +62,14 @@ class Method:
     #: share of the worlds whose rivals are the :func:`wary` model (bluffs and wide
     #: answers): the calls must pay against a rival who is not the fitted one (0: off)
     wary: float = 0.0
+    #: with a ``wary`` share, a risky call must gain on its own in the fitted worlds
+    #: and in the wary ones (not only on their mean): a bluff that pays only against a
+    #: rival fitted as folding is not made
+    robust: bool = False
+    #: the share of weak hands (see :func:`bluffs`) on which a call may be made at all:
+    #: the search's own rivals never bluff, so it bluffs a call with any weak hand that
+    #: folds them, which a rival who answers wider than the policy punishes (None: off)
+    bluff_rate: float | None = None
 
 
 LEVELS = {
@@ -68,7 +77,15 @@ LEVELS = {
     "medium": Method(40, 3, cautious=1.0),
     "hard": Method(120, 4, cautious=1.0),
     "expert": Method(
-        240, 4, cautious=1.0, adaptive=True, team_worlds=180, prior=SEARCH_LIKE, wary=0.5
+        240,
+        4,
+        cautious=1.0,
+        adaptive=True,
+        team_worlds=180,
+        prior=SEARCH_LIKE,
+        wary=0.5,
+        robust=True,
+        bluff_rate=0.1,
     ),
 }
 ALIASES = {"default": "medium", "normal": "medium"}
@@ -85,6 +102,38 @@ MIRROR_MODELS = {
 #: hand were this much stronger (0.3: a truco accepted from a hand power of 0.0, an
 #: envido from a tanto of 24, a truco called from 0.3).
 WARY_SHIFT = 0.3
+
+
+#: An envido-family call with a tanto below this is a bluff (the policy accepts from 27).
+BLUFF_TANTO = 27
+#: A truco-family call before the first baza is settled with a hand power below this is
+#: a bluff (the policy would not even accept a truco with it).
+BLUFF_POWER = 0.3
+
+
+def bluffs(view: SeatView, candidates: Sequence[int]) -> frozenset[int]:
+    """The calls among ``candidates`` that would be bluffs from this seat's own cards:
+    envido, real envido and falta envido with a tanto under :data:`BLUFF_TANTO`, and a
+    truco, retruco or vale cuatro before any baza is settled with a hand power under
+    :data:`BLUFF_POWER` (later the table, which the power ignores, decides)."""
+    assert view.seat is not None
+    out: set[int] = set()
+    if any(a in ENVIDO_CALLS for a in candidates) and hand_tanto(view.dealt) < BLUFF_TANTO:
+        out.update(a for a in candidates if a in ENVIDO_CALLS)
+    if (
+        any(a in TRUCO_CALLS for a in candidates)
+        and not view.baza_results
+        and hand_power(view.hand, (), view.seat & 1) < BLUFF_POWER
+    ):
+        out.update(a for a in candidates if a in TRUCO_CALLS)
+    return frozenset(out)
+
+
+def bluff_draw(seed: int | None, view: SeatView, family: str) -> float:
+    """A uniform draw fixed by the bot's seed, the hand and its cards: whether this hand
+    may bluff a ``family`` call is decided once, the same at each of its decisions."""
+    key = f"{seed}:{family}:{view.hand_index}:{sorted(view.dealt)}"
+    return random.Random(key).random()
 
 
 def wary(model: PlayerModel) -> PlayerModel:
@@ -113,6 +162,8 @@ class Evaluation:
     worlds: int
     #: per action, its value in each world
     samples: tuple[tuple[float, ...], ...] = field(default=(), repr=False)
+    #: the worlds from this index on played the :func:`wary` rival (``worlds``: none)
+    split: int | None = None
 
     def best(self) -> int:
         return self.actions[max(range(len(self.actions)), key=self.values.__getitem__)]
@@ -194,6 +245,17 @@ class SearchBot(Bot):
 
     def _choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
         candidates = [a for a in legal if not is_say(a)]
+        rate = self.method.bluff_rate
+        if rate is not None and view.seat is not None:
+            weak = bluffs(view, candidates)
+            if weak:
+                envido = bluff_draw(self.seed, view, "envido") < rate
+                truco = bluff_draw(self.seed, view, "truco") < rate
+                candidates = [
+                    a
+                    for a in candidates
+                    if a not in weak or (envido if a in ENVIDO_CALLS else truco)
+                ]
         if len(candidates) == 1:
             return candidates[0]
         evaluation = self.evaluate(view, candidates, rules)
@@ -232,7 +294,12 @@ class SearchBot(Bot):
         top = max(range(len(candidates)), key=values.__getitem__)
         errors = [paired_error(samples[i], samples[top]) for i in range(len(candidates))]
         return Evaluation(
-            tuple(candidates), tuple(values), tuple(errors), n, tuple(map(tuple, samples))
+            tuple(candidates),
+            tuple(values),
+            tuple(errors),
+            n,
+            tuple(map(tuple, samples)),
+            split=len(fitted),
         )
 
     def cautious_choice(self, evaluation: Evaluation) -> int:
@@ -248,6 +315,8 @@ class SearchBot(Bot):
                 gain = values[i] - values[base]
                 error = paired_error(samples[i], samples[base])
                 if gain > margin and gain > self.method.cautious * error:
+                    if self.method.robust and not pays_in_both(evaluation, i, base):
+                        continue
                     choice, margin = i, gain
         return actions[choice]
 
@@ -295,6 +364,17 @@ class MirrorBot(SearchBot):
             )
         super().__init__("medium", seed, rivals=model)
         self.level = level
+
+
+def pays_in_both(evaluation: Evaluation, i: int, base: int) -> bool:
+    """Does action ``i`` beat action ``base`` on the mean of the fitted worlds and on the
+    mean of the wary ones, apart (each part that has worlds)?"""
+    a, b = evaluation.samples[i], evaluation.samples[base]
+    split = len(a) if evaluation.split is None else evaluation.split
+    for lo, hi in ((0, split), (split, len(a))):
+        if hi > lo and sum(a[lo:hi]) <= sum(b[lo:hi]):
+            return False
+    return True
 
 
 def paired_error(a: Sequence[float], b: Sequence[float]) -> float:
