@@ -147,6 +147,7 @@ def wary(model: PlayerModel) -> PlayerModel:
         calls=max(model.calls, 0.0) + WARY_SHIFT,
         envido_accepts=max(model.envido_accepts, 0.0) + WARY_SHIFT,
         truco_accepts=max(model.truco_accepts, 0.0) + WARY_SHIFT,
+        envido_bluffs=model.envido_bluffs,
     )
 
 
