@@ -52,14 +52,14 @@ def test_bluffs_are_the_calls_a_weak_hand_would_make() -> None:
 def test_after_a_settled_baza_a_truco_is_left_to_the_search() -> None:
     # the table, which the hand power ignores, may make a weak hand a sure winner
     assert TRUCO in bluffs(_view((TRASH, ACES)), [TRUCO])
-    view = _view((TRASH, ACES), ("4c", "1e", "1b"))
+    view = _view((TRASH, ACES), ("play 4c", "play 1e", "play 1b"))
     assert view.baza_results and view.seat == 0
     assert TRUCO not in bluffs(view, [TRUCO])
 
 
 def test_a_hand_may_bluff_or_not_once_for_all_its_decisions() -> None:
     a = _view((TRASH, ACES))
-    later = _view((TRASH, ACES), ("4c", "1e", "1b"))  # the same seat, a baza later
+    later = _view((TRASH, ACES), ("play 4c", "play 1e", "play 1b"))  # the same seat, a baza later
     assert later.seat == a.seat
     assert bluff_draw(3, a, "envido") == bluff_draw(3, later, "envido")
     assert bluff_draw(3, a, "envido") != bluff_draw(3, a, "truco")
@@ -155,3 +155,19 @@ def test_a_bluffing_rival_s_envido_weighs_the_weak_worlds_up() -> None:
     believer = action_likelihood(game, 1, ENVIDO, SEARCH_LIKE)
     reader = action_likelihood(game, 1, ENVIDO, dataclasses.replace(SEARCH_LIKE, envido_bluffs=0.5))
     assert believer < 0.1 < 0.5 < reader
+
+
+def test_the_bluff_reader_can_be_switched_off() -> None:
+    # the screening's "expert before" (benchmarks/expert_paired.py --before read_bluffs=0)
+    assert LEVELS["expert"].read_bluffs
+    bot = make_bot("search:expert", 1)
+    assert isinstance(bot, SearchBot)
+    bot.method = dataclasses.replace(bot.method, read_bluffs=False)
+    game = Game(Rules(target=15), seed=3)
+    view = seat_view(game, game.actors()[0])
+    bot._track(view)
+    assert bot.tracker is not None
+    bot.tracker.envido_chances, bot.tracker.envido_opened = 20, 18
+    bot._track(view)
+    assert bot.rivals.envido_bluffs == 0.0
+    assert bot.tracker.model().envido_bluffs > 0.5

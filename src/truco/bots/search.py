@@ -27,6 +27,7 @@ a worthless hand look free, which issue 11's best response learnt to punish.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from collections.abc import Sequence
@@ -70,6 +71,9 @@ class Method:
     #: the search's own rivals never bluff, so it bluffs a call with any weak hand that
     #: folds them, which a rival who answers wider than the policy punishes (None: off)
     bluff_rate: float | None = None
+    #: the adaptive fit reads a rival's envido openings as bluffs when they come far
+    #: more often than strong tantos (:class:`~.opponent.RivalTracker`; False: never)
+    read_bluffs: bool = True
 
 
 LEVELS = {
@@ -234,7 +238,10 @@ class SearchBot(Bot):
             # a new match, or a new seat
             self.tracker = tracker = RivalTracker(view.seat, self.method.prior)
         tracker.observe(view)
-        self.rivals = tracker.model()
+        model = tracker.model()
+        if not self.method.read_bluffs:
+            model = dataclasses.replace(model, envido_bluffs=0.0)
+        self.rivals = model
 
     def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
         if self.method.adaptive and view.seat is not None:
