@@ -5,13 +5,16 @@ closed either way; the per-address windows."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import pytest
 import uvicorn
+from websockets.exceptions import ConnectionClosedError
 from websockets.frames import Frame, Opcode
 from websockets.sync.client import connect
 
@@ -153,3 +156,63 @@ def test_uvicorn_connections_hand_frames_over_directly() -> None:
             time.sleep(0.01)
     assert got == [str(i) for i in range(50)] + ["l" * 200, "fragment", "ñandú", "x" * 125, "last"]
     assert len(done) == 1 and done[0]["type"] == "websocket.disconnect"  # type: ignore[index]
+
+
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+#: text messages that are not UTF-8, as the client sends them: one short frame (the
+#: short-frame reader's), one long frame, and fragments (uvicorn's parser's)
+BAD_TEXT: list[bytes | list[bytes]] = [b"\xff\xfe", b"ok \xc3" + b"x" * 300, [b"fr", b"ag\xe9"]]
+
+
+@pytest.mark.parametrize("directly", [False, True], ids=["receive", "read_directly"])
+@pytest.mark.parametrize("bad", BAD_TEXT, ids=["short", "long", "fragmented"])
+def test_text_that_is_not_utf8_closes_with_1007_and_logs_no_error(
+    bad: bytes | list[bytes], directly: bool
+) -> None:
+    """A client's malformed text is the client's mistake: its connection is closed with
+    1007 (RFC 6455's invalid data), the handler hears the disconnect, and the server's
+    log shows no error or traceback (uvicorn's own protocol logs one)."""
+    got: list[str] = []
+    ended: list[Any] = []
+
+    async def app(scope: dict[str, object], receive: object, send: object) -> None:
+        if scope["type"] != "websocket":
+            return
+        socket = RawSocket(scope, receive, send)  # type: ignore[arg-type]
+        await socket.accept()
+        if directly:
+            assert socket.read_directly(lambda m: got.append(m["text"]))
+            assert socket.direct is not None and socket.direct.write("ready")
+        ended.append(await socket.receive())  # the bad text is never a message
+
+    records = _Records()
+    with serving(app) as port:
+        uvicorn_log = logging.getLogger("uvicorn.error")
+        uvicorn_log.addHandler(records)
+        try:
+            with connect(f"ws://127.0.0.1:{port}/ws/x", open_timeout=10, compression=None) as ws:
+                if directly:
+                    assert ws.recv(5) == "ready"
+                    ws.send(["ñ".encode()[:1], "ñ".encode()[1:]], text=True)  # split, whole
+                ws.send(bad, text=True)
+                with pytest.raises(ConnectionClosedError) as closed:
+                    while True:
+                        ws.recv(5)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1007
+            deadline = time.monotonic() + 10
+            while not ended and time.monotonic() < deadline:
+                time.sleep(0.01)
+        finally:
+            uvicorn_log.removeHandler(records)
+    assert got == (["ñ"] if directly else [])
+    assert ended and ended[0]["type"] == "websocket.disconnect" and ended[0]["code"] == 1007
+    loud = [r for r in records.records if r.levelno >= logging.WARNING or r.exc_info]
+    assert loud == []

@@ -126,6 +126,8 @@ class UvicornWriter:
         self.protocol = protocol
         self.conn = protocol.conn
         self.transport = protocol.transport
+        if callable(getattr(protocol, "handle_parser_exception", None)):
+            protocol.send_receive_event_to_app = _Utf8Check(protocol)
 
     @classmethod
     def of(cls, send: Send) -> UvicornWriter | None:
@@ -138,6 +140,10 @@ class UvicornWriter:
             or not all(
                 hasattr(protocol, name)
                 for name in ("conn", "transport", "close_sent", "disconnected", "read_paused")
+            )
+            or not all(
+                hasattr(protocol, name)
+                for name in ("frames", "curr_msg_data_type", "send_receive_event_to_app")
             )
             or not all(
                 hasattr(getattr(protocol, "conn", None), name)
@@ -225,11 +231,48 @@ class _FastFrames:
             try:
                 text = apply_mask(data[at + 6 : end], data[at + 2 : at + 6]).decode()
             except UnicodeDecodeError:
-                break  # the parser closes the connection with the right code
+                _refuse_bad_text(protocol)
+                return
             at = end
             self.on_receive({"type": "websocket.receive", "text": text})
         if at < size:
             self.slow(data[at:] if at else data)
+
+
+#: the close a text message that is not UTF-8 gets (RFC 6455, 7.4.1: 1007, invalid data)
+BAD_TEXT = 1007
+
+
+def _refuse_bad_text(protocol: Any) -> None:
+    """Close the connection with 1007: a client sent text that is not UTF-8. A client's
+    mistake, not the server's: said in the close, not logged as an error (uvicorn's
+    protocol logs it with a traceback)."""
+    protocol.frames = []
+    if protocol.close_sent or protocol.conn.state is not OPEN:
+        return
+    protocol.conn.send_close(BAD_TEXT, "text frames must be UTF-8")
+    protocol.handle_parser_exception()  # the app hears the disconnect; the close is written
+
+
+class _Utf8Check:
+    """Uvicorn's ``send_receive_event_to_app`` (called once a message is whole, by its
+    own parser) but for a text message that is not UTF-8, which closes the connection
+    with 1007 without logging a traceback."""
+
+    def __init__(self, protocol: Any) -> None:
+        self.protocol = protocol
+        self.original = type(protocol).send_receive_event_to_app.__get__(protocol)
+
+    def __call__(self) -> None:
+        protocol = self.protocol
+        if protocol.curr_msg_data_type == "text" and not protocol.close_sent:
+            frames = protocol.frames
+            try:
+                (frames[0] if len(frames) == 1 else b"".join(frames)).decode()
+            except UnicodeDecodeError:
+                _refuse_bad_text(protocol)
+                return
+        self.original()
 
 
 class _Tap(asyncio.Queue[Any]):

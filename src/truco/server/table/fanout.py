@@ -19,7 +19,7 @@ import orjson
 from ...cards import card_name
 from ...game import Game
 from ...rules import Rules
-from ...view import PublicHand, seat_view, shared_fields
+from ...view import PublicHand, game_moment_json, own_json, public_hand
 from .clients import Peer
 from .events import EventLog, sees
 
@@ -73,7 +73,6 @@ class Round:
         self._story_of = story
         self._story: bytes | None = None
         self._views: dict[int | None, bytes] = {}
-        self._shared: dict[str, Any] | None = None  # the views' fields every seat shares
         self._shared_json = b""  # their JSON, without the braces
         self._events: dict[tuple[int | None, int], bytes] = {}
 
@@ -86,22 +85,20 @@ class Round:
             if game is None:
                 view = b"null"
             else:
-                if self._shared is None:
-                    self._shared = shared_fields(game)
-                seats_view = seat_view(game, seat, self._shared)
                 if not self._shared_json:
+                    last = public_hand(game.history[-1]) if game.history else None
                     self._shared_json = b"".join(
                         (
                             b'"rules":',
-                            _rules_json(seats_view.rules),
+                            _rules_json(game.rules),
                             b',"last_hand":',
-                            _hand_json(seats_view.last_hand),
+                            _hand_json(last),
                             b",",
-                            orjson.dumps(seats_view.moment_json())[1:-1],
+                            orjson.dumps(game_moment_json(game))[1:-1],
                         )
                     )
-                own = orjson.dumps(seats_view.own_json())[:-1]
-                view = b"".join((own, b",", self._shared_json, b"}"))
+                # the seat's own fields, then the shared ones: the order of SeatView.to_json
+                view = orjson.dumps(own_json(game, seat))[:-1] + b"," + self._shared_json + b"}"
             self._views[seat] = view
         return view
 
