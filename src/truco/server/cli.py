@@ -266,8 +266,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             timeout_graceful_shutdown=15,
         ),
         address=f"http://{args.host}:{sock.getsockname()[1]}/",
-        # a cluster node leaving takes no table over while its sockets close
-        on_shutdown=lambda: setattr(app.state.lobby, "stopping", True),
+        # the tables stop (committed, their sockets told) before uvicorn waits for the
+        # sockets to close; a cluster node leaving takes no table over meanwhile
+        on_shutdown=app.state.lobby.shut_down,
     )
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C: uvicorn has shut down cleanly
         server.run(sockets=[sock])

@@ -102,12 +102,14 @@ class Matchmaker:
         self.interval = interval
         self.clock = clock
         self.task: asyncio.Task[None] | None = None
+        self.stopping = False
 
     async def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name="matchmaker")
 
     async def stop(self) -> None:
         if self.task is not None:
+            self.stopping = True
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.task
@@ -120,6 +122,10 @@ class Matchmaker:
                 await self.tick()
             except Exception:  # a bad round (Redis away) must not end quick match
                 log.exception("matchmaker: pairing failed, trying again")
+            # a cancel that came during the round may have been swallowed by the Redis
+            # client: without this, stop() waited for ever (a node never stopped)
+            if self.stopping:
+                return
             await asyncio.sleep(self.interval)
 
     async def tick(self) -> None:

@@ -135,16 +135,23 @@ class ClusterLobby(Lobby):
             asyncio.create_task(keep_pauses_short()),  # last: start-up is over
         ]
 
+    async def _stop_tables(self) -> None:
+        # all at once: their last commits go in a few group commits, not one after another
+        # (a thousand tables took longer than the server's graceful shutdown)
+        while self.tables:
+            await asyncio.gather(*(self._drop(table_id) for table_id in list(self.tables)))
+
     async def stop(self) -> None:
         """Leave the site: stop the loops, hand the tables back (committed, leases
-        released, so that another node takes them at once)."""
+        released, so that another node takes them at once: :meth:`shut_down` began that
+        as the server began to stop)."""
         self.stopping = True
         for task in self._loops:
             task.cancel()
         await asyncio.gather(*self._loops, return_exceptions=True)
-        # all at once: their last commits go in a few group commits, not one after another
-        # (a thousand tables took longer than the server's graceful shutdown)
-        await asyncio.gather(*(self._drop(table_id) for table_id in list(self.tables)))
+        self.shut_down()
+        assert self._stopping_tables is not None
+        await self._stopping_tables
         await self.bus.stop()
         if self.keeper is not None:
             await asyncio.to_thread(self.keeper.stop)
@@ -231,6 +238,9 @@ class ClusterLobby(Lobby):
         if lease is None:  # the code is taken on another node (1 in 10^8): not served
             log.error("table %s: its code is in use on another node", table.id)
             self.tables.pop(table.id, None)
+            return
+        if self.tables.get(table.id) is not table:  # dropped meanwhile (the node stops)
+            await self.leases.release(lease)
             return
         self.held[table.id] = lease
         self.store.fences[table.id] = lease.token

@@ -160,12 +160,20 @@ class Table:
         self.task = spawn(self.run(), f"table-{self.id}")
 
     async def stop(self) -> None:
+        """Stop the actor (its last changes committed, its clients closed). Whoever still
+        waits for the table to be durable, or for the answer to a join that came too late,
+        hears that the server is stopping, now."""
+        self.durability.stopping = True
         if self.task is not None:
-            self.durability.stopping = True
             await self.inbox.put(Stop())
             await self.task
             self.task = None
         self.bots_thinking.cancel()
+        while not self.inbox.empty():  # (behind the Stop: never handled)
+            message = self.inbox.get_nowait()
+            if isinstance(message, Join):
+                message.client.close("the server is stopping")
+        await self.durability.stopped()
 
     async def run(self) -> None:
         """The actor loop: one message at a time, then timers, bots, broadcast."""

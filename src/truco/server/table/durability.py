@@ -12,6 +12,7 @@ from typing import Any
 from ...game import Game
 from ..journal import Journal, TableWrite, event_json
 from ..store import MatchRow, Store
+from .errors import TableError
 from .events import EventLog
 
 log = logging.getLogger("truco.server")
@@ -26,6 +27,7 @@ class Durability:
         self.journal = journal
         self.persisting = False  # a commit is in flight
         self.stopping = False  # the server is stopping: a failing commit is given up
+        self.halted = False  # the actor has stopped: nothing more becomes durable
         self._durable: asyncio.Condition | None = None
 
     def pending(
@@ -77,13 +79,23 @@ class Durability:
             async with self._durable:
                 self._durable.notify_all()
 
+    async def stopped(self) -> None:
+        """The table's actor has stopped: those waiting in :meth:`until` hear it."""
+        self.halted = True
+        await self.notify()
+
     async def until(self, version: int) -> None:
-        """Return once the table is durable at ``version`` (and has a row)."""
+        """Return once the table is durable at ``version`` (and has a row);
+        :class:`~.errors.TableError` ``stopping`` if its actor stopped before that."""
         if self.store is None:
             return
         if self._durable is None:
             self._durable = asyncio.Condition()
+
+        def durable() -> bool:
+            return self.journal.version >= version and self.journal.status is not None
+
         async with self._durable:
-            await self._durable.wait_for(
-                lambda: self.journal.version >= version and self.journal.status is not None
-            )
+            await self._durable.wait_for(lambda: durable() or self.halted)
+        if not durable():
+            raise TableError("stopping", "the server is stopping: try again in a moment")
