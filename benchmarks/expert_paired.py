@@ -8,7 +8,8 @@ expert with one of its method's fields set back (``--before wary=0``).
 Prints one JSON line per finished pair (cumulative: wins, Wilson 95% interval, points
 margin per hand, each match's outcome, bot A's CPU p95 per decision), so a run cut short
 still reports; run it for ``search:expert`` and for ``expert-before`` on the same seed and
-compare match by match.
+compare match by match. A field set to ``none`` is switched off (``--before
+bluff_rate=none robust=0``: the expert before its bounded bluffs and robust calls).
 """
 
 from __future__ import annotations
@@ -25,7 +26,11 @@ from truco.bots import BOTS, SearchBot
 from truco.rules import Rules
 
 
-def _before(changes: dict[str, float]) -> None:
+def _value(text: str) -> float | None:
+    return None if text.lower() == "none" else float(text)
+
+
+def _before(changes: dict[str, float | None]) -> None:
     def factory(level: str, seed: int | None) -> SearchBot:
         bot = SearchBot("expert", seed)
         bot.method = dataclasses.replace(bot.method, **changes)  # type: ignore[arg-type]
@@ -44,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--before", nargs="*", default=["wary=0"], metavar="FIELD=VALUE")
     args = parser.parse_args(argv)
-    _before({k: float(v) for k, v in (item.split("=", 1) for item in args.before)})
+    _before({k: _value(v) for k, v in (item.split("=", 1) for item in args.before)})
     rules = Rules(players=args.players, target=args.target, flor=args.flor)
     specs = (args.bots[0], args.bots[1])
     start = time.process_time()
