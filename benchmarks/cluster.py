@@ -179,6 +179,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--kill-one", action="store_true", help="SIGKILL a node halfway")
     parser.add_argument("--profile", metavar="DIR", help="py-spy every node and loader (--gil)")
+    parser.add_argument(
+        "--native", action="store_true", help="--profile with C frames (the collector's, say)"
+    )
     parser.add_argument("--json", action="store_true", help="one JSON line per window")
     args = parser.parse_args()
     try:
@@ -307,7 +310,7 @@ def measure(
         named += [(f"loader{i}", p.pid) for i, p in enumerate(loaders)]
         for name, pid in named:
             path = os.path.join(args.profile, f"{tables}-{name}.txt")
-            profiles.append(profile(pid, path, args.seconds))
+            profiles.append(profile(pid, path, args.seconds, native=args.native))
     shared.window.value = window
     start = time.perf_counter()
     kill_at = 0.0

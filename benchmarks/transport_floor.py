@@ -163,6 +163,19 @@ def describe(trace: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def scaled(trace: dict[str, Any], scale: float) -> dict[str, Any]:
+    """The trace with every state frame ``scale`` times its size (the joins too)."""
+    traces = []
+    for match in trace["traces"]:
+        steps = [
+            {**step, "frames": [[s, round(size * scale)] for s, size in step["frames"]]}
+            for step in match["steps"]
+        ]
+        join = {s: round(size * scale) for s, size in match["join"].items()}
+        traces.append({**match, "steps": steps, "join": join})
+    return {"traces": traces}
+
+
 # ------------------------------------------------------------------ the trivial server
 def _padded(header: dict[str, Any], size: int) -> str:
     """A JSON frame of ``size`` bytes (at least its header) that says ``header``."""
@@ -358,7 +371,17 @@ class Counts:
     ms: list[float] = field(default_factory=list)  # action -> the acting seat's frame
 
 
-async def floor_seat(url: str, table: str, seat: int, counts: Counts, loop_forever: bool) -> None:
+async def floor_seat(
+    url: str,
+    table: str,
+    seat: int,
+    counts: Counts,
+    loop_forever: bool,
+    paced: list[float] | None = None,
+) -> None:
+    """One seat: the hello, the sit, then an action whenever a frame says it is its turn
+    (under the rate limit, and ``paced``: no sooner than the table's next action time,
+    ``[next, gap]``)."""
     async with websockets.connect(f"{url}/ws/{table}", max_size=None, compression=None) as ws:
         pace = Pace()
         for _ in range(2):
@@ -387,6 +410,9 @@ async def floor_seat(url: str, table: str, seat: int, counts: Counts, loop_forev
                 return
             if head["turn"] == seat:
                 delay = pace.wait()
+                if paced is not None:
+                    delay = max(delay, paced[0] - time.time())
+                    paced[0] = time.time() + delay + paced[1]
                 if delay:
                     await asyncio.sleep(delay)
                 sent = time.time()
@@ -394,7 +420,7 @@ async def floor_seat(url: str, table: str, seat: int, counts: Counts, loop_forev
 
 
 async def floor_lanes(
-    base: str, tables: int, sizes: list[int], counts: Counts, loop_forever: bool
+    base: str, tables: int, sizes: list[int], counts: Counts, loop_forever: bool, rate: float
 ) -> None:
     url = base.replace("http", "ws", 1)
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
@@ -409,8 +435,12 @@ async def floor_lanes(
                     headers={"Authorization": "Bearer x"},
                 )
                 table = r.json()["id"]
+                paced = [0.0, 1 / rate] if rate else None
                 await asyncio.gather(
-                    *(floor_seat(url, table, s, counts, loop_forever) for s in range(players))
+                    *(
+                        floor_seat(url, table, s, counts, loop_forever, paced)
+                        for s in range(players)
+                    )
                 )
 
         lanes = [asyncio.create_task(lane(i)) for i in range(tables)]
@@ -421,10 +451,16 @@ async def floor_lanes(
 
 
 def floor_load(
-    base: str, tables: int, sizes: list[int], start: float, end: float, loop_forever: bool
+    base: str,
+    tables: int,
+    sizes: list[int],
+    start: float,
+    end: float,
+    loop_forever: bool,
+    rate: float,
 ) -> Counts:
     counts = Counts(start, end)
-    asyncio.run(floor_lanes(base, tables, sizes, counts, loop_forever))
+    asyncio.run(floor_lanes(base, tables, sizes, counts, loop_forever, rate))
     return counts
 
 
@@ -461,7 +497,9 @@ def one_run(args: argparse.Namespace, sizes: list[int]) -> dict[str, Any]:
         context = multiprocessing.get_context("spawn")
         with context.Pool(args.load_processes) as pool:
             jobs = [
-                pool.apply_async(floor_load, (base, n, sizes, start, end, loop_forever))
+                pool.apply_async(
+                    floor_load, (base, n, sizes, start, end, loop_forever, args.table_rate)
+                )
                 for n in share
             ]
             time.sleep(max(0.0, start - time.time()))
@@ -479,6 +517,8 @@ def one_run(args: argparse.Namespace, sizes: list[int]) -> dict[str, Any]:
     return {
         "turnover": args.turnover,
         "actor_task": args.actor,
+        "frame_scale": args.scale,
+        "table_rate": args.table_rate,
         "tables_held": args.tables,
         "table_sizes": sizes,
         "seconds": args.seconds,
@@ -513,6 +553,13 @@ def main() -> int:
         "--no-turnover: the same sockets replay their match forever",
     )
     parser.add_argument(
+        "--table-rate",
+        type=float,
+        default=0.0,
+        help="at most this many actions a second per table (0: flat out, as server_load.py); "
+        "to compare at server_load.py's own rate (its actions/s over its tables)",
+    )
+    parser.add_argument(
         "--actor", action="store_true", help="frames sent from a task per table (a queue wakes it)"
     )
     parser.add_argument(
@@ -520,6 +567,12 @@ def main() -> int:
         type=Path,
         default=Path(os.environ.get("TMPDIR", "/tmp")) / "truco-frame-trace.json",
         help="the recorded frames (recorded first if missing)",
+    )
+    parser.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        help="frames of this share of their recorded size (what smaller frames would save)",
     )
     parser.add_argument("--record", action="store_true", help="record the trace again")
     parser.add_argument("--matches", type=int, default=12, help="matches recorded per table size")
@@ -529,6 +582,10 @@ def main() -> int:
         trace = record(sorted(set(sizes) | {2, 4}), args.matches, seed=1)
         args.trace.write_text(json.dumps(trace))
     trace = json.loads(args.trace.read_text())
+    if args.scale != 1.0:
+        trace = scaled(trace, args.scale)
+        args.trace = args.trace.with_suffix(f".x{args.scale}.json")
+        args.trace.write_text(json.dumps(trace))
     print(json.dumps({"trace": str(args.trace), **describe(trace)}), flush=True)
     runs = []
     for _ in range(args.runs):

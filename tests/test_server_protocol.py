@@ -22,6 +22,7 @@ from server_testing import (
     play_out,
 )
 from truco.cards import parse_card
+from truco.game import Game
 from truco.record import record_from_json, replay
 from truco.server import ServerConfig
 
@@ -211,6 +212,22 @@ def check_event(event: dict[str, Any], seat: int | None, record: dict[str, Any])
         assert card_strings(event) == set(), event
 
 
+def alone_actors(record: dict[str, Any]) -> set[int]:
+    """The seats that were, at some point of the recorded match, the only one who could act."""
+    parsed = record_from_json(record)
+    game = Game(parsed.rules, first_mano=parsed.first_mano, manual_deal=True)
+    alone: set[int] = set()
+    for hand in parsed.hands:
+        assert hand.deal is not None
+        game.deal(hand.deal)
+        for seat, action in hand.actions:
+            actors = game.actors()
+            if len(actors) == 1:
+                alone.add(actors[0])
+            game.apply(seat, action)
+    return alone
+
+
 def finished_record(server: LiveServer, table_id: str) -> dict[str, Any]:
     for _ in range(200):
         response = httpx.get(f"{server.url}/api/matches/{table_id}/record")
@@ -267,8 +284,17 @@ def test_2v2_people_and_bots_play_to_the_end(server: LiveServer) -> None:
     record = finished_record(server, table_id)
     for client, seat in zip(clients, (0, 1), strict=True):
         check_no_leak(client, seat, record)
+    # the bots play their seats, and only theirs; the people theirs
+    by = {(e["seat"], e["by"]) for c in clients for e in c.events if e["kind"] == "action"}
+    assert {who for seat, who in by if seat >= 2} <= {"bot"}
+    assert {who for seat, who in by if seat < 2} <= {"player", "committed"}
+    # every seat that had to act alone did (the match went on): not "every seat acted",
+    # since a random match may end before a seat's first turn (a falta envido accepted at
+    # 0-0 wins it): 1 random 4-player match in 130 leaves one seat without a turn, 1 in
+    # 3000 both bots
     seats = {s for hand in record["hands"] for s, _ in hand["actions"]}
-    assert seats == {0, 1, 2, 3}
+    assert alone_actors(record) <= seats
+    assert {seat for seat, who in by if who == "bot"} == seats & {2, 3}
 
 
 @pytest.mark.parametrize(

@@ -115,3 +115,22 @@ def test_a_fence_refuses_the_whole_statement_and_the_table_is_reported_lost(pg_u
             new.engine.dispose()
 
     asyncio.run(scenario())
+
+
+def test_arrays_go_to_postgresql_as_text_literals_that_read_back_the_same(pg_url: str) -> None:
+    """The writer sends each array parameter in PostgreSQL's text form: quotes, backslashes,
+    braces, commas, NULL and non-ASCII text come back as they were."""
+    import psycopg
+
+    from truco.server.store_pg import _literal
+
+    texts = ['{"a":"b\\"c"}', "back\\slash", "{,}", "NULL", "", "ñandú ☃", 'x"y']
+    ints = [1, None, -7]
+    floats = [1733024000.123456, 0.5, 1e-05]
+    dsn = pg_url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(dsn) as conn:
+        got = conn.execute(
+            "SELECT %s::text::text[], %s::text::int[], %s::text::float8[]",
+            [_literal(texts).decode(), _literal(ints).decode(), _literal(floats).decode()],
+        ).fetchone()
+    assert got == (texts, ints, floats)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from ..bots import make_bot
@@ -50,6 +50,10 @@ class Lobby:
         self._recording: set[asyncio.Task[bool]] = set()  # results being written
         self.stopping = False  # the server is shutting down
         self._stopping_tables: asyncio.Future[None] | None = None  # (:meth:`shut_down`)
+        #: creator / address -> ids of tables opened here (for the caps; ids of tables gone
+        #: are dropped when next counted)
+        self._by_creator: dict[str, set[str]] = {}
+        self._by_address: dict[str, set[str]] = {}
         self.bot_pool = BotPool(
             config.bot_workers,
             config.bot_queue,
@@ -116,23 +120,56 @@ class Lobby:
         return [t for t in self.tables.values() if t.status in ("waiting", "playing")]
 
     def _check_caps(self, creator: Player, address: str | None) -> None:
-        live = self.live()
-        if len(live) >= self.config.max_tables:
+        """Refuse a new table past the caps. Each count reads only the tables it concerns
+        (an index of each creator's and address's tables): three passes over every table
+        were 5% of a node's CPU at 1,000 tables, each new table paying for all the others."""
+        if len(self.tables) >= self.config.max_tables and (
+            len(self.live()) >= self.config.max_tables
+        ):
             raise TableError("full", "the server holds as many tables as it can; try later")
-        mine = sum(1 for t in live if t.creator == creator.id)
+        mine = self._live_of(self._by_creator, creator.id, lambda t: t.creator == creator.id)
         if mine >= self.config.max_tables_per_guest:
             raise TableError(
                 "too_many_tables",
                 f"you have {mine} open tables: at most {self.config.max_tables_per_guest} a guest",
             )
         if address is not None:
-            here = sum(1 for t in live if self.addresses.get(t.id) == address)
+            here = self._live_of(
+                self._by_address, address, lambda t: self.addresses.get(t.id) == address
+            )
             if here >= self.config.max_tables_per_address:
                 raise TableError(
                     "too_many_tables",
                     f"{here} open tables come from your address: "
                     f"at most {self.config.max_tables_per_address}",
                 )
+
+    def _live_of(
+        self, index: dict[str, set[str]], key: str, theirs: Callable[[Table], bool]
+    ) -> int:
+        """How many of the tables indexed under ``key`` are here and live (the ids of
+        tables gone are dropped from the index on the way)."""
+        ids = index.get(key)
+        if not ids:
+            return 0
+        count = 0
+        for table_id in list(ids):
+            table = self.tables.get(table_id)
+            if table is None:
+                ids.discard(table_id)
+            elif table.status in ("waiting", "playing") and theirs(table):
+                count += 1
+        if not ids:
+            del index[key]
+        return count
+
+    def _index(self, table: Table) -> None:
+        """A table opened here, in the caps' index of its creator and its address."""
+        if table.creator is not None:
+            self._by_creator.setdefault(table.creator, set()).add(table.id)
+        address = self.addresses.get(table.id)
+        if address is not None:
+            self._by_address.setdefault(address, set()).add(table.id)
 
     def create(
         self,
@@ -240,6 +277,7 @@ class Lobby:
         )
 
     def _open(self, table: Table) -> None:
+        self._index(table)
         table.on_over = self._record
         table.on_finished = self._forget
         table.bot_pool = self.bot_pool

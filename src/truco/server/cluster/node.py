@@ -223,6 +223,7 @@ class ClusterLobby(Lobby):
         if table.id in self.held:  # taken over: the lease and the fence are in place
             super()._open(table)
             return
+        self._index(table)
         table.on_over = self._record  # a new table: its lease first, then its actor
         table.on_finished = self._forget
         table.bot_pool = self.bot_pool
