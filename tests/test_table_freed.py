@@ -1,6 +1,8 @@
-"""A finished table is freed by reference counts alone: the server freezes what survives
-(truco.server.pauses), and cyclic garbage that was frozen waits for a thaw, so a table
-that only the cycle collector could free would hold its memory for minutes."""
+"""A finished table and its closed connections are freed by reference counts alone: the
+server freezes what survives (truco.server.pauses), and cyclic garbage that was frozen
+waits for a thaw, so what only the cycle collector could free would hold its memory for
+minutes (every connection, when the table's readers and uvicorn's protocol referred to
+each other: megabytes a second under server_load.py's turnover)."""
 
 from __future__ import annotations
 
@@ -12,10 +14,10 @@ from typing import Any
 
 from server_testing import LiveServer, TableClient, create_table, guest_token, play_out
 from truco.server import ServerConfig
-from truco.server.table import Table
+from truco.server.table import Client, Table
 
 
-def test_a_finished_table_is_freed_without_the_cycle_collector() -> None:
+def test_a_finished_table_and_its_connections_are_freed_without_the_cycle_collector() -> None:
     config = ServerConfig(db_url="sqlite://", bot_delay=0, turn_seconds=0)
     with LiveServer(config) as live:
         lobby = live.app.state.lobby
@@ -35,6 +37,11 @@ def test_a_finished_table_is_freed_without_the_cycle_collector() -> None:
                 legal = [a for a in view["legal"] if not a.startswith("say ")]
                 return rng.choice(legal) if legal else None
 
+            live_table = lobby.tables[made["id"]]
+            while len(live_table.clients) < 2:
+                time.sleep(0.01)
+            connections = [weakref.ref(c) for c in list(live_table.clients)]
+            del live_table
             play_out(clients, choose)
             for client in clients:
                 client.close()
@@ -42,9 +49,13 @@ def test_a_finished_table_is_freed_without_the_cycle_collector() -> None:
             while made["id"] in lobby.tables and time.monotonic() < deadline:
                 time.sleep(0.02)
             assert made["id"] not in lobby.tables  # finished, nobody watching: forgotten
+            while any(c() is not None for c in connections) and time.monotonic() < deadline:
+                time.sleep(0.02)  # (the handlers end after the table hears they left)
             gc.collect()  # (a table in a cycle would now be in gc.garbage, its weakref cleared)
             assert table() is None
             assert not any(isinstance(o, Table) for o in gc.garbage)
+            assert all(c() is None for c in connections)
+            assert not any(isinstance(o, Client) for o in gc.garbage)
         finally:
             gc.set_debug(0)
             gc.garbage.clear()
