@@ -141,6 +141,50 @@ def test_tokens_expire_and_are_renewed_while_valid(monkeypatch: pytest.MonkeyPat
         assert code == 4401 and "expired" in reason
 
 
+def test_a_verified_token_is_remembered_but_expiry_and_forgery_still_refuse(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    signer = TokenSigner(b"k" * 32, lifetime=100)
+    token = signer.issue("Ana", now=1000)
+    first = signer.verify(token, now=1010)
+    assert first is not None and first.name == "Ana"
+    full_checks: list[str] = []
+    check = signer._check
+
+    def counted(text: str) -> Any:
+        full_checks.append(text)
+        return check(text)
+
+    monkeypatch.setattr(signer, "_check", counted)
+    # the same session again: looked up, not checked again
+    assert signer.verify(token, now=1020) == first
+    assert full_checks == []
+    # anything else is checked in full, every time, and refused
+    body, _, signature = token.partition(".")
+    forged_body = TokenSigner(b"k" * 32).issue("Eva", first.id, now=5000).split(".")[0]
+    other_key = TokenSigner(b"x" * 32, lifetime=100).issue("Ana", first.id, now=1000)
+    flipped = signature[:-1] + ("A" if signature[-1] != "A" else "B")
+    for bad in (f"{forged_body}.{signature}", f"{body}.{flipped}", other_key, token + "x"):
+        for _ in range(2):
+            assert signer.verify(bad, now=1020) is None
+    assert len(full_checks) == 8
+    assert signer.verify(token, now=1020) == first and len(full_checks) == 8
+    # a remembered token that expires is refused, forgotten, then refused by the full check
+    assert signer.verify(token, now=1100) is None
+    assert signer.verify(token, now=1100) is None and full_checks[-1] == token
+    assert signer.verify(token, now=1099) == first  # (the clock of a test going back)
+
+
+def test_the_memory_of_verified_tokens_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("truco.server.players.VERIFIED_CACHE", 5)
+    signer = TokenSigner(b"k" * 32, lifetime=100)
+    tokens = [signer.issue(f"P{i}", now=1000) for i in range(12)]
+    for token in tokens:
+        assert signer.verify(token, now=1001) is not None
+        assert len(signer._verified) <= 5
+    assert all(signer.verify(token, now=1001) is not None for token in tokens)
+
+
 def test_non_ascii_and_overlong_tokens_get_a_clean_401(server: LiveServer) -> None:
     for value in (b"Bearer abc.\xe9", b"Bearer " + b"a" * 900, b"Bearer", b"Basic abc"):
         response = httpx.get(f"{server.url}/api/me", headers={"Authorization": value}, timeout=10)

@@ -58,13 +58,29 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
+#: how many verified tokens a signer remembers (:meth:`TokenSigner.verify`)
+VERIFIED_CACHE = 4096
+
+
 class TokenSigner:
     """Issues and checks guest tokens with one secret key; tokens last ``lifetime``
-    seconds."""
+    seconds.
+
+    A token is checked in full once (its shape, its signature, its payload); the player
+    it names is then remembered under the exact token text, so that the next requests and
+    WebSockets of the same session (a table's create, then each seat's connection) only
+    look it up and compare its expiry with the clock. Only tokens whose signature is good
+    are remembered: a forged or altered token is checked in full every time and refused,
+    and an expired one is refused (and forgotten) whether remembered or not. Nothing can
+    revoke a token before it expires, so a remembered answer is the answer a full check
+    would give.
+    """
 
     def __init__(self, key: bytes, lifetime: float = 7 * 24 * 3600.0) -> None:
         self._key = key
         self.lifetime = lifetime
+        #: token -> its player, for tokens verified in full (at most VERIFIED_CACHE)
+        self._verified: dict[str, Player] = {}
 
     def _sign(self, payload: str) -> str:
         return _b64(hmac.new(self._key, payload.encode(), hashlib.sha256).digest())
@@ -92,6 +108,21 @@ class TokenSigner:
     def verify(self, token: str, now: float | None = None) -> Player | None:
         """The player of a valid, unexpired token; ``None`` for anything else (a token
         of other characters or length included)."""
+        player = self._verified.get(token)
+        if player is None:
+            player = self._check(token)
+            if player is None:
+                return None
+            if len(self._verified) >= VERIFIED_CACHE:
+                self._verified.clear()  # (simple, and safe if threads verify too)
+            self._verified[token] = player
+        if player.expires <= (time.time() if now is None else now):
+            self._verified.pop(token, None)
+            return None
+        return player
+
+    def _check(self, token: str) -> Player | None:
+        """The player a token names if its shape and signature are good (expired or not)."""
         if len(token) > MAX_TOKEN or not TOKEN_PATTERN.fullmatch(token):
             return None
         body, _, signature = token.partition(".")
@@ -106,7 +137,5 @@ class TokenSigner:
                 account=data.get("acc") == 1,
             )
         except (ValueError, KeyError, TypeError):
-            return None
-        if player.expires <= (time.time() if now is None else now):
             return None
         return player

@@ -80,6 +80,8 @@ class RawSocket:
         message = await self._receive()
         if message["type"] == "websocket.disconnect":
             self.gone = True
+            if isinstance(self.direct, UvicornWriter):
+                self.direct.release()
         return message
 
     def read_directly(self, on_receive: Callable[[Mapping[str, Any]], None]) -> bool:
@@ -179,6 +181,18 @@ class UvicornWriter:
         size: int = self.transport.get_write_buffer_size()
         return size
 
+    def release(self) -> None:
+        """The connection is over: what :meth:`tap` and ``__init__`` set on the protocol is
+        taken off it, so that the protocol, and the table's client its readers call, are
+        freed by reference counts and not left as cyclic garbage (which a server that
+        freezes its survivors keeps until a thaw: truco.server.pauses)."""
+        attributes = vars(self.protocol)
+        for name in ("data_received", "send_receive_event_to_app"):
+            attributes.pop(name, None)
+        queue = attributes.get("queue")
+        if isinstance(queue, _Tap):
+            queue.on_receive, queue.protocol = _ignore, None
+
     def tap(self, on_receive: Callable[[Mapping[str, Any]], None]) -> bool:
         """See :meth:`RawSocket.read_directly`."""
         protocol = self.protocol
@@ -192,6 +206,10 @@ class UvicornWriter:
             protocol.data_received = fast.data_received
             self.transport.set_protocol(protocol)  # the event loop reads the method again
         return True
+
+
+def _ignore(message: Mapping[str, Any]) -> None:
+    """(What a released connection's reader does with a message: nothing.)"""
 
 
 class _FastFrames:
