@@ -98,6 +98,13 @@ SETS: dict[str, dict[str, Run]] = {
         # for the expert before the change (--before wary=0)
         "wary_vs_loose_15": Run((E, "mirror:loose", "--target", "15"), 80, 601, 2400, 1),
         "wary_vs_hard_1v1": Run((E, H), 80, 602, 2400, 1),
+        # the expert with bounded bluffs, robust calls and the envido-bluff reader (branch
+        # expert-leaks), fresh seeds; benchmarks/expert_paired.py played these same pairs
+        "leaks_vs_loose_15": Run((E, "mirror:loose", "--target", "15"), 120, 800, 2400, 1),
+        "leaks_vs_loose_15_flor": Run(
+            (E, "mirror:loose", "--target", "15", "--flor"), 120, 801, 2400, 1
+        ),
+        "leaks_vs_tight_15": Run((E, "mirror:tight", "--target", "15"), 80, 802, 1800, 1),
         # decision time of the named levels against the beginner
         "time_hard": Run(("search:hard", "simple"), 10, 208, 240, 1),
         "time_easy": Run(("search:easy", "simple"), 20, 209, 120, 1),

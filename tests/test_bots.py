@@ -418,7 +418,11 @@ def test_the_expert_bluffs_a_trash_truco_less_when_its_worlds_include_the_wary_r
         for share in trucos:
             bot = make_bot("search:expert", seed)
             assert isinstance(bot, SearchBot)
-            bot.method = dataclasses.replace(bot.method, prior=folding, wary=share)
+            # the wary worlds alone (the bounded bluffs and robust calls, which stop
+            # these bluffs too, are tested in tests/test_expert_bots.py)
+            bot.method = dataclasses.replace(
+                bot.method, prior=folding, wary=share, bluff_rate=None, robust=False
+            )
             action = bot.choose(seat_view(game, 0), game.legal_actions(0, False), rules)
             trucos[share] += action == TRUCO
         if deals == 20:

@@ -25,7 +25,8 @@ from truco.server.lobby import Lobby
 from truco.server.players import Player
 from truco.server.queue_api import Matchmaker
 from truco.server.store import Store
-from truco.server.table import Client, Join, Table, TableError
+from truco.server.table import Client, Join, Table
+from truco.server.table.durability import TableStopped
 
 RULES = {"players": 2, "target": 15}
 
@@ -68,8 +69,8 @@ def _config(url: str) -> ServerConfig:
 
 
 def test_a_table_stopped_before_it_is_durable_tells_its_creator_at_once(tmp_path: Any) -> None:
-    """``until_durable`` of a table whose actor stops first raises ``stopping`` (the HTTP
-    request that made it answers 503) instead of waiting 30 s."""
+    """``until_durable`` of a table whose actor stops first raises :class:`TableStopped`
+    (the HTTP request that made it answers 503) instead of waiting 30 s."""
 
     async def scenario() -> str:
         url = f"sqlite:///{tmp_path / 'stop.sqlite3'}"
@@ -81,13 +82,13 @@ def test_a_table_stopped_before_it_is_durable_tells_its_creator_at_once(tmp_path
         await table.stop()  # (never started: a cluster node stopping before its lease)
         try:
             await asyncio.wait_for(waiting, 30)
-        except TableError as exc:
-            return exc.code
+        except TableStopped:
+            return "stopped"
         finally:
             await store.close()
         return "durable"
 
-    assert asyncio.run(scenario()) == "stopping"
+    assert asyncio.run(scenario()) == "stopped"
 
 
 def test_a_join_behind_the_stop_is_closed_not_left_waiting(tmp_path: Any) -> None:

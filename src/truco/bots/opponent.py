@@ -14,6 +14,10 @@ declared) and fits the two shifts:
   has a share ``r`` of hands above it, against the policy's own threshold, is the shift.
 * **calls**: the tantos the rivals declared after calling envido themselves. A rival
   that calls with 24 calls looser than the policy's 28.
+* **envido bluffs**: how often the rivals open the envido when they could, against the
+  share of hands strong enough for the fitted calls: a rival that opens at most hands
+  bluffs, and its call no longer says "strong tanto" (the shown tantos cannot tell:
+  a refused bluff shows nothing).
 
 Each estimate is shrunk towards a prior model (worth :data:`PRIOR` observations; by
 default the policy itself, :data:`SEARCH_LIKE` for the expert), so a few hands move the
@@ -21,7 +25,7 @@ model only a little, and it is clamped to :data:`LIMIT`.
 
 >>> tracker = RivalTracker(seat=0)
 >>> tracker.model()
-PlayerModel(calls=0.0, envido_accepts=0.0, truco_accepts=0.0)
+PlayerModel(calls=0.0, envido_accepts=0.0, truco_accepts=0.0, envido_bluffs=0.0)
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ from .rollout import NEUTRAL, PlayerModel
 PRIOR = 3.0
 #: The largest shift the fit may reach.
 LIMIT = 0.3
+#: The largest share of weak hands a rival is fitted as opening the envido with.
+BLUFFS_LIMIT = 0.9
 #: How a search bot plays, the prior of the expert (measured against ``mirror:loose``,
 #: our search: it accepted 70% of the expert's trucos and 18% of its envidos): envidos
 #: answered about as the policy does (its worlds believe the caller's tanto), trucos far
@@ -88,6 +94,8 @@ class RivalTracker:
         self.envido_answers: list[bool] = []  # rivals accepted our envido calls?
         self.truco_answers: list[bool] = []
         self.called_tantos: list[int] = []  # tantos rivals declared after calling envido
+        self.envido_chances = 0  # hands where the rivals could open the envido first
+        self.envido_opened = 0  # ... and did
 
     def observe(self, view: SeatView) -> None:
         """Take in a view of this seat (call it at every decision)."""
@@ -131,6 +139,11 @@ class RivalTracker:
             elif answer not in ENVIDO_CALLS:
                 self.truco_answers.append(accepted)
         callers = {s for s, a in log if s & 1 != self.team and a in ENVIDO_CALLS}
+        first = next((i for i, (_, a) in enumerate(log) if a in ENVIDO_CALLS), len(log))
+        if any(s & 1 != self.team for s, _ in log[: first + 1]):
+            # a rival acted before the envido was opened, or opened it
+            self.envido_chances += 1
+            self.envido_opened += first < len(log) and log[first][0] & 1 != self.team
         opened = next((s for s, a in log if a in ENVIDO_CALLS), None)
         if opened is None or opened & 1 == self.team:
             return  # only the tantos of a rival who opened the envido tell its calls
@@ -154,9 +167,21 @@ class RivalTracker:
             low = sorted(self.called_tantos)[n // 4]  # about their lowest calling tanto
             seen = (ENVIDO_CALL - low) / 10.0
             calls = (seen * n + prior.calls * PRIOR) / (n + PRIOR)
+        calls = _clamp(calls)
         return PlayerModel(
-            calls=_clamp(calls), envido_accepts=_clamp(envido), truco_accepts=_clamp(truco)
+            calls=calls,
+            envido_accepts=_clamp(envido),
+            truco_accepts=_clamp(truco),
+            envido_bluffs=self._envido_bluffs(tantos, calls),
         )
+
+    def _envido_bluffs(self, tantos: list[int], calls: float) -> float:
+        """The share of weak hands on which the rivals open the envido: their opening
+        rate (shrunk towards the share of hands the fitted calls open with, which means
+        no bluff) past that share."""
+        strong = _share_above(tantos, ENVIDO_CALL - 10.0 * calls)
+        rate = (self.envido_opened + PRIOR * strong) / (self.envido_chances + PRIOR)
+        return round(min(max((rate - strong) / (1.0 - strong), 0.0), BLUFFS_LIMIT), 3)
 
 
 def _fit_answers(

@@ -38,6 +38,10 @@ class PlayerModel:
     calls: float = 0.0
     envido_accepts: float = 0.0
     truco_accepts: float = 0.0
+    #: the chance that a hand too weak for the policy's envido calls one anyway (a
+    #: rival seen opening the envido far more often than strong hands come): it weighs
+    #: the worlds (:func:`action_likelihood`), the rollouts do not bluff
+    envido_bluffs: float = 0.0
 
 
 #: The policy as it is.
@@ -98,7 +102,11 @@ def action_likelihood(
     for j in _JITTERS:
         chosen = policy_action(game, seat, legal, j, model)
         hits += chosen == action or (family is not None and _FAMILY.get(chosen) == family)
-    return LIKELIHOOD_FLOOR + hits / len(_JITTERS)
+    share = hits / len(_JITTERS)
+    if model.envido_bluffs and _FAMILY.get(action) == 1 and not game.envido_calls:
+        # an opening call: the policy's share, or a bluff from the rest of the hands
+        share += (1.0 - share) * model.envido_bluffs
+    return LIKELIHOOD_FLOOR + share
 
 
 def policy_action(

@@ -27,6 +27,7 @@ a worthless hand look free, which issue 11's best response learnt to punish.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from collections.abc import Sequence
@@ -38,6 +39,7 @@ from ..game import Game
 from ..rules import Rules
 from ..view import SeatView
 from .base import Bot
+from .judgement import hand_power, hand_tanto
 from .opponent import SEARCH_LIKE, RivalTracker
 from .rollout import NEUTRAL, PlayerModel, action_likelihood, play_out_hand
 
@@ -61,6 +63,17 @@ class Method:
     #: share of the worlds whose rivals are the :func:`wary` model (bluffs and wide
     #: answers): the calls must pay against a rival who is not the fitted one (0: off)
     wary: float = 0.0
+    #: with a ``wary`` share, a risky call must gain on its own in the fitted worlds
+    #: and in the wary ones (not only on their mean): a bluff that pays only against a
+    #: rival fitted as folding is not made
+    robust: bool = False
+    #: the share of weak hands (see :func:`bluffs`) on which a call may be made at all:
+    #: the search's own rivals never bluff, so it bluffs a call with any weak hand that
+    #: folds them, which a rival who answers wider than the policy punishes (None: off)
+    bluff_rate: float | None = None
+    #: the adaptive fit reads a rival's envido openings as bluffs when they come far
+    #: more often than strong tantos (:class:`~.opponent.RivalTracker`; False: never)
+    read_bluffs: bool = True
 
 
 LEVELS = {
@@ -68,7 +81,15 @@ LEVELS = {
     "medium": Method(40, 3, cautious=1.0),
     "hard": Method(120, 4, cautious=1.0),
     "expert": Method(
-        240, 4, cautious=1.0, adaptive=True, team_worlds=180, prior=SEARCH_LIKE, wary=0.5
+        240,
+        4,
+        cautious=1.0,
+        adaptive=True,
+        team_worlds=180,
+        prior=SEARCH_LIKE,
+        wary=0.5,
+        robust=True,
+        bluff_rate=0.1,
     ),
 }
 ALIASES = {"default": "medium", "normal": "medium"}
@@ -87,6 +108,38 @@ MIRROR_MODELS = {
 WARY_SHIFT = 0.3
 
 
+#: An envido-family call with a tanto below this is a bluff (the policy accepts from 27).
+BLUFF_TANTO = 27
+#: A truco-family call before the first baza is settled with a hand power below this is
+#: a bluff (the policy would not even accept a truco with it).
+BLUFF_POWER = 0.3
+
+
+def bluffs(view: SeatView, candidates: Sequence[int]) -> frozenset[int]:
+    """The calls among ``candidates`` that would be bluffs from this seat's own cards:
+    envido, real envido and falta envido with a tanto under :data:`BLUFF_TANTO`, and a
+    truco, retruco or vale cuatro before any baza is settled with a hand power under
+    :data:`BLUFF_POWER` (later the table, which the power ignores, decides)."""
+    assert view.seat is not None
+    out: set[int] = set()
+    if any(a in ENVIDO_CALLS for a in candidates) and hand_tanto(view.dealt) < BLUFF_TANTO:
+        out.update(a for a in candidates if a in ENVIDO_CALLS)
+    if (
+        any(a in TRUCO_CALLS for a in candidates)
+        and not view.baza_results
+        and hand_power(view.hand, (), view.seat & 1) < BLUFF_POWER
+    ):
+        out.update(a for a in candidates if a in TRUCO_CALLS)
+    return frozenset(out)
+
+
+def bluff_draw(seed: int | None, view: SeatView, family: str) -> float:
+    """A uniform draw fixed by the bot's seed, the hand and its cards: whether this hand
+    may bluff a ``family`` call is decided once, the same at each of its decisions."""
+    key = f"{seed}:{family}:{view.hand_index}:{sorted(view.dealt)}"
+    return random.Random(key).random()
+
+
 def wary(model: PlayerModel) -> PlayerModel:
     """The rival a call must also pay against: at least as loose as the policy, whatever
     the fit says, and :data:`WARY_SHIFT` looser (calls with weaker hands, accepts with
@@ -98,6 +151,7 @@ def wary(model: PlayerModel) -> PlayerModel:
         calls=max(model.calls, 0.0) + WARY_SHIFT,
         envido_accepts=max(model.envido_accepts, 0.0) + WARY_SHIFT,
         truco_accepts=max(model.truco_accepts, 0.0) + WARY_SHIFT,
+        envido_bluffs=model.envido_bluffs,
     )
 
 
@@ -113,6 +167,8 @@ class Evaluation:
     worlds: int
     #: per action, its value in each world
     samples: tuple[tuple[float, ...], ...] = field(default=(), repr=False)
+    #: the worlds from this index on played the :func:`wary` rival (``worlds``: none)
+    split: int | None = None
 
     def best(self) -> int:
         return self.actions[max(range(len(self.actions)), key=self.values.__getitem__)]
@@ -182,7 +238,10 @@ class SearchBot(Bot):
             # a new match, or a new seat
             self.tracker = tracker = RivalTracker(view.seat, self.method.prior)
         tracker.observe(view)
-        self.rivals = tracker.model()
+        model = tracker.model()
+        if not self.method.read_bluffs:
+            model = dataclasses.replace(model, envido_bluffs=0.0)
+        self.rivals = model
 
     def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
         if self.method.adaptive and view.seat is not None:
@@ -194,6 +253,17 @@ class SearchBot(Bot):
 
     def _choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
         candidates = [a for a in legal if not is_say(a)]
+        rate = self.method.bluff_rate
+        if rate is not None and view.seat is not None:
+            weak = bluffs(view, candidates)
+            if weak:
+                envido = bluff_draw(self.seed, view, "envido") < rate
+                truco = bluff_draw(self.seed, view, "truco") < rate
+                candidates = [
+                    a
+                    for a in candidates
+                    if a not in weak or (envido if a in ENVIDO_CALLS else truco)
+                ]
         if len(candidates) == 1:
             return candidates[0]
         evaluation = self.evaluate(view, candidates, rules)
@@ -232,7 +302,12 @@ class SearchBot(Bot):
         top = max(range(len(candidates)), key=values.__getitem__)
         errors = [paired_error(samples[i], samples[top]) for i in range(len(candidates))]
         return Evaluation(
-            tuple(candidates), tuple(values), tuple(errors), n, tuple(map(tuple, samples))
+            tuple(candidates),
+            tuple(values),
+            tuple(errors),
+            n,
+            tuple(map(tuple, samples)),
+            split=len(fitted),
         )
 
     def cautious_choice(self, evaluation: Evaluation) -> int:
@@ -248,6 +323,8 @@ class SearchBot(Bot):
                 gain = values[i] - values[base]
                 error = paired_error(samples[i], samples[base])
                 if gain > margin and gain > self.method.cautious * error:
+                    if self.method.robust and not pays_in_both(evaluation, i, base):
+                        continue
                     choice, margin = i, gain
         return actions[choice]
 
@@ -295,6 +372,17 @@ class MirrorBot(SearchBot):
             )
         super().__init__("medium", seed, rivals=model)
         self.level = level
+
+
+def pays_in_both(evaluation: Evaluation, i: int, base: int) -> bool:
+    """Does action ``i`` beat action ``base`` on the mean of the fitted worlds and on the
+    mean of the wary ones, apart (each part that has worlds)?"""
+    a, b = evaluation.samples[i], evaluation.samples[base]
+    split = len(a) if evaluation.split is None else evaluation.split
+    for lo, hi in ((0, split), (split, len(a))):
+        if hi > lo and sum(a[lo:hi]) <= sum(b[lo:hi]):
+            return False
+    return True
 
 
 def paired_error(a: Sequence[float], b: Sequence[float]) -> float:

@@ -21,7 +21,7 @@ from .deps import MaybePlayerDep, PlayerDep, ServerDep, TableId
 from .players import clean_name
 from .replays import replay_steps
 from .sessions import clear_session_cookie, set_session_cookie
-from .table import TableError
+from .table.durability import TableStopped
 
 router = APIRouter(prefix="/api")
 
@@ -176,8 +176,8 @@ async def create_table(
         await asyncio.wait_for(table.until_durable(), 30)
     except TimeoutError:
         raise HTTPException(503, "the database does not answer: try again later") from None
-    except TableError as exc:  # the server stopped before it was: another node makes it
-        raise HTTPException(503, exc.reason) from None
+    except TableStopped as exc:  # the server stopped before it was: another node makes it
+        raise HTTPException(503, str(exc)) from None
     return table.summary()
 
 

@@ -12,10 +12,13 @@ from typing import Any
 from ...game import Game
 from ..journal import Journal, TableWrite, event_json
 from ..store import MatchRow, Store
-from .errors import TableError
 from .events import EventLog
 
 log = logging.getLogger("truco.server")
+
+
+class TableStopped(Exception):
+    """The table's actor stopped (the server is stopping) before it was durable."""
 
 
 class Durability:
@@ -86,7 +89,7 @@ class Durability:
 
     async def until(self, version: int) -> None:
         """Return once the table is durable at ``version`` (and has a row);
-        :class:`~.errors.TableError` ``stopping`` if its actor stopped before that."""
+        :class:`TableStopped` if its actor stopped before that."""
         if self.store is None:
             return
         if self._durable is None:
@@ -98,4 +101,4 @@ class Durability:
         async with self._durable:
             await self._durable.wait_for(lambda: durable() or self.halted)
         if not durable():
-            raise TableError("stopping", "the server is stopping: try again in a moment")
+            raise TableStopped("the server is stopping: try again in a moment")
