@@ -9,7 +9,7 @@ in front of the API and the sockets (:class:`~.limits.HttpLimits`).
 from __future__ import annotations
 
 import asyncio
-import gc
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -27,9 +27,11 @@ from .deps import ID_RE, Server, ServerDep
 from .limits import AddressLimits, Attempts, HttpLimits, parse_rate
 from .lobby import Lobby
 from .matchmaking import MemoryQueue
+from .pauses import keep_pauses_short
 from .players import TokenSigner
 from .store import Store
 from .table import TableError
+from .tasks import spawn
 
 STATIC = Path(__file__).parent / "static"
 #: table refusals that are about how much a guest asks for, not about the request
@@ -149,17 +151,16 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         await lobby.start()
         await matchmaker.start()
         # what start-up left alive (modules, the engine's tables: most of the heap) is
-        # never walked again by the collector (a cluster node's lobby does more, see
-        # cluster/pauses.py)
-        freeze = config.redis_url is None
-        if freeze:
-            gc.collect()
-            gc.freeze()
+        # never walked again by the collector, nor what survives each few seconds after
+        # (pauses.py; a cluster node's lobby starts its own)
+        pauses = None if config.redis_url is not None else spawn(keep_pauses_short(), "gc")
         try:
             yield
         finally:
-            if freeze:
-                gc.unfreeze()
+            if pauses is not None:
+                pauses.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await pauses
             analysis = getattr(app.state, "analysis", None)
             if isinstance(analysis, analysis_api.AnalysisService):
                 await analysis.stop()

@@ -107,6 +107,8 @@ class Table:
         self._rules_json = rules.to_dict()
         self._describe = rules.describe()
         self._summary: dict[str, Any] = {}  # as of the last durable round
+        #: the last summary built, and what it shows (see :meth:`summary`)
+        self._summary_kept: tuple[tuple[Any, ...], dict[str, Any]] | None = None
         self._resyncs: list[tuple[Peer, int | None]] = []
         self._replies: list[tuple[Peer, Reply]] = []
         self._story: dict[str, Any] | None = None  # the last closed hand told in words
@@ -533,21 +535,35 @@ class Table:
 
     def summary(self) -> dict[str, Any]:
         """The table as the lobby and every client see it (no cards); while a commit is
-        in flight, as it was at the last one."""
+        in flight, as it was at the last one.
+
+        Built once per state of the table and kept (the lobby's listing, a table's page,
+        each round and the create ask for it): the same dict comes back until something it
+        shows changes, its key being all of that (the version, the status, the seats and
+        who is connected in them); with a turn clock running (its time left changes by
+        itself) it is built every time."""
         if self.durability.persisting and self._summary:
             return self._summary
-        connected = {self._seat_of(c) for c in self.clients}
+        here = {c.player.id for c in self.clients if c.player is not None}
+        shown = tuple(
+            (seat.kind, seat.player_id, seat.name, seat.bot, seat.away, seat.player_id in here)
+            for seat in self.seats
+        )
+        key = (self.version, self.status, shown)
+        kept = self._summary_kept
+        if kept is not None and kept[0] == key:
+            return kept[1]
         seats = [
             {
                 "seat": i,
                 "team": i & 1,
-                "kind": seat.kind,
-                "name": seat.name,
-                "bot": seat.bot,
-                "away": seat.away,
-                "connected": seat.kind == "bot" or (seat.kind == "human" and i in connected),
+                "kind": kind,
+                "name": name,
+                "bot": bot,
+                "away": away,
+                "connected": kind == "bot" or (kind == "human" and connected),
             }
-            for i, seat in enumerate(self.seats)
+            for i, (kind, _, name, bot, away, connected) in enumerate(shown)
         ]
         clock = None
         if self.deadlines.turn is not None and self.game is not None:
@@ -558,7 +574,7 @@ class Table:
                 "total": self.deadlines.turn_total,
             }
         game = self.game
-        return {
+        summary = {
             "id": self.id,
             "name": self.name,
             "rules": self._rules_json,
@@ -573,6 +589,8 @@ class Table:
             "winner": game.winner if game is not None and game.is_over else None,
             "fairness": self._fairness_summary(),
         }
+        self._summary_kept = None if clock is not None else (key, summary)
+        return summary
 
     def _hand_story(self) -> dict[str, Any] | None:
         """The last closed hand explained in every language: told once per hand."""
