@@ -30,13 +30,13 @@ import orjson
 
 from ..journal import LIVE
 from ..lobby import Lobby
+from ..pauses import keep_pauses_short
 from ..protocol import ProtocolError, error_message, parse_client_message
 from ..ratings import record_unrecorded
 from ..table import Command, Join, Leave, Table
 from .bus import Bus, Message
 from .keeper import LeaseKeeper
 from .lease import Lease, Leases
-from .pauses import keep_pauses_short
 from .remote import RemoteClient, Route, player_of
 
 if TYPE_CHECKING:
