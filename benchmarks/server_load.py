@@ -359,8 +359,8 @@ def one_run(args: argparse.Namespace, sizes: list[int], db: str) -> dict[str, An
     }
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_load_arguments(parser: argparse.ArgumentParser) -> None:
+    """The load's options, shared with ``transport_floor.py``: tables, sizes, windows, runs."""
     parser.add_argument("--tables", type=int, default=40, help="concurrent tables (default 40)")
     parser.add_argument(
         "--players", type=int, action="append", choices=(2, 4, 6), help="table sizes (default 2, 4)"
@@ -369,6 +369,11 @@ def main() -> int:
     parser.add_argument("--warmup", type=float, default=3.0, help="unmeasured start (default 3)")
     parser.add_argument("--runs", type=int, default=1, help="runs; the medians are reported")
     parser.add_argument("--load-processes", type=int, default=2, help="load generators (default 2)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_load_arguments(parser)
     parser.add_argument(
         "--db",
         default=None,

@@ -47,7 +47,7 @@ from typing import Any
 import httpx
 import websockets
 from measure import cpu_split, percentile
-from server_load import Pace, choose, free_port, start_server
+from server_load import Pace, add_load_arguments, choose, free_port, start_server
 
 # ------------------------------------------------------------------ the trace
 #: one step of a match: the frames a table wrote after one message of a seat, as
@@ -537,14 +537,7 @@ def one_run(args: argparse.Namespace, sizes: list[int]) -> dict[str, Any]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tables", type=int, default=40, help="concurrent tables (default 40)")
-    parser.add_argument(
-        "--players", type=int, action="append", choices=(2, 4, 6), help="table sizes (default 2, 4)"
-    )
-    parser.add_argument("--seconds", type=float, default=20.0, help="measured seconds (default 20)")
-    parser.add_argument("--warmup", type=float, default=3.0, help="unmeasured start (default 3)")
-    parser.add_argument("--runs", type=int, default=1, help="runs; the medians are reported")
-    parser.add_argument("--load-processes", type=int, default=2, help="load generators (default 2)")
+    add_load_arguments(parser)
     parser.add_argument(
         "--turnover",
         action=argparse.BooleanOptionalAction,
