@@ -5,7 +5,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
 import socket
 import threading
 import time
@@ -17,6 +19,7 @@ import uvicorn
 
 from truco.server.app import create_app
 from truco.server.config import ServerConfig
+from truco.server.players import Player
 
 
 def free_port() -> int:
@@ -230,3 +233,28 @@ def play_out(
         if time.monotonic() > deadline:
             raise TimeoutError("the match did not end in time")
     raise RuntimeError("the match did not end within max_steps")
+
+
+class Proxy:
+    """A connection held elsewhere (another node), or a test's own: only the three members of
+    :class:`~truco.server.table.Peer`; it keeps the frames it is sent and the pongs apart."""
+
+    def __init__(self, player: Player | None) -> None:
+        self._player = player
+        self.frames: list[dict[str, Any]] = []
+        self.pongs: asyncio.Queue[int] = asyncio.Queue()
+        self.closed: str | None = None
+
+    @property
+    def player(self) -> Player | None:
+        return self._player
+
+    def send(self, frame: str) -> None:
+        message = json.loads(frame)
+        if message["type"] == "pong":
+            self.pongs.put_nowait(message["v"])
+        else:
+            self.frames.append(message)
+
+    def close(self, reason: str) -> None:
+        self.closed = reason

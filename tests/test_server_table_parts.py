@@ -5,12 +5,11 @@ logged."""
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-from typing import Any
 
 import pytest
 
+from server_testing import Proxy
 from truco.rules import Rules
 from truco.server.config import ServerConfig
 from truco.server.players import Player
@@ -42,30 +41,6 @@ def test_the_log_says_when_a_version_is_too_old_for_events() -> None:
     assert log.holds_after(2) and log.holds_after(5)
     assert not log.holds_after(1)  # version 2 is gone: a full state, not events
     assert not log.holds_after(6)  # a version the table never had
-
-
-class Proxy:
-    """A connection held elsewhere (another node): only the three members of :class:`Peer`."""
-
-    def __init__(self, player: Player | None) -> None:
-        self._player = player
-        self.frames: list[dict[str, Any]] = []
-        self.pongs: asyncio.Queue[int] = asyncio.Queue()
-        self.closed: str | None = None
-
-    @property
-    def player(self) -> Player | None:
-        return self._player
-
-    def send(self, frame: str) -> None:
-        message = json.loads(frame)
-        if message["type"] == "pong":
-            self.pongs.put_nowait(message["v"])
-        else:
-            self.frames.append(message)
-
-    def close(self, reason: str) -> None:
-        self.closed = reason
 
 
 async def _settled(table: Table, peer: Proxy) -> None:

@@ -5,35 +5,14 @@ one, equal to one built afresh, as soon as something does."""
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
+from server_testing import Proxy
 from truco.rules import Rules
 from truco.server.config import ServerConfig
 from truco.server.players import Player
 from truco.server.protocol import Act, Ping, Sit
 from truco.server.table import Command, Join, Leave, Table
-
-
-class Peer:
-    def __init__(self, player: Player | None) -> None:
-        self._player = player
-        self.frames: list[dict[str, Any]] = []
-        self.pongs: asyncio.Queue[int] = asyncio.Queue()
-
-    @property
-    def player(self) -> Player | None:
-        return self._player
-
-    def send(self, frame: str) -> None:
-        message = json.loads(frame)
-        if message["type"] == "pong":
-            self.pongs.put_nowait(message["v"])
-        else:
-            self.frames.append(message)
-
-    def close(self, reason: str) -> None:
-        pass
 
 
 def fresh(table: Table) -> dict[str, Any]:
@@ -43,14 +22,14 @@ def fresh(table: Table) -> dict[str, Any]:
 
 
 def test_the_summary_changes_exactly_when_the_table_does() -> None:
-    async def settled(table: Table, peer: Peer) -> None:
+    async def settled(table: Table, peer: Proxy) -> None:
         await table.inbox.put(Command(peer, Ping(type="ping")))
         await asyncio.wait_for(peer.pongs.get(), 10)
 
     async def main() -> None:
         config = ServerConfig(db_url="sqlite://", bot_delay=0)
         table = Table("t1", "t1", Rules(players=2), config, store=None, turn_seconds=0)
-        ana, beto, watcher = Peer(Player("a", "Ana")), Peer(Player("b", "Beto")), Peer(None)
+        ana, beto, watcher = Proxy(Player("a", "Ana")), Proxy(Player("b", "Beto")), Proxy(None)
         table.start()
         shown = [table.summary()]
 
