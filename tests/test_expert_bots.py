@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from truco import Game, Rules
-from truco.actions import ENVIDO, ENVIDO_CALLS, TRUCO, is_say
+from truco.actions import ENVIDO, ENVIDO_CALLS, NO_QUIERO, QUIERO, TRUCO, is_say
 from truco.bots import SearchBot, make_bot
 from truco.bots.judgement import hand_tanto
 from truco.bots.opponent import SEARCH_LIKE, RivalTracker
@@ -82,7 +82,9 @@ def test_the_expert_opens_envido_as_mano_on_few_weak_hands() -> None:
         for name, rate in (("unbounded", None), ("bounded", LEVELS["expert"].bluff_rate)):
             bot = make_bot("search:expert", seed)
             assert isinstance(bot, SearchBot)
-            bot.method = dataclasses.replace(bot.method, bluff_rate=rate)
+            # without the trap: a pass that invites the rival's bluffs is worth more
+            # than an envido, whatever the bound
+            bot.method = dataclasses.replace(bot.method, bluff_rate=rate, trap=False)
             action = bot.choose(seat_view(game, 0), game.legal_actions(0, False), rules)
             opened[name] += action in ENVIDO_CALLS
         if deals == 16:
@@ -171,3 +173,90 @@ def test_the_bluff_reader_can_be_switched_off() -> None:
     bot._track(view)
     assert bot.rivals.envido_bluffs == 0.0
     assert bot.tracker.model().envido_bluffs > 0.5
+
+
+def _falta_after_a_pass(hand: tuple[int, ...]) -> tuple[Game, SeatView]:
+    """Seat 0 (mano, tanto 25) plays a card without calling; seat 1 opens falta envido."""
+    game = Game(Rules(target=15), manual_deal=True)
+    game.deal((hand, TRASH))
+    game.apply(0, hand[2])
+    game.play(1, "falta-envido")
+    return game, seat_view(game, 0)
+
+
+def test_a_rival_opening_after_our_pass_at_most_hands_is_read_as_bluffing() -> None:
+    """mirror:loose reads our pass as a capped tanto and calls falta envido on any hand
+    (tantos 2 to 33 alike at 15 points); the expert's worlds believed the call."""
+    tracker = RivalTracker(0, dataclasses.replace(SEARCH_LIKE, passed_bluffs=0.3))
+    assert 0.2 < tracker.model().passed_bluffs < 0.4  # the prior before any evidence
+    tracker.passed_chances, tracker.passed_opened = 6, 5
+    assert tracker.model().passed_bluffs > 0.5
+    tracker.passed_chances, tracker.passed_opened = 6, 0
+    assert tracker.model().passed_bluffs < 0.1
+    assert RivalTracker(0, SEARCH_LIKE).model().passed_bluffs == 0.0  # off
+
+
+def test_a_call_after_our_pass_weighs_the_weak_worlds_up() -> None:
+    hand = _cards("1o", "4o", "12c")
+    model = dataclasses.replace(SEARCH_LIKE, passed_bluffs=0.5)
+    # the falta envido of seat 1 (tanto 6), as it was called: after seat 0's card
+    before = Game(Rules(target=15), manual_deal=True)
+    before.deal((hand, TRASH))
+    before.apply(0, hand[2])
+    assert action_likelihood(before, 1, ENVIDO, SEARCH_LIKE) < 0.1
+    assert action_likelihood(before, 1, ENVIDO, model) > 0.5
+    # the same rival opening as mano (nobody passed) reads as before
+    mano = Game(Rules(target=15), manual_deal=True)
+    mano.deal((TRASH, hand))
+    assert action_likelihood(mano, 0, ENVIDO, model) < 0.1
+
+
+def test_the_expert_calls_a_falta_after_its_pass_from_a_rival_seen_bluffing_there() -> None:
+    """Tanto 25 at 0-0 to 15, facing a falta envido after passing: refused when calls
+    read as strong tantos, accepted once the rival has opened after 5 of our 6 passes."""
+    _, view = _falta_after_a_pass(_cards("1o", "4o", "12c"))
+    legal = [a for a in view.legal if not is_say(a)]
+    for passed, answer in ((None, NO_QUIERO), (0.3, QUIERO)):
+        for seed in range(3):
+            bot = make_bot("search:expert", seed)
+            assert isinstance(bot, SearchBot)
+            bot.method = dataclasses.replace(bot.method, passed_bluffs=passed)
+            bot._track(view)
+            assert bot.tracker is not None
+            bot.tracker.passed_chances, bot.tracker.passed_opened = 6, 5
+            bot._track(view)
+            assert bot._choose(view, legal, Rules(target=15)) == answer
+
+
+def test_a_truco_after_our_card_weighs_the_weak_worlds_up_when_passes_are_read() -> None:
+    game = Game(Rules(target=15), manual_deal=True)
+    game.deal((ACES, TRASH))
+    game.play(0, "play 7e")
+    model = dataclasses.replace(SEARCH_LIKE, passed_truco=0.5)
+    assert action_likelihood(game, 1, TRUCO, SEARCH_LIKE) < 0.1
+    assert action_likelihood(game, 1, TRUCO, model) > 0.5
+    mano = Game(Rules(target=15), manual_deal=True)
+    mano.deal((TRASH, ACES))  # nobody played a card yet: the truco reads as before
+    assert action_likelihood(mano, 0, TRUCO, model) < 0.1
+
+
+def test_the_expert_passes_a_big_tanto_to_a_rival_who_bluffs_after_its_passes() -> None:
+    """The trap: with tanto 33 as mano, against a rival seen opening after 5 of our 6
+    passes, a card (inviting the bluff, then accepting it) is worth more than any call;
+    without the bluffs in the rollouts the expert calls."""
+    rules = Rules(target=15)
+    game = Game(rules, manual_deal=True)
+    game.deal((GOOD_TANTO, TRASH))
+    view = seat_view(game, 0)
+    legal = [a for a in view.legal if not is_say(a)]
+    for trap in (False, True):
+        for seed in range(2):
+            bot = make_bot("search:expert", seed)
+            assert isinstance(bot, SearchBot)
+            bot.method = dataclasses.replace(bot.method, trap=trap)
+            bot._track(view)
+            assert bot.tracker is not None
+            bot.tracker.passed_chances, bot.tracker.passed_opened = 6, 5
+            bot._track(view)
+            action = bot._choose(view, legal, rules)
+            assert (action < 40) == trap, (trap, seed, action)

@@ -96,6 +96,8 @@ class RivalTracker:
         self.called_tantos: list[int] = []  # tantos rivals declared after calling envido
         self.envido_chances = 0  # hands where the rivals could open the envido first
         self.envido_opened = 0  # ... and did
+        self.passed_chances = 0  # hands where a rival could open after we played a card
+        self.passed_opened = 0  # ... and did
 
     def observe(self, view: SeatView) -> None:
         """Take in a view of this seat (call it at every decision)."""
@@ -144,6 +146,13 @@ class RivalTracker:
             # a rival acted before the envido was opened, or opened it
             self.envido_chances += 1
             self.envido_opened += first < len(log) and log[first][0] & 1 != self.team
+        ours = next((i for i, (s, a) in enumerate(log) if s & 1 == self.team and a < 40), None)
+        if ours is not None and ours < first:
+            # we passed the envido: the rivals' next action opens it or passes too
+            reply = next((a for s, a in log[ours + 1 :] if s & 1 != self.team), None)
+            if reply is not None:
+                self.passed_chances += 1
+                self.passed_opened += reply in ENVIDO_CALLS
         opened = next((s for s, a in log if a in ENVIDO_CALLS), None)
         if opened is None or opened & 1 == self.team:
             return  # only the tantos of a rival who opened the envido tell its calls
@@ -173,6 +182,7 @@ class RivalTracker:
             envido_accepts=_clamp(envido),
             truco_accepts=_clamp(truco),
             envido_bluffs=self._envido_bluffs(tantos, calls),
+            passed_bluffs=self._passed_bluffs(tantos, calls),
         )
 
     def _envido_bluffs(self, tantos: list[int], calls: float) -> float:
@@ -181,6 +191,16 @@ class RivalTracker:
         no bluff) past that share."""
         strong = _share_above(tantos, ENVIDO_CALL - 10.0 * calls)
         rate = (self.envido_opened + PRIOR * strong) / (self.envido_chances + PRIOR)
+        return round(min(max((rate - strong) / (1.0 - strong), 0.0), BLUFFS_LIMIT), 3)
+
+    def _passed_bluffs(self, tantos: list[int], calls: float) -> float:
+        """The share of weak hands on which the rivals open the envido after we passed
+        it: their opening rate there, shrunk towards the prior's bluffs (0: off)."""
+        if not self.prior.passed_bluffs:
+            return 0.0
+        strong = _share_above(tantos, ENVIDO_CALL - 10.0 * calls)
+        prior_rate = strong + (1.0 - strong) * self.prior.passed_bluffs
+        rate = (self.passed_opened + PRIOR * prior_rate) / (self.passed_chances + PRIOR)
         return round(min(max((rate - strong) / (1.0 - strong), 0.0), BLUFFS_LIMIT), 3)
 
 

@@ -15,6 +15,7 @@ from ..actions import (
     CON_FLOR_ME_ACHICO,
     CONTRAFLOR,
     ENVIDO,
+    ENVIDO_CALLS,
     FALTA_ENVIDO,
     FLOR,
     MAZO,
@@ -42,6 +43,15 @@ class PlayerModel:
     #: rival seen opening the envido far more often than strong hands come): it weighs
     #: the worlds (:func:`action_likelihood`), the rollouts do not bluff
     envido_bluffs: float = 0.0
+    #: the same chance for an opening call made after the caller's rivals passed the
+    #: envido (played a card without calling it): a pass caps their tanto for a rival
+    #: who reads it, and such a rival opens on anything (mirror:loose called falta
+    #: envido there on tantos from 2 to 33 alike); the larger of the two applies to the
+    #: worlds, and in the rollouts such a seat opens with this chance, any envido call
+    passed_bluffs: float = 0.0
+    #: the same chance for a truco call opening the truco after the caller's rivals
+    #: played a card in this hand without calling it
+    passed_truco: float = 0.0
 
 
 #: The policy as it is.
@@ -81,6 +91,25 @@ def rollout_action(
     mostly :func:`policy_action` with a random threshold shift, sometimes anything."""
     if legal[0] == FLOR:
         return FLOR
+    if (
+        model.passed_bluffs
+        and ENVIDO in legal
+        and not game.pending
+        and not game.envido_calls
+        and _passed(game, seat)
+        and rng.random() < model.passed_bluffs
+    ):
+        # a rival who reads our pass as a capped tanto opens on anything
+        calls = [a for a in legal if a in ENVIDO_CALLS]
+        return calls[rng._randbelow(len(calls))]  # type: ignore[attr-defined]
+    if (
+        model.passed_truco
+        and TRUCO in legal
+        and not game.pending
+        and _passed_truco(game, seat)
+        and rng.random() < model.passed_truco
+    ):
+        return TRUCO
     r = rng.random()
     if r < noise:
         choices = [a for a in legal if a != MAZO]
@@ -103,10 +132,32 @@ def action_likelihood(
         chosen = policy_action(game, seat, legal, j, model)
         hits += chosen == action or (family is not None and _FAMILY.get(chosen) == family)
     share = hits / len(_JITTERS)
-    if model.envido_bluffs and _FAMILY.get(action) == 1 and not game.envido_calls:
+    if _FAMILY.get(action) == 1 and not game.envido_calls:
         # an opening call: the policy's share, or a bluff from the rest of the hands
-        share += (1.0 - share) * model.envido_bluffs
+        bluffs = model.envido_bluffs
+        if model.passed_bluffs > bluffs and _passed(game, seat):
+            bluffs = model.passed_bluffs
+        share += (1.0 - share) * bluffs
+    elif (
+        model.passed_truco
+        and action == TRUCO
+        and not game.truco_level
+        and not game.pending
+        and _passed_truco(game, seat)
+    ):
+        share += (1.0 - share) * model.passed_truco
     return LIKELIHOOD_FLOOR + share
+
+
+def _passed(game: Game, seat: int) -> bool:
+    """Has a rival of ``seat`` played a card in this hand's first baza (the envido
+    not opened)?"""
+    return bool(game.bazas) and any(s & 1 != seat & 1 for s, _ in game.bazas[0])
+
+
+def _passed_truco(game: Game, seat: int) -> bool:
+    """Has a rival of ``seat`` played a card in this hand (the truco not called)?"""
+    return not game.truco_level and any(s & 1 != seat & 1 for b in game.bazas for s, _ in b)
 
 
 def policy_action(

@@ -47,6 +47,10 @@ from .rollout import NEUTRAL, PlayerModel, action_likelihood, play_out_hand
 RISKY = frozenset(ENVIDO_CALLS + TRUCO_CALLS)
 
 
+#: An envido-family call with a tanto below this is a bluff (the policy accepts from 27).
+BLUFF_TANTO = 27
+
+
 @dataclass(frozen=True)
 class Method:
     """A level: ``worlds`` played out per decision, ``oversample`` worlds drawn per
@@ -71,9 +75,25 @@ class Method:
     #: the search's own rivals never bluff, so it bluffs a call with any weak hand that
     #: folds them, which a rival who answers wider than the policy punishes (None: off)
     bluff_rate: float | None = None
+    #: the tanto from which an envido-family call is no bluff for ``bluff_rate``
+    bluff_tanto: int = BLUFF_TANTO
     #: the adaptive fit reads a rival's envido openings as bluffs when they come far
     #: more often than strong tantos (:class:`~.opponent.RivalTracker`; False: never)
     read_bluffs: bool = True
+    #: the prior share of weak hands on which a rival opens the envido after we passed
+    #: it (:attr:`~.rollout.PlayerModel.passed_bluffs`), fitted to the rival's openings
+    #: there; a search rival reads our pass as a capped tanto and calls falta envido on
+    #: anything (mirror:loose at 15 points), which the believing worlds always refused
+    #: (None: off, a call after our pass reads like any other)
+    passed_bluffs: float | None = None
+    #: the rollouts' rivals bluff after our pass as fitted (``passed_bluffs``), so a
+    #: pass with a strong tanto that invites the bluff is valued as such (False: the
+    #: fitted bluffs weigh the worlds only)
+    trap: bool = False
+    #: the fitted ``passed_bluffs`` also reads a rival's truco opened after our card
+    #: (a rival who reads our passes bluffs both; mirror:loose's trucos the expert
+    #: refused came from hand powers of 0.02 up alike) (False: envido only)
+    passed_truco: bool = False
 
 
 LEVELS = {
@@ -90,6 +110,8 @@ LEVELS = {
         wary=0.5,
         robust=True,
         bluff_rate=0.1,
+        passed_bluffs=0.3,
+        trap=True,
     ),
 }
 ALIASES = {"default": "medium", "normal": "medium"}
@@ -108,21 +130,21 @@ MIRROR_MODELS = {
 WARY_SHIFT = 0.3
 
 
-#: An envido-family call with a tanto below this is a bluff (the policy accepts from 27).
-BLUFF_TANTO = 27
 #: A truco-family call before the first baza is settled with a hand power below this is
 #: a bluff (the policy would not even accept a truco with it).
 BLUFF_POWER = 0.3
 
 
-def bluffs(view: SeatView, candidates: Sequence[int]) -> frozenset[int]:
+def bluffs(
+    view: SeatView, candidates: Sequence[int], tanto_floor: int = BLUFF_TANTO
+) -> frozenset[int]:
     """The calls among ``candidates`` that would be bluffs from this seat's own cards:
-    envido, real envido and falta envido with a tanto under :data:`BLUFF_TANTO`, and a
+    envido, real envido and falta envido with a tanto under ``tanto_floor``, and a
     truco, retruco or vale cuatro before any baza is settled with a hand power under
     :data:`BLUFF_POWER` (later the table, which the power ignores, decides)."""
     assert view.seat is not None
     out: set[int] = set()
-    if any(a in ENVIDO_CALLS for a in candidates) and hand_tanto(view.dealt) < BLUFF_TANTO:
+    if any(a in ENVIDO_CALLS for a in candidates) and hand_tanto(view.dealt) < tanto_floor:
         out.update(a for a in candidates if a in ENVIDO_CALLS)
     if (
         any(a in TRUCO_CALLS for a in candidates)
@@ -152,6 +174,8 @@ def wary(model: PlayerModel) -> PlayerModel:
         envido_accepts=max(model.envido_accepts, 0.0) + WARY_SHIFT,
         truco_accepts=max(model.truco_accepts, 0.0) + WARY_SHIFT,
         envido_bluffs=model.envido_bluffs,
+        passed_bluffs=model.passed_bluffs,
+        passed_truco=model.passed_truco,
     )
 
 
@@ -236,11 +260,18 @@ class SearchBot(Bot):
         tracker = self.tracker
         if tracker is None or tracker.team != view.seat & 1 or tracker.newer_than(view):
             # a new match, or a new seat
-            self.tracker = tracker = RivalTracker(view.seat, self.method.prior)
+            prior = dataclasses.replace(
+                self.method.prior, passed_bluffs=self.method.passed_bluffs or 0.0
+            )
+            self.tracker = tracker = RivalTracker(view.seat, prior)
         tracker.observe(view)
         model = tracker.model()
+        if self.method.passed_truco:
+            model = dataclasses.replace(model, passed_truco=model.passed_bluffs)
         if not self.method.read_bluffs:
-            model = dataclasses.replace(model, envido_bluffs=0.0)
+            model = dataclasses.replace(
+                model, envido_bluffs=0.0, passed_bluffs=0.0, passed_truco=0.0
+            )
         self.rivals = model
 
     def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
@@ -255,7 +286,7 @@ class SearchBot(Bot):
         candidates = [a for a in legal if not is_say(a)]
         rate = self.method.bluff_rate
         if rate is not None and view.seat is not None:
-            weak = bluffs(view, candidates)
+            weak = bluffs(view, candidates, self.method.bluff_tanto)
             if weak:
                 envido = bluff_draw(self.seed, view, "envido") < rate
                 truco = bluff_draw(self.seed, view, "truco") < rate
@@ -286,8 +317,11 @@ class SearchBot(Bot):
         determinizer = Determinizer(view)
         fitted = self._worlds(determinizer, team, worlds - wary_worlds)
         guarded = self._worlds(determinizer, team, wary_worlds, wary(self.rivals))
+        played = self.rivals
+        if not self.method.trap and (played.passed_bluffs or played.passed_truco):
+            played = dataclasses.replace(played, passed_bluffs=0.0, passed_truco=0.0)
         for k, world in enumerate((*fitted, *guarded)):
-            rivals = self.rivals if k < len(fitted) else wary(self.rivals)
+            rivals = played if k < len(fitted) else wary(played)
             models = (NEUTRAL, rivals) if team == 0 else (rivals, NEUTRAL)
             world.dealer = None  # only this hand is played out
             closed = len(world.history)
