@@ -23,6 +23,13 @@ answers with weaker hands, and the worlds weighted by that looser reading of the
 calls. A bluff must then pay against a rival who calls it too, and a fold against a
 rival who may be bluffing: the fitted model alone, after a few refusals, made a truco on
 a worthless hand look free, which issue 11's best response learnt to punish.
+
+A pass is read too (the expert's ``passed_bluffs`` and ``trap``): a search rival takes
+our card played without an envido as a capped tanto and opens on anything after it
+(mirror:loose's falta envidos there came from tantos 2 to 33 alike). The rate at which a
+rival opens after our passes is fitted (:class:`~.opponent.RivalTracker`); the worlds
+weigh its call by it, and the rollouts' rivals bluff at it, so a big tanto may pass to
+invite the bluff instead of calling.
 """
 
 from __future__ import annotations
