@@ -18,14 +18,17 @@ declared) and fits the two shifts:
   share of hands strong enough for the fitted calls: a rival that opens at most hands
   bluffs, and its call no longer says "strong tanto" (the shown tantos cannot tell:
   a refused bluff shows nothing).
+* **bluffs after our pass**: the same, counted only where we played a card without
+  opening the envido: a rival that reads our pass as weakness opens there on anything.
 
 Each estimate is shrunk towards a prior model (worth :data:`PRIOR` observations; by
 default the policy itself, :data:`SEARCH_LIKE` for the expert), so a few hands move the
 model only a little, and it is clamped to :data:`LIMIT`.
 
 >>> tracker = RivalTracker(seat=0)
->>> tracker.model()
-PlayerModel(calls=0.0, envido_accepts=0.0, truco_accepts=0.0, envido_bluffs=0.0)
+>>> tracker.model()  # doctest: +NORMALIZE_WHITESPACE
+PlayerModel(calls=0.0, envido_accepts=0.0, truco_accepts=0.0, envido_bluffs=0.0,
+            passed_bluffs=0.0, passed_truco=0.0)
 """
 
 from __future__ import annotations
