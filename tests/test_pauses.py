@@ -27,7 +27,7 @@ def test_cyclic_garbage_frozen_while_alive_is_freed_when_the_frozen_heap_grows(
     unfrozen: None,
 ) -> None:
     now = [0.0]
-    pauses = Pauses(thaw_seconds=900.0, thaw_growth=1.0, clock=lambda: now[0])
+    pauses = Pauses(thaw_seconds=900.0, thaw_growth=1.0, clock=lambda: now[0], check_seconds=0)
     frozen = gc.get_freeze_count()
     assert frozen > 0
     cycle = Cycle()
@@ -44,7 +44,7 @@ def test_cyclic_garbage_frozen_while_alive_is_freed_when_the_frozen_heap_grows(
 
 def test_a_thaw_comes_after_thaw_seconds_even_without_growth(unfrozen: None) -> None:
     now = [0.0]
-    pauses = Pauses(thaw_seconds=900.0, thaw_growth=1.0, clock=lambda: now[0])
+    pauses = Pauses(thaw_seconds=900.0, thaw_growth=1.0, clock=lambda: now[0], check_seconds=0)
     cycle = Cycle()
     gone = weakref.ref(cycle)
     pauses.step()

@@ -30,12 +30,15 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import os
 import time
 from collections.abc import Callable
+from typing import Any
 
 log = logging.getLogger("truco.server")
 
 FREEZE_SECONDS = 5.0
+CHECK_SECONDS = 5.0
 THAW_SECONDS = 900.0
 THAW_GROWTH = 1.0
 
@@ -49,35 +52,56 @@ class Pauses:
         thaw_seconds: float = THAW_SECONDS,
         thaw_growth: float = THAW_GROWTH,
         clock: Callable[[], float] = time.monotonic,
+        check_seconds: float = CHECK_SECONDS,
     ) -> None:
         self.thaw_seconds = thaw_seconds
         self.thaw_growth = thaw_growth
+        self.check_seconds = check_seconds
         self.clock = clock
         self.thaws = 0
         gc.collect()
         gc.freeze()
-        self.thawed = clock()
+        self.thawed = self.checked = clock()
         self.baseline = gc.get_freeze_count()  # what the last thaw (or start-up) left
+        self.last_thaw: tuple[int, float] | None = None  # objects freed, seconds taken
 
     def step(self) -> None:
-        """Collect the young generations, thaw if it is time, freeze the survivors."""
+        """Collect the young generations, freeze the survivors, thaw if it is time (the
+        frozen heap is counted every :data:`CHECK_SECONDS`: counting walks it)."""
         gc.collect(1)  # (the young cyclic garbage: not frozen)
         gc.freeze()
         now = self.clock()
-        grown = gc.get_freeze_count() > self.baseline * (1.0 + self.thaw_growth)
+        grown = False
+        if now - self.checked >= self.check_seconds:
+            self.checked = now
+            grown = gc.get_freeze_count() > self.baseline * (1.0 + self.thaw_growth)
         if grown or now - self.thawed >= self.thaw_seconds:
-            started = time.perf_counter()
-            gc.unfreeze()
-            found = gc.collect()
-            gc.freeze()
-            log.info(
-                "garbage collection: %d objects freed in %.0f ms",
-                found,
-                1000 * (time.perf_counter() - started),
-            )
-            self.thaws += 1
+            self.thaw()
             self.thawed = now
-            self.baseline = gc.get_freeze_count()
+
+    def thaw(self) -> int:
+        """Unfreeze and collect everything once (the cyclic garbage frozen while alive);
+        how many objects were freed."""
+        started = time.perf_counter()
+        gc.unfreeze()
+        found = gc.collect()
+        gc.freeze()
+        took = time.perf_counter() - started
+        log.info("garbage collection: %d objects freed in %.0f ms", found, 1000 * took)
+        self.thaws += 1
+        self.baseline = gc.get_freeze_count()
+        self.last_thaw = (found, took)
+        return found
+
+
+def _knobs() -> dict[str, float]:
+    """(Measurement) ``TRUCO_GC=freeze=0.1,growth=1,thaw=900``: the schedule's figures."""
+    knobs = {}
+    for item in os.environ.get("TRUCO_GC", "").split(","):
+        if "=" in item:
+            name, value = item.split("=", 1)
+            knobs[name.strip()] = float(value)
+    return knobs
 
 
 async def keep_pauses_short(
@@ -86,10 +110,191 @@ async def keep_pauses_short(
     thaw_growth: float = THAW_GROWTH,
 ) -> None:
     """Run for the life of the server (cancel it to stop); see the module's docstring."""
-    pauses = Pauses(thaw_seconds, thaw_growth)
+    path = os.environ.get(STALLS_ENV)
+    probe = StallProbe(path) if path else None
+    stamping = asyncio.create_task(probe.stamp()) if probe else None
+    census = probe is not None and os.environ.get("TRUCO_GARBAGE") == "1"
+    knobs = _knobs()
+    freeze_seconds = knobs.get("freeze", freeze_seconds)
+    pauses = Pauses(knobs.get("thaw", thaw_seconds), knobs.get("growth", thaw_growth))
+    if census:
+        gc.set_debug(gc.DEBUG_SAVEALL)
     try:
         while True:
             await asyncio.sleep(freeze_seconds)
+            if census and probe is not None:
+                probe.census()
             pauses.step()
     finally:
+        gc.set_debug(0)
+        if probe is not None:  # what was frozen garbage since the last thaw
+            probe.write(
+                kind="final", thaws=pauses.thaws, age=round(time.monotonic() - pauses.thawed),
+                frozen=gc.get_freeze_count(), freed=pauses.thaw(),
+                ms=round(1000 * (pauses.last_thaw or (0, 0.0))[1]),
+            )  # fmt: skip
         gc.unfreeze()
+        if probe is not None and stamping is not None:
+            stamping.cancel()
+            probe.stop()
+
+
+# ---------------------------------------------------------------- cycles not made
+def http_protocol() -> Any:
+    """Uvicorn's ``http`` option: its httptools protocol, except that an upgraded connection
+    leaves no cycle behind (``"auto"`` without httptools).
+
+    On a WebSocket upgrade uvicorn hands the transport to the WebSocket protocol and drops
+    the HTTP one without closing it, so the HTTP protocol and its parser (which holds six of
+    the protocol's bound methods) stay a cycle: about 25 objects of cyclic garbage per table
+    socket, nearly all that a node playing 1,000 tables left to the collector (counted with
+    ``TRUCO_GARBAGE=1``). Garbage that lives through a freeze waits for a thaw."""
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+    except ImportError:  # pragma: no cover (no httptools: uvicorn's h11 protocol)
+        return "auto"
+
+    class UpgradingHttpProtocol(HttpToolsProtocol):
+        def handle_websocket_upgrade(self) -> None:
+            super().handle_websocket_upgrade()
+            # the parser refers to this protocol; neither is used again
+            self.parser = None  # type: ignore[assignment]
+
+    return UpgradingHttpProtocol
+
+
+# ---------------------------------------------------------------- the stall probe (opt-in)
+#: ``TRUCO_STALLS=FILE`` (read by :func:`keep_pauses_short`): every collection and every late
+#: turn of the event loop longer than :data:`STALL_MS` is appended to FILE, one JSON line each
+STALLS_ENV = "TRUCO_STALLS"
+STALL_MS = 20.0
+
+
+class StallProbe:
+    """Where the loop's time goes when it is late (measurement only, off by default).
+
+    - every collection is timed (``gc.callbacks``): ``{"kind": "gc", "gen", "ms",
+      "collected"}`` when longer than :data:`STALL_MS`, and totals per generation;
+    - a task stamps the time every few milliseconds, and a thread looks at the stamp as
+      often: when it is late by more than :data:`STALL_MS` the thread takes the main
+      thread's stack (``sys._current_frames``) each time it looks, and once the loop is back
+      writes ``{"kind": "loop", "ms", "stacks": {stack: samples}}`` (a collection, which holds
+      the interpreter, shows as the stack that allocated when it began, and as a ``gc`` line).
+    """
+
+    def __init__(self, path: str, stall_ms: float = STALL_MS, every: float = 0.005) -> None:
+        import threading
+
+        self.path = path
+        self.stall = stall_ms / 1000
+        self.every = every
+        self.file = open(path, "a", buffering=1)  # noqa: SIM115 (closed by stop)
+        self.beat = self.counted = time.monotonic()
+        self.gc_started = 0.0
+        self.gc_totals: dict[int, list[float]] = {0: [0, 0.0], 1: [0, 0.0], 2: [0, 0.0]}
+        self.main = threading.get_ident()
+        self.running = True
+        self.thread = threading.Thread(target=self._watch, name="stall-probe", daemon=True)
+        gc.callbacks.append(self._collected)
+        self.thread.start()
+
+    def write(self, **line: object) -> None:
+        import json
+
+        self.file.write(json.dumps({"t": round(time.time(), 3), **line}) + "\n")
+
+    def _collected(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self.gc_started = time.perf_counter()
+            return
+        took = time.perf_counter() - self.gc_started
+        totals = self.gc_totals[info["generation"]]
+        totals[0] += 1
+        totals[1] += took
+        if took > self.stall:
+            self.write(
+                kind="gc", gen=info["generation"], ms=round(1000 * took, 1),
+                collected=info["collected"], frozen=gc.get_freeze_count(),
+                counts=gc.get_count(),
+            )  # fmt: skip
+
+    async def stamp(self) -> None:
+        while True:
+            self.beat = time.monotonic()
+            await asyncio.sleep(self.every)
+
+    def _watch(self) -> None:
+        import sys
+        import traceback
+        from collections import Counter
+
+        stacks: Counter[str] = Counter()
+        late_since = 0.0
+        last_totals = time.monotonic()
+        while self.running:
+            time.sleep(self.every)
+            now = time.monotonic()
+            late = now - self.beat > self.stall + self.every
+            if late:
+                if not late_since:
+                    late_since = self.beat
+                frame = sys._current_frames().get(self.main)
+                if frame is not None:
+                    summary = traceback.extract_stack(frame)[-12:]
+                    stacks[
+                        " < ".join(
+                            f"{f.filename.rsplit('/', 2)[-1]}:{f.lineno} {f.name}"
+                            for f in reversed(summary)
+                        )
+                    ] += 1
+            elif late_since:
+                self.write(
+                    kind="loop", ms=round(1000 * (self.beat - late_since), 1),
+                    stacks=dict(stacks.most_common(5)),
+                )  # fmt: skip
+                stacks.clear()
+                late_since = 0.0
+            if now - last_totals >= 5.0:
+                last_totals = now
+                self.write(
+                    kind="totals",
+                    gc={g: [n, round(1000 * s, 1)] for g, (n, s) in self.gc_totals.items()},
+                    frozen=gc.get_freeze_count(),
+                    counts=gc.get_count(),
+                )
+
+    def census(self) -> None:
+        """(``TRUCO_GARBAGE=1`` too) What the collector found since the last census, by type,
+        the frozen heap included (unfrozen for it): everything it finds is kept
+        (``gc.DEBUG_SAVEALL``) until then, counted, then freed. Every second at most: it
+        walks the whole heap twice."""
+        from collections import Counter
+
+        if time.monotonic() - self.counted < 1.0:
+            return
+        gc.unfreeze()
+        gc.collect()
+        found = Counter(f"{type(o).__module__}.{type(o).__qualname__}" for o in gc.garbage)
+        where: Counter[str] = Counter()  # where the frames and exceptions found come from
+        for o in gc.garbage:
+            if isinstance(o, BaseException):
+                where[f"{type(o).__name__}: {str(o)[:60]}"] += 1
+            elif type(o).__name__ == "frame":
+                code = o.f_code
+                where[f"frame {code.co_filename.rsplit('/', 2)[-1]}:{code.co_name}"] += 1
+        self.write(
+            kind="garbage", objects=len(gc.garbage), types=dict(found.most_common(25)),
+            where=dict(where.most_common(15)),
+        )  # fmt: skip
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.collect()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        self.counted = time.monotonic()
+
+    def stop(self) -> None:
+        self.running = False
+        if self._collected in gc.callbacks:
+            gc.callbacks.remove(self._collected)
+        self.thread.join()
+        self.file.close()
