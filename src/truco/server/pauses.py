@@ -37,10 +37,11 @@ from typing import Any
 
 log = logging.getLogger("truco.server")
 
-FREEZE_SECONDS = 5.0
+FREEZE_SECONDS = 0.1
 CHECK_SECONDS = 5.0
 THAW_SECONDS = 900.0
-THAW_GROWTH = 1.0
+#: thaw once the frozen heap has grown by this factor of what the last thaw left (None: no)
+THAW_GROWTH: float | None = None
 
 
 class Pauses:
@@ -50,7 +51,7 @@ class Pauses:
     def __init__(
         self,
         thaw_seconds: float = THAW_SECONDS,
-        thaw_growth: float = THAW_GROWTH,
+        thaw_growth: float | None = THAW_GROWTH,
         clock: Callable[[], float] = time.monotonic,
         check_seconds: float = CHECK_SECONDS,
     ) -> None:
@@ -72,7 +73,7 @@ class Pauses:
         gc.freeze()
         now = self.clock()
         grown = False
-        if now - self.checked >= self.check_seconds:
+        if self.thaw_growth is not None and now - self.checked >= self.check_seconds:
             self.checked = now
             grown = gc.get_freeze_count() > self.baseline * (1.0 + self.thaw_growth)
         if grown or now - self.thawed >= self.thaw_seconds:
@@ -107,7 +108,7 @@ def _knobs() -> dict[str, float]:
 async def keep_pauses_short(
     freeze_seconds: float = FREEZE_SECONDS,
     thaw_seconds: float = THAW_SECONDS,
-    thaw_growth: float = THAW_GROWTH,
+    thaw_growth: float | None = THAW_GROWTH,
 ) -> None:
     """Run for the life of the server (cancel it to stop); see the module's docstring."""
     path = os.environ.get(STALLS_ENV)
@@ -182,7 +183,7 @@ class StallProbe:
       the interpreter, shows as the stack that allocated when it began, and as a ``gc`` line).
     """
 
-    def __init__(self, path: str, stall_ms: float = STALL_MS, every: float = 0.005) -> None:
+    def __init__(self, path: str, stall_ms: float = STALL_MS, every: float = 0.01) -> None:
         import threading
 
         self.path = path
