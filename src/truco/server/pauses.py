@@ -1,28 +1,33 @@
 """Short garbage-collection pauses for a server holding many tables (the embedded
 server and every node of a cluster).
 
-CPython's full collection walks every tracked object; it runs whenever the objects promoted
-since the last one reach a quarter of the heap. A node with a thousand tables holds a few
-hundred thousand objects, so that is a pause of tens of milliseconds every few seconds under
-load: the p99 of the whole site. So:
+CPython's collections walk every tracked object of the generations they collect. A node
+with a thousand tables holds a few hundred thousand objects, and keeps replacing them by new
+ones (each action's state, views, frames...), so without care every collection is a pause of
+tens of milliseconds: the p99 of the site. So:
 
 - after start-up, everything alive (modules, the engine's tables) is frozen: never walked;
-- every :data:`FREEZE_SECONDS` (5 s), what survived since (the young generations collected
-  first) is frozen as well, so that a full collection only walks the objects of the last
-  few seconds. Every minute was not enough: a node seating and playing 400 tables made a
-  minute's worth of objects, and its full collections took 80-260 ms (the p99 of the
-  site: 100-230 ms at a p50 of 3-9 ms); with 5 s, p99 25-40 ms. Freezing costs nothing
-  per object, and the objects frozen are still freed by their reference counts: only
-  cyclic garbage that was alive when frozen waits for the thaw;
-- everything is unfrozen and collected once (one longer pause) so that cyclic garbage
-  frozen while still in use is freed: once the frozen objects have grown by
-  :data:`THAW_GROWTH` times what the last thaw left (so the memory it holds stays
-  within that factor of the heap, and the full collections' work stays in proportion to
-  what was made, as CPython's own rule does with a quarter), and at least every
-  :data:`THAW_SECONDS`. Every closed connection is such garbage (uvicorn's protocols and
-  our frame readers refer to themselves): with a thaw every 15 minutes only, a server
-  whose tables turn over (``benchmarks/server_load.py``: about 80 connections a second)
-  grew by megabytes a second.
+- every :data:`FREEZE_SECONDS` (0.1 s) the young generations are collected and what
+  survived is frozen as well, so that every collection walks at most the last tenth of a
+  second's objects. Freezing costs nothing per object, and frozen objects are still freed
+  by their reference counts: only cyclic garbage that was alive when frozen waits for a
+  thaw. Freezing every 5 s left the young generations to grow: CPython starts a collection
+  when 700 more objects were allocated than freed, and freeing old (even frozen) objects
+  counts, so at 400-1,000 tables collections of the young generations took 10-70 ms about
+  once a second (at 400 tables: 19 of them in 15 s, 17.7 ms each; freezing every 0.1 s: 138,
+  1.7 ms each, none over 20 ms). Every minute, before that, left full collections of
+  80-260 ms at 400 tables;
+- everything is unfrozen and collected once (one longer pause, logged) every
+  :data:`THAW_SECONDS`, so that cyclic garbage frozen while in use is freed after all.
+  There is little of it: the cycle every table socket left (uvicorn's HTTP protocol and its
+  parser, dropped at the WebSocket upgrade: :func:`http_protocol` breaks it) was nearly all
+  of a node's, and since then a thaw after minutes at 400-1,000 tables frees 70-150 objects.
+  An optional growth rule (``thaw_growth``: a thaw once the frozen heap has grown by that
+  factor) thawed whenever the heap doubled; while tables are being added it doubles
+  legitimately, and those thaws walked everything: 224-637 ms pauses. It is off by default.
+
+``TRUCO_STALLS=FILE`` turns on a probe (:class:`StallProbe`) that writes every collection and
+every late turn of the event loop over 20 ms to FILE (``benchmarks/cluster.py --stalls``).
 """
 
 from __future__ import annotations
