@@ -16,6 +16,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from server_testing import LiveServer, TableClient, create_table, guest_token, play_out
@@ -100,16 +101,11 @@ def test_a_cluster_node_leaves_no_cyclic_garbage_of_a_table_or_its_sockets(
                     b = started[0]
             ana, beto = guest_token(a.url, "Ana"), guest_token(b.url, "Beto")
             table_id = create_table(a.url, ana, rules={"players": 2, "target": 15}, seat=0)["id"]
-            clients = [TableClient(a.ws_url, table_id, ana)]
             deadline = time.monotonic() + 15
-            while True:  # b hears of a's table within a heartbeat
-                try:
-                    clients.append(TableClient(b.ws_url, table_id, beto))
-                    break
-                except Exception:
-                    if time.monotonic() > deadline:
-                        raise
-                    time.sleep(0.2)
+            while not any(t["id"] == table_id for t in httpx.get(f"{b.url}/api/tables").json()):
+                assert time.monotonic() < deadline, "node b does not list node a's table"
+                time.sleep(0.2)  # (b hears of a's table within a heartbeat)
+            clients = [TableClient(a.ws_url, table_id, ana), TableClient(b.ws_url, table_id, beto)]
             clients[1].until(lambda s: s["table"]["status"] == "waiting")
             clients[1].send({"type": "sit", "seat": 1})
             play_out(clients, choose)
