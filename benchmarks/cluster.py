@@ -388,7 +388,8 @@ def rss_mb(pid: int) -> float:
 
 def stalls_between(directory: str, start: float, end: float) -> dict[str, Any]:
     """What the nodes' stall probes wrote during a window: the collections longer than 20 ms
-    (count, total and longest ms per generation), the loop's late turns (count, total,
+    (count, total and longest ms per generation), every collection (count, wall ms, CPU ms per
+    generation, from the probes' 5 s totals), the loop's late turns (count, total,
     longest) and the stacks seen most while it was late."""
     gcs: dict[str, list[float]] = {}
     loops: list[float] = []
@@ -408,11 +409,11 @@ def stalls_between(directory: str, start: float, end: float) -> dict[str, Any]:
         before = [x for x in ticks if x["t"] <= start] or ticks[:1]
         after = [x for x in ticks if x["t"] <= end] or ticks[-1:]
         if before and after:  # every collection in the window (from the 5 s totals)
+            end_, start_ = after[-1]["gc"], before[-1]["gc"]
             totals[name] = [
-                (g, after[-1]["gc"][g][0] - before[-1]["gc"][g][0],
-                 round(after[-1]["gc"][g][1] - before[-1]["gc"][g][1]))
+                (g, *(round(a - b) for a, b in zip(end_[g], start_[g], strict=True)))
                 for g in ("0", "1", "2")
-            ]  # fmt: skip
+            ]
     return {
         "gc_over_20ms": {g: [len(v), round(sum(v)), max(v)] for g, v in sorted(gcs.items())},
         "gc_all": totals,

@@ -196,8 +196,10 @@ class StallProbe:
         self.every = every
         self.file = open(path, "a", buffering=1)  # noqa: SIM115 (closed by stop)
         self.beat = self.counted = time.monotonic()
-        self.gc_started = 0.0
-        self.gc_totals: dict[int, list[float]] = {0: [0, 0.0], 1: [0, 0.0], 2: [0, 0.0]}
+        self.gc_started = self.gc_cpu = 0.0
+        #: per generation: collections, seconds (wall), seconds (this thread's CPU: what a
+        #: loaded machine does not inflate)
+        self.gc_totals = {g: [0, 0.0, 0.0] for g in (0, 1, 2)}
         self.main = threading.get_ident()
         self.running = True
         self.thread = threading.Thread(target=self._watch, name="stall-probe", daemon=True)
@@ -211,15 +213,18 @@ class StallProbe:
 
     def _collected(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
-            self.gc_started = time.perf_counter()
+            self.gc_started, self.gc_cpu = time.perf_counter(), time.thread_time()
             return
         took = time.perf_counter() - self.gc_started
+        cpu = time.thread_time() - self.gc_cpu
         totals = self.gc_totals[info["generation"]]
         totals[0] += 1
         totals[1] += took
+        totals[2] += cpu
         if took > self.stall:
             self.write(
                 kind="gc", gen=info["generation"], ms=round(1000 * took, 1),
+                cpu_ms=round(1000 * cpu, 1),
                 collected=info["collected"], frozen=gc.get_freeze_count(),
                 counts=gc.get_count(),
             )  # fmt: skip
@@ -264,7 +269,10 @@ class StallProbe:
                 last_totals = now
                 self.write(
                     kind="totals",
-                    gc={g: [n, round(1000 * s, 1)] for g, (n, s) in self.gc_totals.items()},
+                    gc={
+                        g: [int(n), round(1000 * s, 1), round(1000 * c, 1)]
+                        for g, (n, s, c) in self.gc_totals.items()
+                    },
                     frozen=gc.get_freeze_count(),
                     counts=gc.get_count(),
                 )
