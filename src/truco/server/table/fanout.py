@@ -122,6 +122,15 @@ class Round:
         """The ``state`` frame for ``peer`` sitting in ``seat``: the full state (``since``
         None, or older than the log holds), else the events after ``since``. None when it
         may see nothing new, unless the frame ``answer``s a request (a sync, a join)."""
+        frame = self.frame_bytes(peer, seat, since, answer=answer)
+        return None if frame is None else frame.decode()
+
+    def frame_bytes(
+        self, peer: Peer, seat: int | None, since: int | None, *, answer: bool = False
+    ) -> bytes | None:
+        """:meth:`frame` as the UTF-8 it is made of (a socket writes it as it is: decoding
+        then encoding again a frame that is not ASCII, and the summary's description
+        never is, cost more than the rest of the frame)."""
         if since is None or not self.log.holds_after(since):
             events, full = b"[]", b"true"
         else:
@@ -153,4 +162,4 @@ class Round:
                 b',"story":' + self._last_story() if full == b"true" else b"",
                 b"}",
             )
-        ).decode()
+        )
