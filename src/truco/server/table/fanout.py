@@ -21,7 +21,7 @@ from ...game import Game
 from ...rules import Rules
 from ...view import PublicHand, game_moment_json, own_json, public_hand
 from .clients import Peer
-from .events import EventLog, sees
+from .events import EventLog, TableEvent, sees
 
 #: the encoded closed hands and rules of the live tables (public: the same for every seat)
 _HANDS: dict[int, tuple[Any, bytes]] = {}
@@ -75,6 +75,8 @@ class Round:
         self._views: dict[int | None, bytes] = {}
         self._shared_json = b""  # their JSON, without the braces
         self._events: dict[tuple[int | None, int], bytes] = {}
+        #: since -> the events after it, and their list if every seat sees all of them
+        self._after: dict[int, tuple[list[TableEvent], bytes | None]] = {}
 
     def _view(self, seat: int | None) -> bytes:
         """The view of ``seat`` as JSON (the seat None is a spectator's; ``null`` before the
@@ -108,11 +110,22 @@ class Round:
         return self._story
 
     def _events_since(self, seat: int | None, since: int) -> bytes:
-        """The events after ``since`` that ``seat`` may see, as a JSON list ("" if none)."""
+        """The events after ``since`` that ``seat`` may see, as a JSON list ("" if none):
+        the same bytes for every seat when all of them are for everyone (the usual case)."""
+        after = self._after.get(since)
+        if after is None:
+            newer = self.log.after(since)
+            listed = None
+            if all(e.audience[0] == "all" for e in newer):
+                listed = b"[" + b",".join([e.json() for e in newer]) + b"]" if newer else b""
+            after = self._after[since] = (newer, listed)
+        newer, everyone = after
+        if everyone is not None:
+            return everyone
         key = (seat, since)
         events = self._events.get(key)
         if events is None:
-            bodies = [e.json() for e in self.log.after(since) if sees(seat, e.audience)]
+            bodies = [e.json() for e in newer if sees(seat, e.audience)]
             events = self._events[key] = b"[" + b",".join(bodies) + b"]" if bodies else b""
         return events
 
