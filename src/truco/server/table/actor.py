@@ -549,10 +549,24 @@ class Table:
             (seat.kind, seat.player_id, seat.name, seat.bot, seat.away, seat.player_id in here)
             for seat in self.seats
         )
-        key = (self.version, self.status, shown)
-        kept = self._summary_kept
-        if kept is not None and kept[0] == key:
-            return kept[1]
+        game = self.game
+        winner = game.winner if game is not None and game.is_over else None
+        fairness = self._fairness_summary()  # (the same dict while the hand is the same)
+        key = (self.version, self.status, shown, winner)
+        kept = self._summary_kept  # (None while a turn clock runs)
+        if (
+            kept is not None
+            and kept[0][1:] == key[1:]
+            and kept[1]["fairness"] is fairness
+            and (self.deadlines.turn is None or game is None)
+        ):
+            if kept[0][0] == key[0]:
+                return kept[1]
+            # only the version moved (most rounds): the kept one with the new version (the
+            # same keys in the same order; its seats, never changed in place, are shared)
+            summary = {**kept[1], "version": self.version}
+            self._summary_kept = (key, summary)
+            return summary
         seats = [
             {
                 "seat": i,
@@ -566,14 +580,13 @@ class Table:
             for i, (kind, _, name, bot, away, connected) in enumerate(shown)
         ]
         clock = None
-        if self.deadlines.turn is not None and self.game is not None:
+        if self.deadlines.turn is not None and game is not None:
             now = asyncio.get_running_loop().time()
             clock = {
-                "actors": self.seating.humans(self.game.actors()),
+                "actors": self.seating.humans(game.actors()),
                 "remaining": round(self.deadlines.remaining(now), 2),
                 "total": self.deadlines.turn_total,
             }
-        game = self.game
         summary = {
             "id": self.id,
             "name": self.name,
@@ -586,8 +599,8 @@ class Table:
             "seats": seats,
             "clock": clock,
             "version": self.version,
-            "winner": game.winner if game is not None and game.is_over else None,
-            "fairness": self._fairness_summary(),
+            "winner": winner,
+            "fairness": fairness,
         }
         self._summary_kept = None if clock is not None else (key, summary)
         return summary
