@@ -20,6 +20,7 @@ from ...cards import card_name
 from ...game import Game
 from ...rules import Rules
 from ...view import PublicHand, game_moment_json, own_json, public_hand
+from ..players import Player
 from .clients import Peer
 from .events import EventLog, TableEvent, sees
 
@@ -52,6 +53,31 @@ def _hand_json(hand: PublicHand | None) -> bytes:
 def _rules_json(rules: Rules) -> bytes:
     """A table's rules' JSON."""
     return _encoded_once(_RULES, rules, rules.to_dict)
+
+
+#: the ``you`` part of frames: (seat, id of the player, committed card) -> (player, JSON)
+_YOU: dict[tuple[int | None, int, int | None], tuple[Player | None, bytes]] = {}
+
+
+def _you_json(seat: int | None, player: Player | None, committed: int | None) -> bytes:
+    """Who a frame is for, as JSON: the same bytes for every frame of one connection
+    while its committed card is the same (found by the player's identity, as
+    :func:`_encoded_once` finds values)."""
+    key = (seat, id(player), committed)
+    known = _YOU.get(key)
+    if known is not None and known[0] is player:
+        return known[1]
+    if len(_YOU) >= _KEPT:
+        _YOU.clear()
+    you = orjson.dumps(
+        {
+            "seat": seat,
+            "player": None if player is None else {"id": player.id, "name": player.name},
+            "committed": None if committed is None else card_name(committed),
+        }
+    )
+    _YOU[key] = (player, you)
+    return you
 
 
 class Round:
@@ -154,13 +180,7 @@ class Round:
                 events = b"[]"
         player = peer.player
         committed = self._committed.get(seat) if seat is not None else None
-        you = orjson.dumps(
-            {
-                "seat": seat,
-                "player": None if player is None else {"id": player.id, "name": player.name},
-                "committed": None if committed is None else card_name(committed),
-            }
-        )
+        you = _you_json(seat, player, committed)
         return b"".join(
             (
                 b'{"type":"state","v":%d,"full":%s,"events":' % (self.version, full),
