@@ -92,7 +92,7 @@ def redis_cpu(redis: Any) -> float:
 
 
 def start_node(
-    db: str, redis_url: str, prefix: str, port: int, tables: int
+    db: str, redis_url: str, prefix: str, port: int, tables: int, stalls: str | None = None
 ) -> subprocess.Popen[str]:
     command = [
         sys.executable, "-m", "truco.cli", "serve", "--port", str(port), "--db", db,
@@ -102,6 +102,8 @@ def start_node(
         "--reconnect-seconds", "60", "--bot-workers", "1",
     ]  # fmt: skip
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    if stalls:  # the node's stall probe (truco.server.pauses.StallProbe)
+        env["TRUCO_STALLS"] = os.path.join(stalls, f"node-{port}.jsonl")
     process = subprocess.Popen(
         command, stdout=subprocess.PIPE, text=True, env=env, preexec_fn=_stop_with_benchmark
     )
@@ -182,6 +184,12 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--native", action="store_true", help="--profile with C frames (the collector's, say)"
     )
+    parser.add_argument(
+        "--stalls",
+        metavar="DIR",
+        help="run each node's stall probe (TRUCO_STALLS): its collections and late loop turns "
+        "over 20 ms, in DIR and summed up per window",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON line per window")
     args = parser.parse_args()
     try:
@@ -231,9 +239,11 @@ def run(args: argparse.Namespace, db: str, prefix: str) -> list[dict[str, Any]]:
     processes: list[subprocess.Popen[str]] = []
     windows: list[dict[str, Any]] = []
     most = 100_000 if args.find_max else max(args.steps)
+    if args.stalls:
+        os.makedirs(args.stalls, exist_ok=True)
     try:
         for i in range(args.nodes):
-            processes.append(start_node(db, args.redis, prefix, args.port + i, most))
+            processes.append(start_node(db, args.redis, prefix, args.port + i, most, args.stalls))
         urls = [f"http://127.0.0.1:{args.port + i}" for i in range(args.nodes)]
         loaders = [
             ctx.Process(
@@ -313,6 +323,7 @@ def measure(
             profiles.append(profile(pid, path, args.seconds, native=args.native))
     shared.window.value = window
     start = time.perf_counter()
+    wall = time.time()
     kill_at = 0.0
     used: dict[int, float] = {}
     if args.kill_one:
@@ -334,6 +345,8 @@ def measure(
     redis_used = redis_cpu(r) - redis0
     postgres_used = postgres_cpu() - postgres0
     load = os.getloadavg()[0]
+    rss = [rss_mb(p.pid) for p in nodes if p.poll() is None]
+    stalls = stalls_between(args.stalls, wall, time.time()) if args.stalls else None
     measured = [shared.measured.get(timeout=120) for _ in loaders]
     for p in profiles:
         p.wait()
@@ -358,7 +371,54 @@ def measure(
         "redis_cpu_seconds": round(redis_used, 2),
         "postgres_cpu_seconds": round(postgres_used, 2),
         "load_average_1min": round(load, 2),
+        "node_rss_mb": rss,
+        **({"stalls": stalls} if stalls is not None else {}),
         "kill_at": kill_at,
+    }
+
+
+def rss_mb(pid: int) -> float:
+    """A process's resident memory now, in MB."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
+def stalls_between(directory: str, start: float, end: float) -> dict[str, Any]:
+    """What the nodes' stall probes wrote during a window: the collections longer than 20 ms
+    (count, total and longest ms per generation), every collection (count, wall ms, CPU ms per
+    generation, from the probes' 5 s totals), the loop's late turns (count, total,
+    longest) and the stacks seen most while it was late."""
+    gcs: dict[str, list[float]] = {}
+    loops: list[float] = []
+    stacks: Counter[str] = Counter()
+    totals: dict[str, list[Any]] = {}
+    for name in sorted(os.listdir(directory)):
+        with open(os.path.join(directory, name)) as f:
+            lines = [json.loads(line) for line in f if line.strip()]
+        mine = [x for x in lines if start <= x["t"] <= end]
+        for x in mine:
+            if x["kind"] == "gc":
+                gcs.setdefault(str(x["gen"]), []).append(x["ms"])
+            elif x["kind"] == "loop":
+                loops.append(x["ms"])
+                stacks.update(x["stacks"])
+        ticks = [x for x in lines if x["kind"] == "totals"]
+        before = [x for x in ticks if x["t"] <= start] or ticks[:1]
+        after = [x for x in ticks if x["t"] <= end] or ticks[-1:]
+        if before and after:  # every collection in the window (from the 5 s totals)
+            end_, start_ = after[-1]["gc"], before[-1]["gc"]
+            totals[name] = [
+                (g, *(round(a - b) for a, b in zip(end_[g], start_[g], strict=True)))
+                for g in ("0", "1", "2")
+            ]
+    return {
+        "gc_over_20ms": {g: [len(v), round(sum(v)), max(v)] for g, v in sorted(gcs.items())},
+        "gc_all": totals,
+        "late_over_20ms": [len(loops), round(sum(loops)), max(loops, default=0)],
+        "late_stacks": dict(stacks.most_common(8)),
     }
 
 

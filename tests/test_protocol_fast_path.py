@@ -61,3 +61,28 @@ def test_the_act_fast_path_agrees_with_the_model(data: Any) -> None:
     else:  # a refusal is never kept
         with pytest.raises(ProtocolError):
             parse_client_message(json.dumps(data))
+
+
+_VALUES: list[Any] = [None, 0, 1, 5, 6, -1, True, 1.0, "x", "a" * 512, "a" * 513, 2**53, 2**53 + 1]
+_SHAPES = [("seat",), ("token",), ("since",), ("token", "since"), ("seat", "x"), ()]
+
+
+@pytest.mark.parametrize("kind", ["sit", "hello"])
+def test_sit_and_hello_by_hand_agree_with_the_model(kind: str) -> None:
+    """``sit`` and ``hello`` (once per connection) are checked by hand too: every shape
+    is taken or refused as the model does, and taken as the same message."""
+    import itertools
+
+    from pydantic import ValidationError
+
+    for keys in _SHAPES:
+        for values in itertools.product(_VALUES, repeat=len(keys)):
+            data = {"type": kind, **dict(zip(keys, values, strict=True))}
+            try:
+                expected = _CLIENT_MESSAGE.validate_python(data)
+            except ValidationError:
+                with pytest.raises(ProtocolError):
+                    parse_client_message(json.dumps(data))
+            else:
+                got = parse_client_message(json.dumps(data))
+                assert type(got) is type(expected) and got == expected

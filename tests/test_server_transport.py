@@ -89,6 +89,9 @@ class Unread:
         self.frames.append(text)
         return True
 
+    def write_bytes(self, data: bytes) -> bool:
+        return self.write(data.decode())
+
     def buffered(self) -> int:
         return sum(len(f) for f in self.frames)
 

@@ -37,7 +37,11 @@ class Seen:
 @pytest.mark.parametrize("rules", TABLES, ids=[table_id(r) for r in TABLES])
 @settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=seeds)
-def test_each_connection_gets_its_own_seats_view_and_events(rules: Rules, seed: int) -> None:
+@pytest.mark.parametrize("one_seats", [True, False], ids=["one-seats-events", "public-or-team"])
+def test_each_connection_gets_its_own_seats_view_and_events(
+    rules: Rules, seed: int, one_seats: bool
+) -> None:
+    """(Without one seat's events, a play's events are everyone's: one list for all.)"""
     game, policy = new_match(rules, seed)
     log = EventLog(1000)
     peers: list[tuple[Seen, int | None]] = [
@@ -50,7 +54,8 @@ def test_each_connection_gets_its_own_seats_view_and_events(rules: Rules, seed: 
         marks["since"] = log.version
         audience: Any = ("team", seat & 1) if is_say(action) else EVERYONE
         log.emit({"kind": "action", "seat": seat, "action": action_token(action)}, audience)
-        log.emit({"kind": "committed", "seat": seat}, ("seat", seat))  # one seat's only
+        if one_seats:
+            log.emit({"kind": "committed", "seat": seat}, ("seat", seat))  # one seat's only
 
     def check(game: Game) -> None:
         since = marks["since"]

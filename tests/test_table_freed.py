@@ -6,11 +6,18 @@ each other: megabytes a second under server_load.py's turnover)."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import json
 import random
 import time
 import weakref
+from collections import Counter
+from pathlib import Path
 from typing import Any
+
+import httpx
+import pytest
 
 from server_testing import LiveServer, TableClient, create_table, guest_token, play_out
 from truco.server import ServerConfig
@@ -59,3 +66,67 @@ def test_a_finished_table_and_its_connections_are_freed_without_the_cycle_collec
         finally:
             gc.set_debug(0)
             gc.garbage.clear()
+
+
+def test_a_cluster_node_leaves_no_cyclic_garbage_of_a_table_or_its_sockets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two nodes, a player on each, a match played to the end and the sockets closed: what
+    the nodes' collectors find meanwhile (their garbage census, ``TRUCO_GARBAGE=1``) holds
+    nothing of the table, the sockets or the HTTP connections they were upgraded from (each
+    upgrade left uvicorn's protocol and parser as a cycle, frozen if a freeze came first)."""
+    from tests.cluster_testing import nodes, redis_prefix, redis_unreachable
+    from tests.databases import postgres_schema, postgres_unreachable
+
+    reason = postgres_unreachable() or redis_unreachable()
+    if reason:
+        pytest.skip(reason)
+    rng = random.Random(11)
+
+    def choose(client: TableClient, view: dict[str, Any]) -> str | None:
+        legal = [a for a in view["legal"] if not a.startswith("say")]
+        return rng.choice(legal) if legal else None
+
+    with postgres_schema("truco_freed") as db, redis_prefix() as prefix:
+        monkeypatch.setenv("TRUCO_GARBAGE", "1")
+        probes = []
+        with contextlib.ExitStack() as stack:
+            for name in ("a", "b"):  # each node its own probe file
+                probes.append(tmp_path / f"{name}.jsonl")
+                monkeypatch.setenv("TRUCO_STALLS", str(probes[-1]))
+                started = stack.enter_context(nodes(db, prefix, 1))
+                if name == "a":
+                    a = started[0]
+                else:
+                    b = started[0]
+            ana, beto = guest_token(a.url, "Ana"), guest_token(b.url, "Beto")
+            table_id = create_table(a.url, ana, rules={"players": 2, "target": 15}, seat=0)["id"]
+            deadline = time.monotonic() + 15
+            while not any(t["id"] == table_id for t in httpx.get(f"{b.url}/api/tables").json()):
+                assert time.monotonic() < deadline, "node b does not list node a's table"
+                time.sleep(0.2)  # (b hears of a's table within a heartbeat)
+            clients = [TableClient(a.ws_url, table_id, ana), TableClient(b.ws_url, table_id, beto)]
+            clients[1].until(lambda s: s["table"]["status"] == "waiting")
+            clients[1].send({"type": "sit", "seat": 1})
+            play_out(clients, choose)
+            for client in clients:
+                client.close()
+            closed = time.time()
+            time.sleep(3)  # the handlers end, the nodes' censuses run (every 0.1 s)
+        census = [
+            line
+            for path in probes
+            for line in map(json.loads, path.read_text().splitlines())
+            if line["kind"] in ("garbage", "final")
+        ]
+    assert any(line["kind"] == "garbage" and line["t"] > closed + 1 for line in census)
+    ours = ("truco.", "uvicorn.", "websockets.", "httptools.", "starlette.", "fastapi.")
+    found = Counter(
+        name
+        for line in census
+        if line["kind"] == "garbage"
+        for name, count in line["types"].items()
+        for _ in range(count)
+        if name.startswith(ours)
+    )
+    assert not found

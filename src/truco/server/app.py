@@ -84,6 +84,11 @@ async def card_image(name: str) -> Response:
 
 async def _table_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, TableError)
+    return table_error_response(exc)
+
+
+def table_error_response(exc: TableError) -> JSONResponse:
+    """What a request refused by a table gets."""
     status = 429 if exc.code in TOO_MANY else 409
     return JSONResponse({"detail": exc.reason, "code": exc.code}, status_code=status)
 
@@ -129,10 +134,14 @@ class Site(FastAPI):
     still pass the per-address limits, sharing the API's windows)."""
 
     table_sockets: ASGIApp | None = None
+    #: ``POST /api/tables``'s fast path (it hands what it does not take to FastAPI)
+    create_tables: api.CreateTables | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.table_sockets is not None and live.table_path(scope):
             await self.table_sockets(scope, receive, send)
+        elif self.create_tables is not None and api.CreateTables.wanted(scope):
+            await self.create_tables(scope, receive, send, super().__call__)
         else:
             await super().__call__(scope, receive, send)
 
@@ -184,5 +193,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     addresses = AddressLimits(config.http_rate, config.http_write_rate)
     app.add_middleware(HttpLimits, addresses=addresses)
-    app.table_sockets = HttpLimits(live.TableSockets(server), addresses=addresses)
+    limits = HttpLimits(live.TableSockets(server), addresses=addresses)
+    app.table_sockets = limits
+    app.create_tables = api.CreateTables(server, addresses, limits.max_body, table_error_response)
     return app

@@ -195,6 +195,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
     from .app import create_app
     from .config import ServerConfig
+    from .pauses import http_protocol
     from .serving import AnnouncingServer, first_line, listening_socket
 
     config = ServerConfig(
@@ -261,6 +262,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             log_level="warning",
             ws_max_size=1 << 16,
             ws_per_message_deflate=args.ws_deflate,
+            http=http_protocol(),  # (no cycle left by each WebSocket upgrade)
             # Ctrl+C or SIGTERM: connections get 15 s to close; then the tables are stopped
             # (committed) and the process ends, whatever a client still holds open
             timeout_graceful_shutdown=15,

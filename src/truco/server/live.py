@@ -196,7 +196,10 @@ class _Greeting:
         self.greeted = greeted
 
     def write(self, text: str) -> bool:
-        if self.direct.write(text):
+        return self.write_bytes(text.encode())
+
+    def write_bytes(self, data: bytes) -> bool:
+        if self.direct.write_bytes(data):
             self.greeted.set()
             return True
         return False

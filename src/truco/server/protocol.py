@@ -120,6 +120,18 @@ def parse_client_message(text: str) -> ClientMessage:
                 # only tokens as the notation writes them get here: a bounded set
                 known = _ACTS[action] = Act.model_construct(type="act", action=action)
             return known
+    if kind == "sit" and len(data) == 2:  # once per seat of every table: checked by hand
+        seat = data.get("seat")
+        if type(seat) is int and 0 <= seat <= 5:
+            return _SITS[seat]
+    if kind == "hello" and len(data) <= 3:  # the first message of every connection
+        token, since = data.get("token"), data.get("since")
+        if (
+            len(data) == 1 + ("token" in data) + ("since" in data)
+            and (token is None or (type(token) is str and len(token) <= MAX_TOKEN))
+            and (since is None or (type(since) is int and 0 <= since <= 2**53))
+        ):
+            return Hello.model_construct(type="hello", token=token, since=since)
     if kind not in MESSAGE_TYPES:
         raise ProtocolError(
             "unknown_type",
@@ -138,6 +150,8 @@ def parse_client_message(text: str) -> ClientMessage:
 
 #: the ``act`` message of each action token met (messages are frozen: one serves all)
 _ACTS: dict[str, Act] = {}
+#: the ``sit`` message of each seat
+_SITS = [Sit.model_construct(type="sit", seat=seat) for seat in range(6)]
 
 
 def check_action_token(token: str) -> None:

@@ -40,6 +40,9 @@ class DirectWriter(Protocol):
     def write(self, text: str) -> bool:
         """Write one text frame; ``False`` if the connection is closing (nothing written)."""
 
+    def write_bytes(self, data: bytes) -> bool:
+        """:meth:`write` of a text frame's UTF-8 bytes (valid UTF-8: the caller's word)."""
+
     def buffered(self) -> int:
         """Bytes written that the network has not taken yet (a client not reading)."""
 
@@ -156,12 +159,14 @@ class UvicornWriter:
         return cls(protocol)
 
     def write(self, text: str) -> bool:
+        return self.write_bytes(text.encode())
+
+    def write_bytes(self, data: bytes) -> bool:
         protocol = self.protocol
         transport = self.transport
         if protocol.close_sent or protocol.disconnected or transport.is_closing():
             return False
         conn = self.conn
-        data = text.encode()
         if conn.state is OPEN and not (conn.extensions or conn.writes):
             # no extension (no permessage-deflate), nothing of the protocol's own waiting:
             # the frame is a header and the text, written at once (what ``send_text``

@@ -47,7 +47,7 @@ from ..store import MatchRow, Store
 from ..tasks import spawn
 from . import stored
 from .bots import BotScheduler
-from .clients import Peer
+from .clients import Client, Peer
 from .clock import Deadlines
 from .durability import Durability
 from .errors import TableError
@@ -549,10 +549,24 @@ class Table:
             (seat.kind, seat.player_id, seat.name, seat.bot, seat.away, seat.player_id in here)
             for seat in self.seats
         )
-        key = (self.version, self.status, shown)
-        kept = self._summary_kept
-        if kept is not None and kept[0] == key:
-            return kept[1]
+        game = self.game
+        winner = game.winner if game is not None and game.is_over else None
+        fairness = self._fairness_summary()  # (the same dict while the hand is the same)
+        key = (self.version, self.status, shown, winner)
+        kept = self._summary_kept  # (None while a turn clock runs)
+        if (
+            kept is not None
+            and kept[0][1:] == key[1:]
+            and kept[1]["fairness"] is fairness
+            and (self.deadlines.turn is None or game is None)
+        ):
+            if kept[0][0] == key[0]:
+                return kept[1]
+            # only the version moved (most rounds): the kept one with the new version (the
+            # same keys in the same order; its seats, never changed in place, are shared)
+            summary = {**kept[1], "version": self.version}
+            self._summary_kept = (key, summary)
+            return summary
         seats = [
             {
                 "seat": i,
@@ -566,14 +580,13 @@ class Table:
             for i, (kind, _, name, bot, away, connected) in enumerate(shown)
         ]
         clock = None
-        if self.deadlines.turn is not None and self.game is not None:
+        if self.deadlines.turn is not None and game is not None:
             now = asyncio.get_running_loop().time()
             clock = {
-                "actors": self.seating.humans(self.game.actors()),
+                "actors": self.seating.humans(game.actors()),
                 "remaining": round(self.deadlines.remaining(now), 2),
                 "total": self.deadlines.turn_total,
             }
-        game = self.game
         summary = {
             "id": self.id,
             "name": self.name,
@@ -586,8 +599,8 @@ class Table:
             "seats": seats,
             "clock": clock,
             "version": self.version,
-            "winner": game.winner if game is not None and game.is_over else None,
-            "fairness": self._fairness_summary(),
+            "winner": winner,
+            "fairness": fairness,
         }
         self._summary_kept = None if clock is not None else (key, summary)
         return summary
@@ -607,9 +620,12 @@ class Table:
         return Round(self.log, self._summary, self.game, self.committed, self._hand_story)
 
     def _send(self, round: Round, client: Peer, since: int | None, answer: bool) -> None:
-        frame = round.frame(client, self._seat_of(client), since, answer=answer)
+        frame = round.frame_bytes(client, self._seat_of(client), since, answer=answer)
         if frame is not None:
-            client.send(frame)
+            if type(client) is Client:  # this process's socket: the bytes as they are
+                client.send_bytes(frame)
+            else:
+                client.send(frame.decode())
         self.clients[client] = round.version
 
     def _broadcast(self, round: Round | None) -> None:

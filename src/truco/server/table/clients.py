@@ -36,6 +36,9 @@ class Direct(Protocol):
     def write(self, text: str) -> bool:
         """Write one frame; ``False`` if the connection is closing."""
 
+    def write_bytes(self, data: bytes) -> bool:
+        """:meth:`write` of a frame's UTF-8 text as it is."""
+
     def buffered(self) -> int:
         """Bytes written that the client has not taken yet."""
 
@@ -77,6 +80,17 @@ class Client:
             self.outbox.put_nowait(text)
         except asyncio.QueueFull:
             self.close(TOO_SLOW)
+
+    def send_bytes(self, frame: bytes) -> None:
+        """:meth:`send` of a frame already encoded (UTF-8 JSON): a direct socket writes
+        it as it is, an outbox takes its text."""
+        direct = self.direct
+        if direct is None or self.closed:
+            self.send(frame.decode())
+        elif direct.buffered() > self.max_unread:
+            self.close(TOO_SLOW)
+        else:
+            direct.write_bytes(frame)
 
     def close(self, reason: str) -> None:
         """Ask the connection's sender to close with ``reason``."""

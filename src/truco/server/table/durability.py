@@ -32,6 +32,7 @@ class Durability:
         self.stopping = False  # the server is stopping: a failing commit is given up
         self.halted = False  # the actor has stopped: nothing more becomes durable
         self._durable: asyncio.Condition | None = None
+        self._waiting = 0  # callers of :meth:`until` waiting now
 
     def pending(
         self,
@@ -77,8 +78,9 @@ class Durability:
         return True
 
     async def notify(self) -> None:
-        """Wake those waiting in :meth:`until` (after a round is durable)."""
-        if self._durable is not None:
+        """Wake those waiting in :meth:`until` (after a round is durable); with nobody
+        waiting (every round once the table's create has heard it is durable) nothing."""
+        if self._durable is not None and self._waiting:
             async with self._durable:
                 self._durable.notify_all()
 
@@ -98,7 +100,11 @@ class Durability:
         def durable() -> bool:
             return self.journal.version >= version and self.journal.status is not None
 
-        async with self._durable:
-            await self._durable.wait_for(lambda: durable() or self.halted)
+        self._waiting += 1
+        try:
+            async with self._durable:
+                await self._durable.wait_for(lambda: durable() or self.halted)
+        finally:
+            self._waiting -= 1
         if not durable():
             raise TableStopped("the server is stopping: try again in a moment")

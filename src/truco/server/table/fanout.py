@@ -20,8 +20,9 @@ from ...cards import card_name
 from ...game import Game
 from ...rules import Rules
 from ...view import PublicHand, game_moment_json, own_json, public_hand
+from ..players import Player
 from .clients import Peer
-from .events import EventLog, sees
+from .events import EventLog, TableEvent, sees
 
 #: the encoded closed hands and rules of the live tables (public: the same for every seat)
 _HANDS: dict[int, tuple[Any, bytes]] = {}
@@ -54,6 +55,31 @@ def _rules_json(rules: Rules) -> bytes:
     return _encoded_once(_RULES, rules, rules.to_dict)
 
 
+#: the ``you`` part of frames: (seat, id of the player, committed card) -> (player, JSON)
+_YOU: dict[tuple[int | None, int, int | None], tuple[Player | None, bytes]] = {}
+
+
+def _you_json(seat: int | None, player: Player | None, committed: int | None) -> bytes:
+    """Who a frame is for, as JSON: the same bytes for every frame of one connection
+    while its committed card is the same (found by the player's identity, as
+    :func:`_encoded_once` finds values)."""
+    key = (seat, id(player), committed)
+    known = _YOU.get(key)
+    if known is not None and known[0] is player:
+        return known[1]
+    if len(_YOU) >= _KEPT:
+        _YOU.clear()
+    you = orjson.dumps(
+        {
+            "seat": seat,
+            "player": None if player is None else {"id": player.id, "name": player.name},
+            "committed": None if committed is None else card_name(committed),
+        }
+    )
+    _YOU[key] = (player, you)
+    return you
+
+
 class Round:
     """The frames of the table at one version."""
 
@@ -75,6 +101,8 @@ class Round:
         self._views: dict[int | None, bytes] = {}
         self._shared_json = b""  # their JSON, without the braces
         self._events: dict[tuple[int | None, int], bytes] = {}
+        #: since -> the events after it, and their list if every seat sees all of them
+        self._after: dict[int, tuple[list[TableEvent], bytes | None]] = {}
 
     def _view(self, seat: int | None) -> bytes:
         """The view of ``seat`` as JSON (the seat None is a spectator's; ``null`` before the
@@ -108,11 +136,22 @@ class Round:
         return self._story
 
     def _events_since(self, seat: int | None, since: int) -> bytes:
-        """The events after ``since`` that ``seat`` may see, as a JSON list ("" if none)."""
+        """The events after ``since`` that ``seat`` may see, as a JSON list ("" if none):
+        the same bytes for every seat when all of them are for everyone (the usual case)."""
+        after = self._after.get(since)
+        if after is None:
+            newer = self.log.after(since)
+            listed = None
+            if all(e.audience[0] == "all" for e in newer):
+                listed = b"[" + b",".join([e.json() for e in newer]) + b"]" if newer else b""
+            after = self._after[since] = (newer, listed)
+        newer, everyone = after
+        if everyone is not None:
+            return everyone
         key = (seat, since)
         events = self._events.get(key)
         if events is None:
-            bodies = [e.json() for e in self.log.after(since) if sees(seat, e.audience)]
+            bodies = [e.json() for e in newer if sees(seat, e.audience)]
             events = self._events[key] = b"[" + b",".join(bodies) + b"]" if bodies else b""
         return events
 
@@ -122,6 +161,15 @@ class Round:
         """The ``state`` frame for ``peer`` sitting in ``seat``: the full state (``since``
         None, or older than the log holds), else the events after ``since``. None when it
         may see nothing new, unless the frame ``answer``s a request (a sync, a join)."""
+        frame = self.frame_bytes(peer, seat, since, answer=answer)
+        return None if frame is None else frame.decode()
+
+    def frame_bytes(
+        self, peer: Peer, seat: int | None, since: int | None, *, answer: bool = False
+    ) -> bytes | None:
+        """:meth:`frame` as the UTF-8 it is made of (a socket writes it as it is: decoding
+        then encoding again a frame that is not ASCII, and the summary's description
+        never is, cost more than the rest of the frame)."""
         if since is None or not self.log.holds_after(since):
             events, full = b"[]", b"true"
         else:
@@ -132,13 +180,7 @@ class Round:
                 events = b"[]"
         player = peer.player
         committed = self._committed.get(seat) if seat is not None else None
-        you = orjson.dumps(
-            {
-                "seat": seat,
-                "player": None if player is None else {"id": player.id, "name": player.name},
-                "committed": None if committed is None else card_name(committed),
-            }
-        )
+        you = _you_json(seat, player, committed)
         return b"".join(
             (
                 b'{"type":"state","v":%d,"full":%s,"events":' % (self.version, full),
@@ -153,4 +195,4 @@ class Round:
                 b',"story":' + self._last_story() if full == b"true" else b"",
                 b"}",
             )
-        ).decode()
+        )
