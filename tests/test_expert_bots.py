@@ -4,6 +4,7 @@ and calls that must pay against the fitted and the wary rival apart."""
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from truco import Game, Rules
 from truco.actions import ENVIDO, ENVIDO_CALLS, NO_QUIERO, QUIERO, TRUCO, is_say
@@ -211,6 +212,19 @@ def test_a_call_after_our_pass_weighs_the_weak_worlds_up() -> None:
     assert action_likelihood(mano, 0, ENVIDO, model) < 0.1
 
 
+def _expert_seeing_bluffs_after_passes(view: SeatView, seed: int, **method: Any) -> SearchBot:
+    """An expert (its ``Method`` changed by ``method``) whose rival has opened the envido
+    after 5 of its 6 passes."""
+    bot = make_bot("search:expert", seed)
+    assert isinstance(bot, SearchBot)
+    bot.method = dataclasses.replace(bot.method, **method)
+    bot._track(view)
+    assert bot.tracker is not None
+    bot.tracker.passed_chances, bot.tracker.passed_opened = 6, 5
+    bot._track(view)
+    return bot
+
+
 def test_the_expert_calls_a_falta_after_its_pass_from_a_rival_seen_bluffing_there() -> None:
     """Tanto 25 at 0-0 to 15, facing a falta envido after passing: refused when calls
     read as strong tantos, accepted once the rival has opened after 5 of our 6 passes."""
@@ -218,13 +232,7 @@ def test_the_expert_calls_a_falta_after_its_pass_from_a_rival_seen_bluffing_ther
     legal = [a for a in view.legal if not is_say(a)]
     for passed, answer in ((None, NO_QUIERO), (0.3, QUIERO)):
         for seed in range(3):
-            bot = make_bot("search:expert", seed)
-            assert isinstance(bot, SearchBot)
-            bot.method = dataclasses.replace(bot.method, passed_bluffs=passed)
-            bot._track(view)
-            assert bot.tracker is not None
-            bot.tracker.passed_chances, bot.tracker.passed_opened = 6, 5
-            bot._track(view)
+            bot = _expert_seeing_bluffs_after_passes(view, seed, passed_bluffs=passed)
             assert bot._choose(view, legal, Rules(target=15)) == answer
 
 
@@ -251,12 +259,6 @@ def test_the_expert_passes_a_big_tanto_to_a_rival_who_bluffs_after_its_passes() 
     legal = [a for a in view.legal if not is_say(a)]
     for trap in (False, True):
         for seed in range(2):
-            bot = make_bot("search:expert", seed)
-            assert isinstance(bot, SearchBot)
-            bot.method = dataclasses.replace(bot.method, trap=trap)
-            bot._track(view)
-            assert bot.tracker is not None
-            bot.tracker.passed_chances, bot.tracker.passed_opened = 6, 5
-            bot._track(view)
+            bot = _expert_seeing_bluffs_after_passes(view, seed, trap=trap)
             action = bot._choose(view, legal, rules)
             assert (action < 40) == trap, (trap, seed, action)
