@@ -23,8 +23,7 @@ from ..rules import FALTA_ENVIDO_VARIANTS, Rules, RulesError
 from . import accounts
 from .bot_pool import check_bot_spec, offered_bots
 from .deps import MaybePlayerDep, PlayerDep, Server, ServerDep, TableId
-from .limits import AddressLimits
-from .limits import _json as limit_refusal
+from .limits import AddressLimits, send_refusal
 from .players import Player, clean_name
 from .replays import replay_steps
 from .sessions import COOKIE, bearer, clear_session_cookie, set_session_cookie
@@ -346,7 +345,7 @@ class CreateTables:
         address = client[0] if client else "unknown"
         refusal = self.addresses.refusal(address, "POST", "/api/tables")
         if refusal is not None:
-            await limit_refusal(send, 429, refusal, {"retry-after": "60"})
+            await send_refusal(send, 429, refusal, {"retry-after": "60"})
             return
         response: Response
         try:

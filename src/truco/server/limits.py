@@ -183,19 +183,23 @@ class HttpLimits:
             if kind == "websocket":
                 await send({"type": "websocket.close", "code": 4429, "reason": refusal[:120]})
             else:
-                await _json(send, 429, refusal, {"retry-after": "60"})
+                await send_refusal(send, 429, refusal, {"retry-after": "60"})
             return
         if kind == "http":
             size = dict(scope.get("headers", [])).get(b"content-length")
             if size is not None and (not size.isdigit() or int(size) > self.max_body):
-                await _json(send, 413, f"the body is too large: at most {self.max_body} bytes")
+                await send_refusal(
+                    send, 413, f"the body is too large: at most {self.max_body} bytes"
+                )
                 return
         await self.app(scope, receive, send)
 
 
-async def _json(
+async def send_refusal(
     send: Send, status: int, detail: str, headers: dict[str, str] | None = None
 ) -> None:
+    """Answer a plain ASGI request with ``status`` and ``{"detail": detail}`` (a refusal
+    made before any route runs)."""
     body = json.dumps({"detail": detail}).encode()
     raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     raw += [(k.encode(), v.encode()) for k, v in (headers or {}).items()]
