@@ -22,7 +22,7 @@ from ..record import RecordError, record_from_json, replay
 from ..rules import FALTA_ENVIDO_VARIANTS, Rules, RulesError
 from . import accounts
 from .bot_pool import check_bot_spec, offered_bots
-from .deps import MaybePlayerDep, PlayerDep, Server, ServerDep, TableId
+from .deps import MAX_HEADER, MaybePlayerDep, PlayerDep, Server, ServerDep, TableId
 from .limits import AddressLimits, send_refusal
 from .players import Player, clean_name
 from .replays import replay_steps
@@ -342,14 +342,14 @@ class CreateTables:
             await fallback(scope, _replay(data, receive), send)
             return
         client = scope.get("client")
-        address = client[0] if client else "unknown"
-        refusal = self.addresses.refusal(address, "POST", "/api/tables")
+        address = client[0] if client else None
+        refusal = self.addresses.refusal(address or "unknown", "POST", "/api/tables")
         if refusal is not None:
             await send_refusal(send, 429, refusal, {"retry-after": "60"})
             return
         response: Response
         try:
-            summary = await new_table(self.server, player, body, client[0] if client else None)
+            summary = await new_table(self.server, player, body, address)
         except HTTPException as exc:
             response = JSONResponse({"detail": exc.detail}, exc.status_code, exc.headers)
         except TableError as exc:
@@ -357,10 +357,6 @@ class CreateTables:
         else:
             response = JSONResponse(summary, status_code=201)
         await response(scope, receive, send)
-
-
-#: the longest Authorization header and session cookie the route takes (deps.py)
-MAX_HEADER = 1024
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

@@ -33,6 +33,10 @@ class Server:
     signer: TokenSigner
 
 
+#: the longest Authorization header and session cookie a request may carry
+MAX_HEADER = 1024
+
+
 def server_of(connection: HTTPConnection) -> Server:
     server: Server = connection.app.state.server
     return server
@@ -50,8 +54,8 @@ ServerDep = Annotated[Server, Depends(_server)]
 async def optional_player(
     request: Request,
     server: ServerDep,
-    authorization: Annotated[str | None, Header(max_length=1024)] = None,
-    truco_session: Annotated[str | None, Cookie(alias=COOKIE, max_length=1024)] = None,
+    authorization: Annotated[str | None, Header(max_length=MAX_HEADER)] = None,
+    truco_session: Annotated[str | None, Cookie(alias=COOKIE, max_length=MAX_HEADER)] = None,
 ) -> Player | None:
     """The player of the request's token (Bearer header, else the page's cookie); 403
     for a request that changes something on the cookie's word from another site."""
