@@ -101,7 +101,7 @@ def rollout_action(
     ):
         # a rival who reads our pass as a capped tanto opens on anything
         calls = [a for a in legal if a in ENVIDO_CALLS]
-        return calls[rng._randbelow(len(calls))]  # type: ignore[attr-defined]
+        return rng.choice(calls)
     if (
         model.passed_truco
         and TRUCO in legal
