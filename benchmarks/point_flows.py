@@ -171,7 +171,7 @@ def summarise(rows: list[dict[str, Any]]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("bots", nargs=2)
     parser.add_argument("--target", type=int, default=15)
     parser.add_argument("--flor", action="store_true")
