@@ -19,7 +19,8 @@ from truco.rules import Rules
 from truco.server import ServerConfig
 from truco.server.bot_pool import BotPool, offered_bots
 from truco.server.lobby import Lobby
-from truco.server.table import Seat, Table
+from truco.server.players import Player
+from truco.server.table import Seat, Table, TableError
 from truco.view import seat_view
 
 NOT_OFFERED = [
@@ -123,6 +124,26 @@ def test_tables_are_capped_per_guest_and_per_address() -> None:
         refused = create(second)  # its first table is fine for it, but the address has 3
         assert refused.status_code == 429 and "your address" in refused.json()["detail"]
         assert len(http.get("/api/tables").json()) == 3
+
+
+def test_an_address_at_its_cap_counts_only_its_live_tables() -> None:
+    config = ServerConfig(db_url="sqlite://", max_tables_per_guest=10, max_tables_per_address=3)
+    lobby = Lobby(config, None)
+    for i, status in enumerate(["playing", "waiting", "finished"]):
+        table = Table(
+            id=f"t{i}", name="t", rules=Rules(), config=config, store=None, creator=f"g{i}"
+        )
+        table.status = status
+        lobby.tables[table.id] = table
+        lobby.addresses[table.id] = "10.0.0.1"
+        lobby._index(table)
+    lobby._check_caps(Player("g9", "G"), "10.0.0.1")  # 3 tables, 2 live: one more is fine
+    lobby.tables["t2"].status = "playing"
+    with pytest.raises(TableError, match="3 open tables come from your address"):
+        lobby._check_caps(Player("g9", "G"), "10.0.0.1")
+    del lobby.tables["t0"]  # a table gone leaves the index when counted
+    lobby._check_caps(Player("g9", "G"), "10.0.0.1")
+    assert lobby._by_address["10.0.0.1"] == {"t1", "t2"}
 
 
 # ------------------------------------------------------------------ the pool

@@ -51,7 +51,7 @@ class Lobby:
         self.stopping = False  # the server is shutting down
         self._stopping_tables: asyncio.Future[None] | None = None  # (:meth:`shut_down`)
         #: creator / address -> ids of tables opened here (for the caps; ids of tables gone
-        #: are dropped when next counted)
+        #: are dropped when their count reaches the cap)
         self._by_creator: dict[str, set[str]] = {}
         self._by_address: dict[str, set[str]] = {}
         self.bot_pool = BotPool(
@@ -127,31 +127,34 @@ class Lobby:
             len(self.live()) >= self.config.max_tables
         ):
             raise TableError("full", "the server holds as many tables as it can; try later")
-        mine = self._live_of(self._by_creator, creator.id, lambda t: t.creator == creator.id)
-        if mine >= self.config.max_tables_per_guest:
+        limit = self.config.max_tables_per_guest
+        mine = self._at_cap(self._by_creator, creator.id, limit, lambda t: t.creator == creator.id)
+        if mine is not None:
             raise TableError(
                 "too_many_tables",
-                f"you have {mine} open tables: at most {self.config.max_tables_per_guest} a guest",
+                f"you have {mine} open tables: at most {limit} a guest",
             )
         if address is not None:
-            here = self._live_of(
-                self._by_address, address, lambda t: self.addresses.get(t.id) == address
+            limit = self.config.max_tables_per_address
+            here = self._at_cap(
+                self._by_address, address, limit, lambda t: self.addresses.get(t.id) == address
             )
-            if here >= self.config.max_tables_per_address:
+            if here is not None:
                 raise TableError(
                     "too_many_tables",
-                    f"{here} open tables come from your address: "
-                    f"at most {self.config.max_tables_per_address}",
+                    f"{here} open tables come from your address: at most {limit}",
                 )
 
-    def _live_of(
-        self, index: dict[str, set[str]], key: str, theirs: Callable[[Table], bool]
-    ) -> int:
-        """How many of the tables indexed under ``key`` are here and live (the ids of
-        tables gone are dropped from the index on the way)."""
+    def _at_cap(
+        self, index: dict[str, set[str]], key: str, limit: int, theirs: Callable[[Table], bool]
+    ) -> int | None:
+        """How many of the tables indexed under ``key`` are here and live, if ``limit`` or
+        more (else None). Fewer ids than ``limit`` cannot reach it, so they are not counted
+        (a benchmark's one address with 1,000 tables was 4% of a node at one scan of them
+        per new table); when counted, the ids of tables gone are dropped from the index."""
         ids = index.get(key)
-        if not ids:
-            return 0
+        if ids is None or len(ids) < limit:
+            return None
         count = 0
         for table_id in list(ids):
             table = self.tables.get(table_id)
@@ -161,7 +164,7 @@ class Lobby:
                 count += 1
         if not ids:
             del index[key]
-        return count
+        return count if count >= limit else None
 
     def _index(self, table: Table) -> None:
         """A table opened here, in the caps' index of its creator and its address."""
