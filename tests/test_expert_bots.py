@@ -7,7 +7,7 @@ import dataclasses
 from typing import Any
 
 from truco import Game, Rules
-from truco.actions import ENVIDO, ENVIDO_CALLS, NO_QUIERO, QUIERO, TRUCO, is_say
+from truco.actions import ENVIDO, ENVIDO_CALLS, NO_QUIERO, QUIERO, RETRUCO, TRUCO, is_say
 from truco.bots import SearchBot, make_bot
 from truco.bots.judgement import hand_tanto
 from truco.bots.opponent import SEARCH_LIKE, RivalTracker
@@ -38,6 +38,7 @@ def _view(deal: tuple[tuple[int, ...], ...], actions: tuple[str, ...] = ()) -> S
 TRASH = _cards("4c", "5o", "6b")  # tanto 6, no card above a 6
 GOOD_TANTO = _cards("7o", "6o", "1c")  # tanto 33
 ACES = _cards("1e", "1b", "7e")
+MIDDLING = _cards("3c", "6e", "5b")  # a 3 and two low cards
 
 
 def test_bluffs_are_the_calls_a_weak_hand_would_make() -> None:
@@ -212,17 +213,25 @@ def test_a_call_after_our_pass_weighs_the_weak_worlds_up() -> None:
     assert action_likelihood(mano, 0, ENVIDO, model) < 0.1
 
 
-def _expert_seeing_bluffs_after_passes(view: SeatView, seed: int, **method: Any) -> SearchBot:
-    """An expert (its ``Method`` changed by ``method``) whose rival has opened the envido
-    after 5 of its 6 passes."""
+def _expert_having_seen(
+    view: SeatView, seed: int, counts: dict[str, int], **method: Any
+) -> SearchBot:
+    """An expert (its ``Method`` changed by ``method``) at ``view`` whose tracker has
+    counted ``counts`` (its attributes) in the match so far."""
     bot = make_bot("search:expert", seed)
     assert isinstance(bot, SearchBot)
     bot.method = dataclasses.replace(bot.method, **method)
     bot._track(view)
     assert bot.tracker is not None
-    bot.tracker.passed_chances, bot.tracker.passed_opened = 6, 5
+    for name, count in counts.items():
+        setattr(bot.tracker, name, count)
     bot._track(view)
     return bot
+
+
+def _expert_seeing_bluffs_after_passes(view: SeatView, seed: int, **method: Any) -> SearchBot:
+    """An expert whose rival has opened the envido after 5 of its 6 passes."""
+    return _expert_having_seen(view, seed, {"passed_chances": 6, "passed_opened": 5}, **method)
 
 
 def test_the_expert_calls_a_falta_after_its_pass_from_a_rival_seen_bluffing_there() -> None:
@@ -262,3 +271,92 @@ def test_the_expert_passes_a_big_tanto_to_a_rival_who_bluffs_after_its_passes() 
             bot = _expert_seeing_bluffs_after_passes(view, seed, trap=trap)
             action = bot._choose(view, legal, rules)
             assert (action < 40) == trap, (trap, seed, action)
+
+
+def _truco_shown(rival: tuple[int, ...]) -> tuple[SeatView, SeatView]:
+    """Seat 0 (mano, ``MIDDLING``) plays a card, seat 1 (``rival``) opens the truco and
+    seat 0 accepts; the hand is played out, its cards shown, and the next one dealt.
+    Seat 0's views: as it answers the truco, and in the next hand."""
+    game = Game(Rules(target=15), manual_deal=True)
+    game.deal((MIDDLING, rival))
+    game.apply(0, MIDDLING[2])
+    game.play(1, "truco")
+    answering = seat_view(game, 0)
+    game.play(0, "quiero")
+    while not game.needs_deal:
+        seat = game.actors()[0]
+        game.apply(seat, next(a for a in game.legal_actions(seat, False) if a < 40))
+    game.deal((MIDDLING, rival))
+    return answering, seat_view(game, 0)
+
+
+def test_a_rival_whose_shown_trucos_were_weak_is_read_as_bluffing_them() -> None:
+    """mirror:loose opens the truco on weak hands; the cards its accepted trucos showed
+    tell the expert so, strong ones do not, and without the read nothing is fitted."""
+    fits = {}
+    for name, rival in (("weak", TRASH), ("strong", ACES)):
+        tracker = RivalTracker(0, SEARCH_LIKE, read_trucos=True)
+        for view in _truco_shown(rival):
+            tracker.observe(view)
+        assert tracker.trucos_shown == 1
+        fits[name] = tracker.model().truco_bluffs
+    assert fits["weak"] > 0.15 and fits["strong"] == 0.0
+    off = RivalTracker(0, SEARCH_LIKE)
+    for view in _truco_shown(TRASH):
+        off.observe(view)
+    assert off.trucos_shown == 0 and off.model().truco_bluffs == 0.0
+
+
+def test_a_bluffing_rival_s_truco_weighs_the_weak_worlds_up() -> None:
+    game = Game(Rules(target=15), manual_deal=True)
+    game.deal((TRASH, _cards("4e", "5c", "6o")))
+    game.play(0, "play 4c")
+    model = dataclasses.replace(SEARCH_LIKE, truco_bluffs=0.5)
+    assert action_likelihood(game, 1, TRUCO, SEARCH_LIKE) < 0.1
+    assert action_likelihood(game, 1, TRUCO, model) > 0.5
+
+
+def _facing_a_truco(hand: tuple[int, ...]) -> SeatView:
+    """Seat 0 (mano, ``hand``) has played its last card; seat 1 opens the truco."""
+    game = Game(Rules(target=15), manual_deal=True)
+    game.deal((hand, TRASH))
+    game.apply(0, hand[2])
+    game.play(1, "truco")
+    return seat_view(game, 0)
+
+
+def _answer_to_a_truco_bluffer(view: SeatView, seed: int, **method: Any) -> int:
+    """The expert's answer (its ``Method`` changed by ``method``) to the truco of a rival
+    whose trucos showed a weak hand 5 times in 6."""
+    bot = _expert_having_seen(view, seed, {"trucos_shown": 6, "trucos_weak": 5}, **method)
+    return bot._choose(view, [a for a in view.legal if not is_say(a)], Rules(target=15))
+
+
+def test_the_expert_accepts_a_truco_from_a_rival_seen_bluffing_them() -> None:
+    """A 3 and two low cards after playing one, facing the rival's truco: refused while
+    its trucos read as strong hands, accepted after 5 of its 6 shown trucos were weak."""
+    view = _facing_a_truco(MIDDLING)
+    for prior, answer in ((None, NO_QUIERO), (0.0, QUIERO)):
+        for seed in range(3):
+            assert _answer_to_a_truco_bluffer(view, seed, truco_bluffs=prior) == answer
+
+
+def test_a_weak_hand_s_retruco_may_be_left_unbounded() -> None:
+    view = _facing_a_truco(MIDDLING)
+    legal = [a for a in view.legal if not is_say(a)]
+    assert RETRUCO in bluffs(view, legal)
+    assert RETRUCO not in bluffs(view, legal, raises=False)
+    assert ENVIDO in bluffs(view, legal, raises=False)  # the envido stays bounded
+
+
+def test_the_expert_raises_a_truco_bluffer_judged_on_the_fitted_worlds() -> None:
+    """Against a rival whose trucos were shown weak, a retruco folds most of them in the
+    fitted worlds; the wary worlds' rival accepts it with anything, so judged on both
+    the expert only accepts."""
+    view = _facing_a_truco(MIDDLING)
+    for fitted, answer in ((False, QUIERO), (True, RETRUCO)):
+        for seed in range(3):
+            action = _answer_to_a_truco_bluffer(
+                view, seed, truco_bluffs=0.0, bounded_raises=False, fitted_raises=fitted
+            )
+            assert action == answer, (fitted, seed, action)

@@ -20,6 +20,9 @@ declared) and fits the two shifts:
   a refused bluff shows nothing).
 * **bluffs after our pass**: the same, counted only where we played a card without
   opening the envido: a rival that reads our pass as weakness opens there on anything.
+* **truco bluffs** (with a prior that reads them): the cards a rival's truco showed by
+  the hand's end (played or revealed) tell the hand it called with; the share of weak
+  ones becomes the bluff chance that makes the worlds' weights give that share.
 
 Each estimate is shrunk towards a prior model (worth :data:`PRIOR` observations; by
 default the policy itself, :data:`SEARCH_LIKE` for the expert), so a few hands move the
@@ -28,7 +31,7 @@ model only a little, and it is clamped to :data:`LIMIT`.
 >>> tracker = RivalTracker(seat=0)
 >>> tracker.model()  # doctest: +NORMALIZE_WHITESPACE
 PlayerModel(calls=0.0, envido_accepts=0.0, truco_accepts=0.0, envido_bluffs=0.0,
-            passed_bluffs=0.0, passed_truco=0.0)
+            passed_bluffs=0.0, passed_truco=0.0, truco_bluffs=0.0)
 """
 
 from __future__ import annotations
@@ -43,13 +46,14 @@ from ..actions import (
     MAZO,
     NO_QUIERO,
     SAY_FIRST,
+    TRUCO,
     TRUCO_CALLS,
 )
 from ..cards import DECK, tanto
 from ..game import Declaration
-from ..view import SeatView
-from .judgement import hand_power
-from .rollout import NEUTRAL, PlayerModel
+from ..view import PublicHand, SeatView
+from .judgement import CARD_POWER, hand_power
+from .rollout import LIKELIHOOD_FLOOR, NEUTRAL, PlayerModel
 
 #: Observations the prior model is worth.
 PRIOR = 3.0
@@ -66,6 +70,11 @@ SEARCH_LIKE = PlayerModel(calls=0.1, truco_accepts=0.2)
 #: The rollout policy's thresholds: accepts envido with 27, calls it with 28, accepts
 #: a truco with a hand power of 0.4 (at the start of a hand).
 ENVIDO_ACCEPT, ENVIDO_CALL, TRUCO_ACCEPT = 27, 28, 0.4
+#: A truco opened with a hand power under this (less the fitted calls' shift) is a
+#: bluff: the policy opens from 0.6, from 0.5 at its loosest.
+TRUCO_BLUFF_POWER = 0.5
+#: A card's mean share of the hand power, for a shown truco's one card never seen.
+MEAN_CARD_POWER = sum(CARD_POWER) / len(CARD_POWER)
 
 
 @lru_cache(maxsize=1)
@@ -88,9 +97,10 @@ def _quantile_from_top(values: list[int] | list[float], share: float) -> float:
 class RivalTracker:
     """Reads one seat's views through a match and fits the rivals' model."""
 
-    def __init__(self, seat: int, prior: PlayerModel = NEUTRAL) -> None:
+    def __init__(self, seat: int, prior: PlayerModel = NEUTRAL, read_trucos: bool = False) -> None:
         self.team = seat & 1
         self.prior = prior
+        self.read_trucos = read_trucos  # fit the truco bluffs (else the prior's, 0)
         self.logs: dict[int, tuple[tuple[int, int], ...]] = {}  # hand -> last log seen
         self.showdowns: dict[int, tuple[tuple[Declaration, ...], ...]] = {}
         self.closed: set[int] = set()
@@ -101,6 +111,8 @@ class RivalTracker:
         self.envido_opened = 0  # ... and did
         self.passed_chances = 0  # hands where a rival could open after we played a card
         self.passed_opened = 0  # ... and did
+        self.trucos_shown = 0  # rivals' opening trucos whose cards the hand showed
+        self.trucos_weak = 0  # ... of which were weak (bluffs)
 
     def observe(self, view: SeatView) -> None:
         """Take in a view of this seat (call it at every decision)."""
@@ -108,8 +120,11 @@ class RivalTracker:
             return
         last = view.last_hand
         for hand in [h for h in self.logs if h < view.hand_index and h not in self.closed]:
-            final = last.showdowns if last is not None and last.index == hand else ()
+            public = last if last is not None and last.index == hand else None
+            final = public.showdowns if public is not None else ()
             self._close(hand, final or self.showdowns.get(hand, ()))
+            if public is not None and self.read_trucos:
+                self._read_trucos(public)
         if view.dealt:
             self.logs[view.hand_index] = view.log
             self.showdowns[view.hand_index] = view.showdowns
@@ -165,6 +180,29 @@ class RivalTracker:
                     self.called_tantos.append(word.tanto)
                     callers.discard(word.seat)
 
+    def _read_trucos(self, hand: PublicHand) -> None:
+        """Count the rivals' opening trucos of a closed hand whose calling hand its
+        cards (played or revealed) show, all of them or all but one, and the weak ones."""
+        actions = hand.actions
+        results = [(after, data[1]) for after, kind, data in hand.notes if kind == "baza"]
+        calls = self.model().calls
+        for i, (seat, action) in enumerate(actions):
+            if seat & 1 == self.team or action != TRUCO:
+                continue
+            if any(a in TRUCO_CALLS and a != TRUCO for _, a in actions[:i]):
+                continue  # not an opening truco
+            known = {a for s, a in actions if s == seat and a < 40}
+            known.update(c for s, cards in hand.revealed if s == seat for c in cards)
+            gone = {a for s, a in actions[:i] if s == seat and a < 40}
+            held = [c for c in known if c not in gone]
+            unseen = 3 - len(gone) - len(held)
+            if unseen > 1:
+                continue
+            settled = [r for after, r in results if after <= i]
+            power = hand_power(held, settled, seat & 1) + unseen * MEAN_CARD_POWER
+            self.trucos_shown += 1
+            self.trucos_weak += power < TRUCO_BLUFF_POWER - calls
+
     def model(self) -> PlayerModel:
         """The fitted model of the rivals (the prior before any evidence)."""
         tantos, powers = _distributions()
@@ -186,7 +224,25 @@ class RivalTracker:
             truco_accepts=_clamp(truco),
             envido_bluffs=self._envido_bluffs(tantos, calls),
             passed_bluffs=self._passed_bluffs(tantos, calls),
+            truco_bluffs=self._truco_bluffs(powers, calls),
         )
+
+    def _truco_bluffs(self, powers: list[float], calls: float) -> float:
+        """The bluff chance of a weak hand's opening truco that gives the weak worlds,
+        weighed by the rivals' truco (``floor + bluffs`` against ``floor + 1``), the
+        share of weak hands their shown trucos had (shrunk towards the share the
+        prior's chance gives)."""
+        prior = self.prior.truco_bluffs
+        if not self.read_trucos:
+            return prior
+        floor = LIKELIHOOD_FLOOR
+        weak = 1.0 - _share_above(powers, TRUCO_BLUFF_POWER - calls)
+        odds = weak / (1.0 - weak)  # weak against strong hands before any call
+        prior_odds = odds * (floor + prior) / (floor + 1.0)
+        prior_rate = prior_odds / (1.0 + prior_odds)
+        rate = (self.trucos_weak + PRIOR * prior_rate) / (self.trucos_shown + PRIOR)
+        bluffs = rate / (1.0 - rate) / odds * (floor + 1.0) - floor
+        return round(min(max(bluffs, 0.0), BLUFFS_LIMIT), 3)
 
     def _envido_bluffs(self, tantos: list[int], calls: float) -> float:
         """The share of weak hands on which the rivals open the envido: their opening

@@ -52,6 +52,10 @@ class PlayerModel:
     #: the same chance for a truco call opening the truco after the caller's rivals
     #: played a card in this hand without calling it
     passed_truco: float = 0.0
+    #: the chance that a hand too weak for the policy's truco opens the truco anyway
+    #: (fitted from the cards a rival's trucos showed, :class:`~.opponent.RivalTracker`):
+    #: it weighs the worlds only, the rollouts do not bluff
+    truco_bluffs: float = 0.0
 
 
 #: The policy as it is.
@@ -138,14 +142,11 @@ def action_likelihood(
         if model.passed_bluffs > bluffs and _passed(game, seat):
             bluffs = model.passed_bluffs
         share += (1.0 - share) * bluffs
-    elif (
-        model.passed_truco
-        and action == TRUCO
-        and not game.truco_level
-        and not game.pending
-        and _passed_truco(game, seat)
-    ):
-        share += (1.0 - share) * model.passed_truco
+    elif action == TRUCO and not game.truco_level and not game.pending:
+        bluffs = model.truco_bluffs
+        if model.passed_truco > bluffs and _passed_truco(game, seat):
+            bluffs = model.passed_truco
+        share += (1.0 - share) * bluffs
     return LIKELIHOOD_FLOOR + share
 
 

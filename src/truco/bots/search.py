@@ -40,7 +40,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..actions import ENVIDO_CALLS, TRUCO_CALLS, is_say
+from ..actions import ENVIDO_CALLS, QUIERO, TRUCO_CALLS, is_say
 from ..determinize import Determinizer
 from ..game import Game
 from ..rules import Rules
@@ -84,6 +84,14 @@ class Method:
     bluff_rate: float | None = None
     #: the tanto from which an envido-family call is no bluff for ``bluff_rate``
     bluff_tanto: int = BLUFF_TANTO
+    #: ``bluff_rate`` bounds a weak hand's raise answering the rival's truco too (False:
+    #: the search decides it; mirror:loose opens trucos on weak hands and folds most of
+    #: them to a retruco)
+    bounded_raises: bool = True
+    #: a raise answering the rival's truco is judged on the fitted worlds alone, not
+    #: the wary ones (whose rival accepts it with anything): a counter-bluff to a rival
+    #: whose trucos were shown weak (``truco_bluffs``) (False: like every risky call)
+    fitted_raises: bool = False
     #: the adaptive fit reads a rival's envido openings as bluffs when they come far
     #: more often than strong tantos (:class:`~.opponent.RivalTracker`; False: never)
     read_bluffs: bool = True
@@ -101,6 +109,11 @@ class Method:
     #: (a rival who reads our passes bluffs both; mirror:loose's trucos the expert
     #: refused came from hand powers of 0.02 up alike) (False: envido only)
     passed_truco: bool = False
+    #: the prior chance that a rival opens the truco with a weak hand
+    #: (:attr:`~.rollout.PlayerModel.truco_bluffs`), fitted to the hands its trucos
+    #: showed (:class:`~.opponent.RivalTracker`); mirror:loose opens the truco on weak
+    #: hands the worlds believed strong (None: off, the worlds believe its trucos)
+    truco_bluffs: float | None = None
 
 
 LEVELS = {
@@ -143,18 +156,24 @@ BLUFF_POWER = 0.3
 
 
 def bluffs(
-    view: SeatView, candidates: Sequence[int], tanto_floor: int = BLUFF_TANTO
+    view: SeatView,
+    candidates: Sequence[int],
+    tanto_floor: int = BLUFF_TANTO,
+    raises: bool = True,
 ) -> frozenset[int]:
     """The calls among ``candidates`` that would be bluffs from this seat's own cards:
     envido, real envido and falta envido with a tanto under ``tanto_floor``, and a
     truco, retruco or vale cuatro before any baza is settled with a hand power under
-    :data:`BLUFF_POWER` (later the table, which the power ignores, decides)."""
+    :data:`BLUFF_POWER` (later the table, which the power ignores, decides); without
+    ``raises``, not a raise answering the rival's truco."""
     assert view.seat is not None
     out: set[int] = set()
     if any(a in ENVIDO_CALLS for a in candidates) and hand_tanto(view.dealt) < tanto_floor:
         out.update(a for a in candidates if a in ENVIDO_CALLS)
+    answering = view.pending is not None and view.pending.kind == "truco"
     if (
         any(a in TRUCO_CALLS for a in candidates)
+        and (raises or not answering)
         and not view.baza_results
         and hand_power(view.hand, (), view.seat & 1) < BLUFF_POWER
     ):
@@ -183,6 +202,7 @@ def wary(model: PlayerModel) -> PlayerModel:
         envido_bluffs=model.envido_bluffs,
         passed_bluffs=model.passed_bluffs,
         passed_truco=model.passed_truco,
+        truco_bluffs=model.truco_bluffs,
     )
 
 
@@ -267,17 +287,20 @@ class SearchBot(Bot):
         tracker = self.tracker
         if tracker is None or tracker.team != view.seat & 1 or tracker.newer_than(view):
             # a new match, or a new seat
+            read_trucos = self.method.truco_bluffs is not None
             prior = dataclasses.replace(
-                self.method.prior, passed_bluffs=self.method.passed_bluffs or 0.0
+                self.method.prior,
+                passed_bluffs=self.method.passed_bluffs or 0.0,
+                truco_bluffs=self.method.truco_bluffs or 0.0,
             )
-            self.tracker = tracker = RivalTracker(view.seat, prior)
+            self.tracker = tracker = RivalTracker(view.seat, prior, read_trucos)
         tracker.observe(view)
         model = tracker.model()
         if self.method.passed_truco:
             model = dataclasses.replace(model, passed_truco=model.passed_bluffs)
         if not self.method.read_bluffs:
             model = dataclasses.replace(
-                model, envido_bluffs=0.0, passed_bluffs=0.0, passed_truco=0.0
+                model, envido_bluffs=0.0, passed_bluffs=0.0, passed_truco=0.0, truco_bluffs=0.0
             )
         self.rivals = model
 
@@ -293,7 +316,7 @@ class SearchBot(Bot):
         candidates = [a for a in legal if not is_say(a)]
         rate = self.method.bluff_rate
         if rate is not None and view.seat is not None:
-            weak = bluffs(view, candidates, self.method.bluff_tanto)
+            weak = bluffs(view, candidates, self.method.bluff_tanto, self.method.bounded_raises)
             if weak:
                 envido = bluff_draw(self.seed, view, "envido") < rate
                 truco = bluff_draw(self.seed, view, "truco") < rate
@@ -359,8 +382,17 @@ class SearchBot(Bot):
             return evaluation.best()
         base = max(quiet, key=values.__getitem__)
         choice, margin = base, 0.0
+        answering_truco = QUIERO in actions
         for i, action in enumerate(actions):
             if action in RISKY:
+                if self.method.fitted_raises and answering_truco and action in TRUCO_CALLS:
+                    a, b = evaluation.samples[i], evaluation.samples[base]
+                    fitted = len(a) if evaluation.split is None else evaluation.split
+                    a, b = a[:fitted], b[:fitted]
+                    gain = (sum(a) - sum(b)) / max(fitted, 1)
+                    if gain > margin and gain > self.method.cautious * paired_error(a, b):
+                        choice, margin = i, gain
+                    continue
                 gain = values[i] - values[base]
                 error = paired_error(samples[i], samples[base])
                 if gain > margin and gain > self.method.cautious * error:
