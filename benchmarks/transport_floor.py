@@ -78,9 +78,14 @@ async def _record_match(base: str, players: int, rng: random.Random) -> dict[str
             await ws.send(json.dumps({"type": "hello", "token": tokens[s]}))
             await ws.send(json.dumps({"type": "sit", "seat": s}))
             acted = -1
+            sent = ""  # the last act sent: sent again if the server's rate limit refused it
             while True:
                 raw = await asyncio.wait_for(ws.recv(), 10)
                 msg = json.loads(raw)
+                if msg["type"] == "error" and msg.get("code") == "rate_limited":
+                    await asyncio.sleep(0.2)
+                    await ws.send(sent)
+                    continue
                 if msg["type"] != "state":
                     continue
                 size = len(raw.encode() if isinstance(raw, str) else raw)
@@ -93,8 +98,9 @@ async def _record_match(base: str, players: int, rng: random.Random) -> dict[str
                 action = None if view is None else choose(view, s, rng)
                 if action is not None and msg["v"] != acted:
                     acted = msg["v"]
-                    await asyncio.sleep(0.005)  # (under the rate limit)
-                    await ws.send(json.dumps({"type": "act", "action": action}))
+                    await asyncio.sleep(0.005)
+                    sent = json.dumps({"type": "act", "action": action})
+                    await ws.send(sent)
 
     await asyncio.gather(*(seat(s) for s in range(players)))
     by_version: dict[int, list[tuple[int, int, int | None, bool]]] = {}
