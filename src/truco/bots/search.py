@@ -221,6 +221,11 @@ class Evaluation:
     #: the worlds from this index on played the :func:`wary` rival (``worlds``: none)
     split: int | None = None
 
+    @property
+    def fitted(self) -> int:
+        """How many worlds (the first ones) played the fitted rival, not the wary one."""
+        return self.worlds if self.split is None else self.split
+
     def best(self) -> int:
         return self.actions[max(range(len(self.actions)), key=self.values.__getitem__)]
 
@@ -386,9 +391,8 @@ class SearchBot(Bot):
         for i, action in enumerate(actions):
             if action in RISKY:
                 if self.method.fitted_raises and answering_truco and action in TRUCO_CALLS:
-                    a, b = evaluation.samples[i], evaluation.samples[base]
-                    fitted = len(a) if evaluation.split is None else evaluation.split
-                    a, b = a[:fitted], b[:fitted]
+                    fitted = evaluation.fitted
+                    a, b = samples[i][:fitted], samples[base][:fitted]
                     gain = (sum(a) - sum(b)) / max(fitted, 1)
                     if gain > margin and gain > self.method.cautious * paired_error(a, b):
                         choice, margin = i, gain
@@ -451,7 +455,7 @@ def pays_in_both(evaluation: Evaluation, i: int, base: int) -> bool:
     """Does action ``i`` beat action ``base`` on the mean of the fitted worlds and on the
     mean of the wary ones, apart (each part that has worlds)?"""
     a, b = evaluation.samples[i], evaluation.samples[base]
-    split = len(a) if evaluation.split is None else evaluation.split
+    split = evaluation.fitted
     for lo, hi in ((0, split), (split, len(a))):
         if hi > lo and sum(a[lo:hi]) <= sum(b[lo:hi]):
             return False
