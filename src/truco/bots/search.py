@@ -30,6 +30,11 @@ our card played without an envido as a capped tanto and opens on anything after 
 rival opens after our passes is fitted (:class:`~.opponent.RivalTracker`); the worlds
 weigh its call by it, and the rollouts' rivals bluff at it, so a big tanto may pass to
 invite the bluff instead of calling.
+
+A rival's opening truco is read the same way (the expert's ``truco_bluffs``): before any
+evidence, a weak hand opens it 4 times in 10, and the rate is then fitted to the hands
+the rival's trucos showed. Worlds that believed every truco refused mirror:loose's, most
+of them opened on weak hands, with weak hands that would have won them often enough.
 """
 
 from __future__ import annotations
@@ -132,6 +137,7 @@ LEVELS = {
         bluff_rate=0.1,
         passed_bluffs=0.3,
         trap=True,
+        truco_bluffs=0.4,
     ),
 }
 ALIASES = {"default": "medium", "normal": "medium"}
