@@ -173,6 +173,32 @@ def summarise(rows: list[dict[str, Any]], matches: int, opponent: str, variants:
             )
 
 
+def played_or_loaded(
+    load: list[str] | None,
+    specs: tuple[str, str],
+    rules: Rules,
+    seed: int,
+    pairs: int,
+    save: str | None,
+) -> list[tuple[bool, Game]]:
+    """The pickled matches of ``load``, or ``pairs`` duplicate pairs of ``specs`` played
+    (the pairs of ``truco arena A B --seed S``) and pickled to ``save``: (swapped, game)."""
+    games: list[tuple[bool, Game]] = []
+    if load:
+        for name in load:
+            with open(name, "rb") as f:
+                games.extend(pickle.load(f))
+        return games
+    for pair in range(pairs):
+        for swapped in (False, True):
+            games.append((swapped, play(specs, rules, seed, pair, swapped)))
+        print(f"pair {pair + 1}/{pairs} played", file=sys.stderr, flush=True)
+    if save:
+        with open(save, "wb") as f:
+            pickle.dump(games, f)
+    return games
+
+
 def _kind(game: Game) -> str:
     if not game.pending:
         return "other"
@@ -202,24 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     for text in args.variant:
         name, _, fields = text.partition(":")
         variants[name] = {k: _value(v) for k, v in (f.split("=", 1) for f in fields.split(","))}
-    games: list[tuple[bool, Game]] = []
-    if args.load:
-        for name in args.load:
-            with open(name, "rb") as f:
-                games.extend(pickle.load(f))
-    else:
-        rules = Rules(target=args.target, flor=args.flor)
-        for pair in range(args.pairs):
-            for swapped in (False, True):
-                games.append(
-                    (
-                        swapped,
-                        play(("search:expert", args.opponent), rules, args.seed, pair, swapped),
-                    )
-                )
-        if args.save:
-            with open(args.save, "wb") as f:
-                pickle.dump(games, f)
+    rules = Rules(target=args.target, flor=args.flor)
+    specs = ("search:expert", args.opponent)
+    games = played_or_loaded(args.load, specs, rules, args.seed, args.pairs, args.save)
     rows = []
     for index, (swapped, game) in enumerate(games):
         rows.extend(

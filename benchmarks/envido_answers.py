@@ -18,14 +18,12 @@ been worth against this rival, with the noise of a sample of the rival's calls.
 from __future__ import annotations
 
 import argparse
-import pickle
 import sys
 from collections import defaultdict
 from typing import Any
 
-from answer_check import envido_points
+from answer_check import envido_points, played_or_loaded
 from expert_paired import _before, _value
-from point_flows import play
 
 from truco.actions import ENVIDO, FALTA_ENVIDO, NO_QUIERO, QUIERO, REAL_ENVIDO, is_say
 from truco.arena.match import bot_of_team
@@ -122,25 +120,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--save", help="pickle the played matches here")
     parser.add_argument("--load", nargs="*", help="only analyse these pickles of --save")
     args = parser.parse_args(argv)
-    games: list[tuple[bool, Game]] = []
-    if args.load:
-        for name in args.load:
-            with open(name, "rb") as f:
-                games.extend(pickle.load(f))
-    else:
+    if not args.load:
         if len(args.bots) != 2:
             parser.error("give bot A and bot B, or --load")
         _before({k: _value(v) for k, v in (item.split("=", 1) for item in args.before)})
-        rules = Rules(target=args.target, flor=args.flor)
-        for pair in range(args.pairs):
-            for swapped in (False, True):
-                games.append(
-                    (swapped, play((args.bots[0], args.bots[1]), rules, args.seed, pair, swapped))
-                )
-            print(f"pair {pair} played", file=sys.stderr, flush=True)
-        if args.save:
-            with open(args.save, "wb") as f:
-                pickle.dump(games, f)
+    rules = Rules(target=args.target, flor=args.flor)
+    specs = (args.bots[0], args.bots[1]) if not args.load else ("", "")
+    games = played_or_loaded(args.load, specs, rules, args.seed, args.pairs, args.save)
     summarise([r for swapped, game in games for r in answers(game, swapped)])
     return 0
 
