@@ -33,18 +33,21 @@ import math
 import pickle
 import random
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 from expert_paired import _value
 from point_flows import play
 
 from truco.actions import NO_QUIERO, QUIERO, is_say
+from truco.analysis.engine import decision_points
 from truco.arena.match import bot_of_team
 from truco.bots import SearchBot, make_bot
 from truco.bots.search import hand_utility
 from truco.game import P_ENVIDO, P_TRUCO, Game
+from truco.record import game_to_record, record_from_json
 from truco.rules import Rules
-from truco.view import seat_view
+from truco.view import SeatView, seat_view
 
 
 def envido_points(game: Game) -> list[int]:
@@ -68,6 +71,12 @@ def play_hand_out(game: Game, bots: dict[int, Any]) -> Game:
             seat, bots[seat].choose(view, [a for a in view.legal if not is_say(a)], game.rules)
         )
     return game
+
+
+def replayed(game: Game) -> Iterator[tuple[int, int, int, int, SeatView, Game]]:
+    """The finished ``game`` replayed from its record, action by action, with the actor's
+    view before each (:func:`truco.analysis.engine.decision_points`)."""
+    return decision_points(record_from_json(game_to_record(game)))
 
 
 def answer_value(
@@ -119,41 +128,33 @@ def changed_answers(
         assert isinstance(bot, SearchBot)
         bot.method = dataclasses.replace(bot.method, **changes)  # type: ignore[arg-type]
         bots[name] = bot
-    replay = Game(game.rules, first_mano=game.first_mano, manual_deal=True)
     rows = []
-    for hand in game.history:
-        replay.deal(hand.deal)
-        for s, action in hand.actions:
-            if is_say(action) or s != seat or len(replay.legal_actions(s, False)) == 1:
-                replay.push(s, action)
-                continue
-            view = seat_view(replay, s)
-            for bot in bots.values():
-                bot._track(view)
-            if every or (replay.pending and QUIERO in view.legal):
-                legal = [a for a in view.legal if not is_say(a)]
-                key = f"{index}:{hand.index}:{len(replay.actions)}"
-                choice = {}
-                for name, bot in bots.items():
-                    bot.rng = random.Random(key)  # the same draws for every variant
-                    choice[name] = bot._choose(view, legal, replay.rules)
-                if len(set(choice.values())) > 1:
-                    value = {
-                        a: answer_value(replay, s, a, bots["as is"], opponent, key, continuations)
-                        for a in set(choice.values())
+    for hand, _, s, action, view, replay in replayed(game):
+        if is_say(action) or s != seat or len(replay.legal_actions(s, False)) == 1:
+            continue
+        for bot in bots.values():
+            bot._track(view)
+        if every or (replay.pending and QUIERO in view.legal):
+            legal = [a for a in view.legal if not is_say(a)]
+            key = f"{index}:{hand}:{len(replay.actions)}"
+            choice = {}
+            for name, bot in bots.items():
+                bot.rng = random.Random(key)  # the same draws for every variant
+                choice[name] = bot._choose(view, legal, replay.rules)
+            if len(set(choice.values())) > 1:
+                value = {
+                    a: answer_value(replay, s, a, bots["as is"], opponent, key, continuations)
+                    for a in set(choice.values())
+                }
+                rows.append(
+                    {
+                        "kind": _kind(replay),
+                        "gain": {n: value[choice[n]] - value[choice["as is"]] for n in variants},
                     }
-                    rows.append(
-                        {
-                            "kind": _kind(replay),
-                            "gain": {
-                                n: value[choice[n]] - value[choice["as is"]] for n in variants
-                            },
-                        }
-                    )
-            for bot in bots.values():
-                assert bot.tracker is not None
-                bot.tracker.own_action(view, action)
-            replay.push(s, action)
+                )
+        for bot in bots.values():
+            assert bot.tracker is not None
+            bot.tracker.own_action(view, action)
     return rows
 
 

@@ -22,7 +22,7 @@ import sys
 from collections import defaultdict
 from typing import Any
 
-from answer_check import envido_points, played_or_loaded
+from answer_check import envido_points, played_or_loaded, replayed
 from expert_paired import _before, _value
 
 from truco.actions import ENVIDO, FALTA_ENVIDO, NO_QUIERO, QUIERO, REAL_ENVIDO, is_say
@@ -44,39 +44,33 @@ def envido_after(game: Game, seat: int, answer: int) -> list[int]:
 
 def answers(game: Game, swapped: bool) -> list[dict[str, Any]]:
     """Every envido answer of a finished 1v1 match, replayed from its hands."""
-    rules = game.rules
-    replay = Game(rules, first_mano=game.first_mano, manual_deal=True)
+    target = game.rules.target
     rows = []
-    for hand in game.history:
-        replay.deal(hand.deal)
-        score = tuple(replay.score)
-        for seat, action in hand.actions:
-            pending = replay.pending
-            if (
-                pending
-                and pending[-1][0] == P_ENVIDO
-                and not is_say(action)
-                and QUIERO in replay.legal_actions(seat, False)
-            ):
-                value = {
-                    answer: hand_utility(
-                        envido_after(replay, seat, answer), score, seat & 1, rules.target
-                    )
-                    for answer in (QUIERO, NO_QUIERO)
+    for _, _, seat, action, _, replay in replayed(game):
+        pending = replay.pending
+        if (
+            pending
+            and pending[-1][0] == P_ENVIDO
+            and not is_say(action)
+            and QUIERO in replay.legal_actions(seat, False)
+        ):
+            score = tuple(replay.score)  # the hand's points count only when it closes
+            value = {
+                answer: hand_utility(envido_after(replay, seat, answer), score, seat & 1, target)
+                for answer in (QUIERO, NO_QUIERO)
+            }
+            calls = replay.envido_calls
+            kind = "F" if FALTA_ENVIDO in calls else "R" if REAL_ENVIDO in calls else "E"
+            passed = bool(replay.bazas) and any(s == seat for s, _ in replay.bazas[0])
+            rows.append(
+                {
+                    "who": "A" if bot_of_team(seat & 1, swapped) == 0 else "B",
+                    "call": kind + ("p" if passed else ""),
+                    "tanto": tanto(replay.dealt[seat]),
+                    "gain": value[QUIERO] - value[NO_QUIERO],
+                    "answer": {QUIERO: "Q", NO_QUIERO: "N"}.get(action, "raise"),
                 }
-                calls = replay.envido_calls
-                kind = "F" if FALTA_ENVIDO in calls else "R" if REAL_ENVIDO in calls else "E"
-                passed = bool(replay.bazas) and any(s == seat for s, _ in replay.bazas[0])
-                rows.append(
-                    {
-                        "who": "A" if bot_of_team(seat & 1, swapped) == 0 else "B",
-                        "call": kind + ("p" if passed else ""),
-                        "tanto": tanto(hand.deal[seat]),
-                        "gain": value[QUIERO] - value[NO_QUIERO],
-                        "answer": {QUIERO: "Q", NO_QUIERO: "N"}.get(action, "raise"),
-                    }
-                )
-            replay.push(seat, action)
+            )
     return rows
 
 
