@@ -85,8 +85,11 @@ def test_the_expert_opens_envido_as_mano_on_few_weak_hands() -> None:
             bot = make_bot("search:expert", seed)
             assert isinstance(bot, SearchBot)
             # without the trap: a pass that invites the rival's bluffs is worth more
-            # than an envido, whatever the bound
-            bot.method = dataclasses.replace(bot.method, bluff_rate=rate, trap=False)
+            # than an envido, whatever the bound; and on the first baza's rough score,
+            # whose rollouts fold the rest of the hand to any truco after a bluff
+            bot.method = dataclasses.replace(
+                bot.method, bluff_rate=rate, trap=False, table_power=False
+            )
             action = bot.choose(seat_view(game, 0), game.legal_actions(0, False), rules)
             opened[name] += action in ENVIDO_CALLS
         if deals == 16:
@@ -268,7 +271,7 @@ def test_the_expert_passes_a_big_tanto_to_a_rival_who_bluffs_after_its_passes() 
     legal = [a for a in view.legal if not is_say(a)]
     for trap in (False, True):
         for seed in range(2):
-            bot = _expert_seeing_bluffs_after_passes(view, seed, trap=trap)
+            bot = _expert_seeing_bluffs_after_passes(view, seed, trap=trap, table_power=False)
             action = bot._choose(view, legal, rules)
             assert (action < 40) == trap, (trap, seed, action)
 
@@ -327,7 +330,10 @@ def _facing_a_truco(hand: tuple[int, ...]) -> SeatView:
 
 def _answer_to_a_truco_bluffer(view: SeatView, seed: int, **method: Any) -> int:
     """The expert's answer (its ``Method`` changed by ``method``) to the truco of a rival
-    whose trucos showed a weak hand 5 times in 6."""
+    whose trucos showed a weak hand 5 times in 6, its worlds reading the rival's hand by
+    the first baza's rough score (``table_power`` off: read by the table, a truco
+    over our low card needs no bluff to explain it)."""
+    method.setdefault("table_power", False)
     bot = _expert_having_seen(view, seed, {"trucos_shown": 6, "trucos_weak": 5}, **method)
     return bot._choose(view, [a for a in view.legal if not is_say(a)], Rules(target=15))
 
@@ -375,9 +381,11 @@ def test_the_expert_reads_a_first_truco_as_a_possible_bluff_until_shown_honest()
     game.play(1, "truco")
     view = seat_view(game, 0)
     legal = [a for a in view.legal if not is_say(a)]
+    rough = {"table_power": False}  # read by the table, the truco over a 5 is no bluff
     for seed in range(3):
-        believing = _expert_having_seen(view, seed, {}, truco_bluffs=None)
-        honest = _expert_having_seen(view, seed, {"trucos_shown": 6, "trucos_weak": 0})
-        assert _expert_having_seen(view, seed, {})._choose(view, legal, game.rules) == QUIERO
+        believing = _expert_having_seen(view, seed, {}, truco_bluffs=None, **rough)
+        honest = _expert_having_seen(view, seed, {"trucos_shown": 6, "trucos_weak": 0}, **rough)
+        reading = _expert_having_seen(view, seed, {}, **rough)
+        assert reading._choose(view, legal, game.rules) == QUIERO
         assert believing._choose(view, legal, game.rules) != QUIERO
         assert honest._choose(view, legal, game.rules) != QUIERO

@@ -87,3 +87,119 @@ def hand_power(cards: Sequence[int], results: Sequence[int], team: int) -> float
         if lost and not won and not strong:
             score -= 0.2
     return 0.0 if score < 0.0 else min(score, 1.0)
+
+
+def _win_share(card: int) -> float:
+    """The chance that ``card`` takes a baza from one unseen card (a parda counts half)."""
+    mine = STRENGTH[card]
+    lower = sum(1 for c in range(40) if STRENGTH[c] < mine)
+    equal = sum(1 for c in range(40) if c != card and STRENGTH[c] == mine)
+    return (lower + 0.5 * equal) / 39
+
+
+#: Each card's chance of taking a baza from one unseen card.
+WIN_SHARE: tuple[float, ...] = tuple(_win_share(c) for c in range(40))
+
+#: A baza's result that is neither team's (the engine's PARDA).
+_PARDA = -1
+
+
+def _hand_winner(results: Sequence[int], mano_team: int) -> int | None:
+    """Which team the bazas ``results`` give the hand to, if they decide it yet (the
+    engine's rule: two bazas of one team, or the first baza after pardas; three pardas
+    go to the mano)."""
+    if len(results) == 2:
+        first, second = results
+        if first == _PARDA:
+            return None if second == _PARDA else second
+        if second in (_PARDA, first):
+            return first
+    elif len(results) == 3:
+        first, _, third = results
+        if third != _PARDA:
+            return third
+        return first if first != _PARDA else mano_team
+    return None
+
+
+def _chance(results: tuple[int, ...], chances: tuple[float, ...], team: int, mano: int) -> float:
+    decided = _hand_winner(results, mano)
+    if decided is not None or not chances:
+        return 1.0 if decided == team else 0.0
+    p, rest = chances[0], chances[1:]
+    won = _chance((*results, team), rest, team, mano) if p > 0.0 else 0.0
+    lost = _chance((*results, 1 - team), rest, team, mano) if p < 1.0 else 0.0
+    return p * won + (1.0 - p) * lost
+
+
+#: :func:`table_power` by its arguments (rollouts ask the same positions again and
+#: again), cleared when it holds :data:`_MEMO_SIZE` of them.
+_MEMO: dict[tuple[object, ...], float] = {}
+_MEMO_SIZE = 1 << 16
+
+
+def table_power(
+    cards: Sequence[int],
+    results: Sequence[int],
+    table: Sequence[tuple[int, int]],
+    team: int,
+    mano_team: int,
+) -> float:
+    """The chance of winning the hand from here, reading the table: the current baza
+    by the cards on it (our cheapest card that wins it, when the rivals' are down), and
+    each baza left by how often our next best card beats one unseen card. Unlike
+    :func:`hand_power`, a won baza is worth nothing without the cards to take another,
+    and a 12 kept for the last baza is worth what it beats.
+
+    >>> from truco.cards import parse_card as c
+    >>> round(table_power([c("4e")], [0], [(0, c("6c"))], 0, 0), 2)  # led the 6, the 4 left
+    0.27
+    >>> round(table_power([c("4e")], [0], [(0, c("6c")), (1, c("2c"))], 0, 0), 2)  # beaten
+    0.04
+    >>> round(table_power([c("2c"), c("12o")], [0], [(0, c("6c"))], 1, 0), 2)  # the rival's
+    0.76
+    >>> round(hand_power([c("2c"), c("12o")], [0], 1), 2)  # a lost baza, whatever it holds
+    0.0
+    """
+    key = (tuple(cards), tuple(results), tuple(table), team, mano_team)
+    chance = _MEMO.get(key)
+    if chance is None:
+        if len(_MEMO) >= _MEMO_SIZE:
+            _MEMO.clear()
+        chance = _MEMO[key] = _table_power(cards, results, table, team, mano_team)
+    return chance
+
+
+def _table_power(
+    cards: Sequence[int],
+    results: Sequence[int],
+    table: Sequence[tuple[int, int]],
+    team: int,
+    mano_team: int,
+) -> float:
+    ours = theirs = best = -1
+    for seat, card in table:
+        value = STRENGTH[card]
+        if seat & 1 == team:
+            if value > ours:
+                ours, best = value, card
+        elif value > theirs:
+            theirs = value
+    left = sorted(cards, key=STRENGTH.__getitem__, reverse=True)
+    chances: list[float] = []
+    if table:
+        if ours >= 0 and theirs >= 0:
+            chances.append(1.0 if ours > theirs else 0.0 if ours < theirs else 0.5)
+        elif ours >= 0:
+            chances.append(WIN_SHARE[best])
+        elif left:
+            winner = cheapest_winner(left, theirs)
+            if winner is None:
+                tie = [c for c in left if STRENGTH[c] == theirs]
+                winner = tie[0] if tie else left[-1]
+            value = STRENGTH[winner]
+            chances.append(1.0 if value > theirs else 0.5 if value == theirs else 0.0)
+            left.remove(winner)
+    for card in left:
+        chances.append(WIN_SHARE[card])
+    return _chance(tuple(results), tuple(chances), team, mano_team)

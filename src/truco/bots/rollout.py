@@ -26,7 +26,7 @@ from ..actions import (
 )
 from ..cards import flor_value
 from ..game import P_CONTRAFLOR, P_ENVIDO, P_FLOR, P_TRUCO, Game
-from .judgement import follow, hand_power, hand_tanto
+from .judgement import follow, hand_power, hand_tanto, table_power
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +56,11 @@ class PlayerModel:
     #: (fitted from the cards a rival's trucos showed, :class:`~.opponent.RivalTracker`):
     #: it weighs the worlds only, the rollouts do not bluff
     truco_bluffs: float = 0.0
+    #: reads the table late in a hand: once a card is down, its hand's power is its
+    #: chance of taking the bazas left (:func:`~.judgement.table_power`), not the
+    #: first baza's rough score, which counts a won baza as strength whatever is left
+    #: to take the next one with (False: :func:`~.judgement.hand_power` throughout)
+    table: bool = False
 
 
 #: The policy as it is.
@@ -171,7 +176,7 @@ def policy_action(
     team = seat & 1
     if game.pending:
         accepts = model.truco_accepts if game.pending[-1][0] == P_TRUCO else model.envido_accepts
-        return _answer(game, seat, legal, jitter + accepts, jitter + model.calls)
+        return _answer(game, seat, legal, jitter + accepts, jitter + model.calls, model)
     cards = [a for a in legal if a < 40]
     jitter += model.calls
     if ENVIDO in legal:
@@ -182,7 +187,7 @@ def policy_action(
             return ENVIDO
     level = game.truco_level
     if TRUCO + level in legal and level < 3:
-        power = hand_power(game.cards[seat], game.baza_results, team) + jitter
+        power = _power(game, seat, team, model) + jitter
         if power >= 0.6 + 0.08 * level:
             return TRUCO + level
     if cards:
@@ -190,7 +195,23 @@ def policy_action(
     return legal[0]
 
 
-def _answer(game: Game, seat: int, legal: list[int], jitter: float, call: float) -> int:
+def _power(game: Game, seat: int, team: int, model: PlayerModel) -> float:
+    """The seat's hand power as ``model`` judges it (see :attr:`PlayerModel.table`)."""
+    if model.table and (game.baza_results or game.bazas[-1]):
+        return table_power(
+            game.cards[seat], game.baza_results, game.bazas[-1], team, game.round_mano & 1
+        )
+    return hand_power(game.cards[seat], game.baza_results, team)
+
+
+def _answer(
+    game: Game,
+    seat: int,
+    legal: list[int],
+    jitter: float,
+    call: float,
+    model: PlayerModel = NEUTRAL,
+) -> int:
     """The policy's answer to the pending call (``jitter`` shifts the acceptance
     thresholds, ``call`` the raises)."""
     team = seat & 1
@@ -198,7 +219,7 @@ def _answer(game: Game, seat: int, legal: list[int], jitter: float, call: float)
     if kind == P_TRUCO:
         if ENVIDO in legal and hand_tanto(game.dealt[seat]) >= 28 - 10 * call:
             return ENVIDO
-        power = hand_power(game.cards[seat], game.baza_results, team) + jitter
+        power = _power(game, seat, team, model) + jitter
         if level < 3 and power + call - jitter >= 0.85 and TRUCO + level in legal:
             return TRUCO + level
         return QUIERO if power >= 0.3 + 0.1 * level - 0.1 * _partners(game, seat) else NO_QUIERO

@@ -119,6 +119,12 @@ class Method:
     #: showed (:class:`~.opponent.RivalTracker`); mirror:loose opens the truco on weak
     #: hands the worlds believed strong (None: off, the worlds believe its trucos)
     truco_bluffs: float | None = None
+    #: the rollouts and the worlds' weights judge a hand late in it by its chance of
+    #: taking the bazas left, reading the cards on the table
+    #: (:attr:`~.rollout.PlayerModel.table`): a rival who raises after seeing our led
+    #: card holds what beats it, and a baza won with nothing left to take another is no
+    #: strength (False: the first baza's rough score throughout)
+    table_power: bool = False
 
 
 LEVELS = {
@@ -138,9 +144,13 @@ LEVELS = {
         passed_bluffs=0.3,
         trap=True,
         truco_bluffs=0.4,
+        table_power=True,
     ),
 }
 ALIASES = {"default": "medium", "normal": "medium"}
+
+#: The rollout policy as it is, reading the table late in a hand (``table_power``).
+TABLE_READER = PlayerModel(table=True)
 
 #: The mirror bots' models of their rivals (``mirror:tight`` ...): our search, at the
 #: medium budget, sure that its rivals play tighter or looser than its own policy.
@@ -209,6 +219,7 @@ def wary(model: PlayerModel) -> PlayerModel:
         passed_bluffs=model.passed_bluffs,
         passed_truco=model.passed_truco,
         truco_bluffs=model.truco_bluffs,
+        table=model.table,
     )
 
 
@@ -356,14 +367,16 @@ class SearchBot(Bot):
             worlds = self.method.team_worlds
         wary_worlds = round(worlds * self.method.wary)
         determinizer = Determinizer(view)
-        fitted = self._worlds(determinizer, team, worlds - wary_worlds)
-        guarded = self._worlds(determinizer, team, wary_worlds, wary(self.rivals))
-        played = self.rivals
+        model = self._rival_model()
+        fitted = self._worlds(determinizer, team, worlds - wary_worlds, model)
+        guarded = self._worlds(determinizer, team, wary_worlds, wary(model))
+        played = model
         if not self.method.trap and (played.passed_bluffs or played.passed_truco):
             played = dataclasses.replace(played, passed_bluffs=0.0, passed_truco=0.0)
+        ours = TABLE_READER if self.method.table_power else NEUTRAL
         for k, world in enumerate((*fitted, *guarded)):
             rivals = played if k < len(fitted) else wary(played)
-            models = (NEUTRAL, rivals) if team == 0 else (rivals, NEUTRAL)
+            models = (ours, rivals) if team == 0 else (rivals, ours)
             world.dealer = None  # only this hand is played out
             closed = len(world.history)
             rollout_seed = rng.random()
@@ -384,6 +397,12 @@ class SearchBot(Bot):
             tuple(map(tuple, samples)),
             split=len(fitted),
         )
+
+    def _rival_model(self) -> PlayerModel:
+        """The rivals' model the rollouts play and the worlds' weights read."""
+        if self.method.table_power and not self.rivals.table:
+            return dataclasses.replace(self.rivals, table=True)
+        return self.rivals
 
     def cautious_choice(self, evaluation: Evaluation) -> int:
         """The best quiet action, unless a risky call beats it by ``cautious`` errors."""
