@@ -105,6 +105,21 @@ SETS: dict[str, dict[str, Run]] = {
             (E, "mirror:loose", "--target", "15", "--flor"), 120, 801, 2400, 1
         ),
         "leaks_vs_tight_15": Run((E, "mirror:tight", "--target", "15"), 80, 802, 1800, 1),
+        # the expert reading the table late in a hand (commit "expert: read the table late
+        # in a hand"), fresh seeds; benchmarks/expert_paired.py screened it on seeds
+        # 1410/1411 against the same pairs with --before table_power=0
+        "table_vs_loose_15": Run((E, "mirror:loose", "--target", "15"), 160, 1420, 3000, 1),
+        "table_vs_loose_15_flor": Run(
+            (E, "mirror:loose", "--target", "15", "--flor"), 160, 1421, 3000, 1
+        ),
+        "table_vs_tight_15": Run((E, "mirror:tight", "--target", "15"), 80, 1422, 1800, 1),
+        "table_vs_loose_30": Run((E, "mirror:loose"), 60, 1423, 2400, 1),
+        "table_vs_tight_30_flor": Run((E, "mirror:tight", "--flor"), 40, 1424, 2400, 1),
+        "table_vs_hard_1v1": Run((E, H), 60, 1425, 2400, 1),
+        "table_vs_hard_2v2": Run((E, H, "--players", "4"), 40, 1426, 2400, 1),
+        "table_vs_hard_3v3": Run((E, H, "--players", "6"), 30, 1427, 2400, 1),
+        "table_gauntlet_15": Run(("--gauntlet", E, "--target", "15"), 10, 1428, 2400, 1),
+        "table_gauntlet_30_flor": Run(("--gauntlet", E, "--flor"), 6, 1429, 2400, 1),
         # decision time of the named levels against the beginner
         "time_hard": Run(("search:hard", "simple"), 10, 208, 240, 1),
         "time_easy": Run(("search:easy", "simple"), 20, 209, 120, 1),

@@ -35,6 +35,14 @@ A rival's opening truco is read the same way (the expert's ``truco_bluffs``): be
 evidence, a weak hand opens it 4 times in 10, and the rate is then fitted to the hands
 the rival's trucos showed. Worlds that believed every truco refused mirror:loose's, most
 of them opened on weak hands, with weak hands that would have won them often enough.
+
+Late in a hand the expert reads the table (``table_power``): once a card is down, every
+seat of its rollouts, and the rivals whose calls weigh its worlds, judge a truco by the
+chance of taking the bazas left (:func:`~.judgement.table_power`: the current baza by
+the cards on it, each later one by how much of the deck the next card beats). The first
+baza's rough score counted a won baza as strength with only a 4 left to play, and a lost
+one as weakness with a 2 and a 12 in hand; so a rival who said retruco over our led card
+folded to our vale cuatro in the rollouts, and mirror:loose, which did not, took 4.
 """
 
 from __future__ import annotations
