@@ -22,6 +22,7 @@ the state is a handful of flat lists, so :meth:`Game.clone` is a shallow copy.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -60,6 +61,7 @@ __all__ = [
     "IllegalAction",
     "MatchPosition",
     "Outcome",
+    "round_winner",
 ]
 
 # The call kinds and stages as module globals: the hot path reads a global about ten
@@ -117,6 +119,31 @@ _ENVIDO_ONCE = "the envido is played only once a hand"
 _SIN_FLOR = "this table is played sin flor"
 _NOT_NOW = "not allowed now"
 _FLOR_WORDS = (FLOR, CONTRAFLOR, CONTRAFLOR_AL_RESTO, CON_FLOR_ME_ACHICO)
+
+
+def round_winner(results: Sequence[Team], mano_team: Team) -> Team | None:
+    """The team that the bazas ``results`` (each a team or :data:`PARDA`) give the round
+    to, or ``None`` while they decide nothing yet: two bazas of one team; a parda goes to
+    whoever took the first baza, and after a first parda the next baza decides; three
+    pardas go to the mano's team.
+
+    >>> round_winner([0, PARDA], mano_team=1), round_winner([PARDA, PARDA], 1)
+    (0, None)
+    >>> round_winner([1, 0, PARDA], 0), round_winner([PARDA, PARDA, PARDA], 1)
+    (1, 1)
+    """
+    if len(results) == 2:
+        first, second = results
+        if first == PARDA:
+            return None if second == PARDA else second  # two pardas: the third decides
+        if second in (PARDA, first):
+            return first
+    elif len(results) == 3:
+        first, _, third = results
+        if third != PARDA:
+            return third
+        return first if first != PARDA else mano_team
+    return None
 
 
 def _why_no_raise(level: int, accepted_by_us: bool) -> str | None:
@@ -848,21 +875,7 @@ class Game:
         results = self.baza_results
         results.append(result)
         self.notes.append((len(self.actions), "baza", (len(results) - 1, result, winner)))
-        decided: Team | None = None
-        if len(results) == 2:
-            first, second = results
-            if first == PARDA:
-                decided = None if second == PARDA else second  # two pardas: the third decides
-            elif second in (PARDA, first):
-                decided = first
-        elif len(results) == 3:
-            first, second, third = results
-            if third != PARDA:
-                decided = third
-            elif first != PARDA:
-                decided = first
-            else:
-                decided = self.round_mano & 1
+        decided = round_winner(results, self.round_mano & 1)
         if decided is not None:
             self._end_round(decided, _TRUCO_VALUE[self.truco_level])
             return

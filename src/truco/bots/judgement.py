@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..cards import STRENGTH, tanto
+from ..game import round_winner
 
 #: Strength of the lowest card a beginner calls "good" (the 2s and above).
 GOOD = 8
@@ -100,30 +101,9 @@ def _win_share(card: int) -> float:
 #: Each card's chance of taking a baza from one unseen card.
 WIN_SHARE: tuple[float, ...] = tuple(_win_share(c) for c in range(40))
 
-#: A baza's result that is neither team's (the engine's PARDA).
-_PARDA = -1
-
-
-def _hand_winner(results: Sequence[int], mano_team: int) -> int | None:
-    """Which team the bazas ``results`` give the hand to, if they decide it yet (the
-    engine's rule: two bazas of one team, or the first baza after pardas; three pardas
-    go to the mano)."""
-    if len(results) == 2:
-        first, second = results
-        if first == _PARDA:
-            return None if second == _PARDA else second
-        if second in (_PARDA, first):
-            return first
-    elif len(results) == 3:
-        first, _, third = results
-        if third != _PARDA:
-            return third
-        return first if first != _PARDA else mano_team
-    return None
-
 
 def _chance(results: tuple[int, ...], chances: tuple[float, ...], team: int, mano: int) -> float:
-    decided = _hand_winner(results, mano)
+    decided = round_winner(results, mano)
     if decided is not None or not chances:
         return 1.0 if decided == team else 0.0
     p, rest = chances[0], chances[1:]
