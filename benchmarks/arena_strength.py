@@ -115,11 +115,21 @@ SETS: dict[str, dict[str, Run]] = {
         "table_vs_tight_15": Run((E, "mirror:tight", "--target", "15"), 80, 1422, 1800, 1),
         "table_vs_loose_30": Run((E, "mirror:loose"), 60, 1423, 2400, 1),
         "table_vs_tight_30_flor": Run((E, "mirror:tight", "--flor"), 40, 1424, 2400, 1),
+        # the sweep's 3/6 against mirror:loose a 30 con flor, measured
+        "table_vs_loose_30_flor": Run((E, "mirror:loose", "--flor"), 60, 1432, 2400, 1),
+        # the sweeps' cells at 50-67% in 6 matches, measured
+        "table_vs_falta_30": Run((E, "falta"), 40, 1433, 2400, 1),
+        "table_vs_falta_30_flor": Run((E, "falta", "--flor"), 40, 1434, 2400, 1),
+        "table_vs_loose_style_30_flor": Run((E, "loose", "--flor"), 40, 1435, 2400, 1),
         "table_vs_hard_1v1": Run((E, H), 60, 1425, 2400, 1),
         "table_vs_hard_2v2": Run((E, H, "--players", "4"), 40, 1426, 2400, 1),
         "table_vs_hard_3v3": Run((E, H, "--players", "6"), 30, 1427, 2400, 1),
         "table_gauntlet_15": Run(("--gauntlet", E, "--target", "15"), 10, 1428, 2400, 1),
         "table_gauntlet_30_flor": Run(("--gauntlet", E, "--flor"), 6, 1429, 2400, 1),
+        "table_gauntlet_15_flor": Run(
+            ("--gauntlet", E, "--target", "15", "--flor"), 10, 1430, 2400, 1
+        ),
+        "table_gauntlet_30": Run(("--gauntlet", E), 6, 1431, 2400, 1),
         # decision time of the named levels against the beginner
         "time_hard": Run(("search:hard", "simple"), 10, 208, 240, 1),
         "time_easy": Run(("search:easy", "simple"), 20, 209, 120, 1),
