@@ -121,6 +121,10 @@ SETS: dict[str, dict[str, Run]] = {
         "table_vs_falta_30": Run((E, "falta"), 40, 1433, 2400, 1),
         "table_vs_falta_30_flor": Run((E, "falta", "--flor"), 40, 1434, 2400, 1),
         "table_vs_loose_style_30_flor": Run((E, "loose", "--flor"), 40, 1435, 2400, 1),
+        "table_vs_tight_15_flor": Run(
+            (E, "mirror:tight", "--target", "15", "--flor"), 60, 1436, 2400, 1
+        ),
+        "table_vs_tight_30": Run((E, "mirror:tight"), 40, 1437, 2400, 1),
         "table_vs_hard_1v1": Run((E, H), 60, 1425, 2400, 1),
         "table_vs_hard_2v2": Run((E, H, "--players", "4"), 40, 1426, 2400, 1),
         "table_vs_hard_3v3": Run((E, H, "--players", "6"), 30, 1427, 2400, 1),
