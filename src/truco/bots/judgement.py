@@ -7,6 +7,7 @@ seat's own cards and the cards on the table, never anything hidden.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from ..cards import STRENGTH, tanto
 from ..game import round_winner
@@ -112,12 +113,6 @@ def _chance(results: tuple[int, ...], chances: tuple[float, ...], team: int, man
     return p * won + (1.0 - p) * lost
 
 
-#: :func:`table_power` by its arguments (rollouts ask the same positions again and
-#: again), cleared when it holds :data:`_MEMO_SIZE` of them.
-_MEMO: dict[tuple[object, ...], float] = {}
-_MEMO_SIZE = 1 << 16
-
-
 def table_power(
     cards: Sequence[int],
     results: Sequence[int],
@@ -141,19 +136,15 @@ def table_power(
     >>> round(hand_power([c("2c"), c("12o")], [0], 1), 2)  # a lost baza, whatever it holds
     0.0
     """
-    key = (tuple(cards), tuple(results), tuple(table), team, mano_team)
-    chance = _MEMO.get(key)
-    if chance is None:
-        if len(_MEMO) >= _MEMO_SIZE:
-            _MEMO.clear()
-        chance = _MEMO[key] = _table_power(cards, results, table, team, mano_team)
-    return chance
+    return _table_power(tuple(cards), tuple(results), tuple(table), team, mano_team)
 
 
+# rollouts ask the same positions again and again
+@lru_cache(maxsize=1 << 16)
 def _table_power(
-    cards: Sequence[int],
-    results: Sequence[int],
-    table: Sequence[tuple[int, int]],
+    cards: tuple[int, ...],
+    results: tuple[int, ...],
+    table: tuple[tuple[int, int], ...],
     team: int,
     mano_team: int,
 ) -> float:
@@ -182,4 +173,4 @@ def _table_power(
             left.remove(winner)
     for card in left:
         chances.append(WIN_SHARE[card])
-    return _chance(tuple(results), tuple(chances), team, mano_team)
+    return _chance(results, tuple(chances), team, mano_team)
