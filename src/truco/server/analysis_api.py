@@ -22,6 +22,7 @@ from ..actions import is_say
 from ..record import RecordError, record_from_json
 from .deps import ServerDep, TableId
 from .tasks import spawn
+from .worker_process import exit_with_parent
 
 router = APIRouter(prefix="/api")
 
@@ -95,8 +96,7 @@ class AnalysisService:
     async def _work(self) -> None:
         loop = asyncio.get_running_loop()
         if self.pool is None:
-            context = multiprocessing.get_context("spawn")  # no copy of the server's threads
-            self.pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
+            self.pool = _new_pool()
             atexit.register(self.pool.shutdown, wait=False, cancel_futures=True)
         while True:
             match_id, record = await self.queue.get()
@@ -106,8 +106,7 @@ class AnalysisService:
             except Exception:  # a broken record or a dead worker: say so, keep serving
                 self.status[match_id] = "failed"
                 self.pool.shutdown(wait=False, cancel_futures=True)
-                context = multiprocessing.get_context("spawn")
-                self.pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
+                self.pool = _new_pool()
             else:
                 self.status.pop(match_id, None)
                 self.done[match_id] = result
@@ -115,6 +114,12 @@ class AnalysisService:
                     self.done.popitem(last=False)
             finally:
                 self.queue.task_done()
+
+
+def _new_pool() -> ProcessPoolExecutor:
+    """The analysis worker: spawned (no copy of the server's threads), gone with the server."""
+    context = multiprocessing.get_context("spawn")
+    return ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=exit_with_parent)
 
 
 def _service(request: Request) -> AnalysisService:

@@ -27,6 +27,7 @@ from typing import Literal
 from ..bots import BOTS, PLUGIN_BOTS, Bot, make_bot
 from ..rules import Rules
 from ..view import SeatView
+from .worker_process import exit_with_parent
 
 log = logging.getLogger("truco.server")
 
@@ -87,7 +88,9 @@ def _decide(spec: str, view: SeatView, legal: Sequence[int], rules: Rules) -> in
 
 
 def _warm_up() -> None:
-    """Import the bots in the worker before the first decision needs them."""
+    """Import the bots in the worker before the first decision needs them, and end the
+    worker with the server (:func:`~.worker_process.exit_with_parent`)."""
+    exit_with_parent()
     make_bot("search:easy")
 
 
