@@ -134,6 +134,22 @@ SETS: dict[str, dict[str, Run]] = {
             ("--gauntlet", E, "--target", "15", "--flor"), 10, 1430, 2400, 1
         ),
         "table_gauntlet_30": Run(("--gauntlet", E), 6, 1431, 2400, 1),
+        # the expert fitting whether its rivals read the table (fit_table), fresh seeds;
+        # benchmarks/expert_paired.py screened it on seed 1410 with --before fit_table=1
+        "fit_vs_loose_15": Run((E, "mirror:loose", "--target", "15"), 160, 1440, 3000, 1),
+        "fit_vs_loose_15_flor": Run(
+            (E, "mirror:loose", "--target", "15", "--flor"), 160, 1441, 3000, 1
+        ),
+        "fit_vs_hard_1v1": Run((E, H), 60, 1442, 2400, 1),
+        "fit_vs_hard_3v3": Run((E, H, "--players", "6"), 30, 1443, 2400, 1),
+        "fit_gauntlet_15": Run(("--gauntlet", E, "--target", "15"), 10, 1444, 2400, 1),
+        "fit_gauntlet_30": Run(("--gauntlet", E), 6, 1445, 2400, 1),
+        "fit_vs_hard_2v2": Run((E, H, "--players", "4"), 40, 1446, 2400, 1),
+        "fit_gauntlet_15_flor": Run(
+            ("--gauntlet", E, "--target", "15", "--flor"), 10, 1447, 2400, 1
+        ),
+        "fit_gauntlet_30_flor": Run(("--gauntlet", E, "--flor"), 6, 1448, 2400, 1),
+        "fit_vs_loose_30_flor": Run((E, "mirror:loose", "--flor"), 60, 1449, 2400, 1),
         # decision time of the named levels against the beginner
         "time_hard": Run(("search:hard", "simple"), 10, 208, 240, 1),
         "time_easy": Run(("search:easy", "simple"), 20, 209, 120, 1),

@@ -14,6 +14,7 @@ from truco import Game, Rules
 from truco.actions import NO_QUIERO, QUIERO, RETRUCO, VALE_CUATRO, is_say
 from truco.bots import SearchBot, make_bot
 from truco.bots.judgement import WIN_SHARE, hand_power, table_power
+from truco.bots.opponent import RivalTracker
 from truco.bots.rollout import NEUTRAL, PlayerModel, action_likelihood
 from truco.cards import DECK, STRENGTH, parse_card
 from truco.view import seat_view
@@ -136,3 +137,42 @@ def test_the_expert_does_not_raise_with_nothing_left_to_take_a_baza() -> None:
         rough.method = dataclasses.replace(rough.method, table_power=False)
         assert rough.choose(view, legal, game.rules) == VALE_CUATRO
         assert expert.choose(view, legal, game.rules) in (NO_QUIERO, QUIERO)
+
+
+def _late_truco_hands(answer: str, hands: int) -> RivalTracker:
+    """``hands`` hands in which the rival (seat 1) takes the first baza with the 7 of oros,
+    leads the 4 of espadas keeping the 5 of copas, and answers our truco with
+    ``answer``; a tracker of seat 0 reading the table watches them."""
+    tracker = RivalTracker(0, PlayerModel(table=True), read_table=True)
+    game = Game(Rules(target=30), manual_deal=True)
+    for _ in range(hands):
+        game.deal((_cards("4c", "1e", "3b"), _cards("7o", "4e", "5c")))
+        tracker.observe(seat_view(game, 0))
+        steps = [(0, "play 4c"), (1, "play 7o")]
+        if game.actors() == (1,):
+            steps.reverse()
+        steps += [(1, "play 4e"), (0, "truco"), (1, answer)]
+        if answer == "quiero":
+            steps += [(0, "play 1e"), (0, "play 3b"), (1, "play 5c")]
+        for seat, token in steps:
+            if seat == 0:
+                tracker.observe(seat_view(game, 0))
+            game.play(seat, token)
+    tracker.observe(seat_view(game, 0))
+    return tracker
+
+
+def test_the_tracker_reads_whether_a_rival_counts_a_won_baza_as_strength() -> None:
+    """Holding only the 5 after leading the 4, a rival who judges by the first baza's
+    rough score accepts a truco (a won baza is 0.4 of strength) and one who reads the
+    table folds it: after a few such answers the tracker knows which it faces."""
+    rough = _late_truco_hands("quiero", 3)
+    assert rough.table_answers == 3
+    assert rough.table_evidence < 0
+    assert not rough.reads_table() and not rough.model().table
+    reader = _late_truco_hands("no-quiero", 3)
+    assert reader.table_answers == 3
+    assert reader.table_evidence > 0
+    assert reader.reads_table() and reader.model().table
+    # a fold with the 5 unseen says less than an acceptance that shows it
+    assert -rough.table_evidence > 3 * reader.table_evidence

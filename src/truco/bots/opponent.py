@@ -24,6 +24,14 @@ declared) and fits the two shifts:
   the hand's end (played or revealed) tell the hand it called with; the share of weak
   ones becomes the bluff chance that makes the worlds' weights give that share.
 
+* **the table read** (with a prior that reads it): whether the rivals judge a truco late
+  in a hand by the cards on the table (:func:`~.judgement.table_power`, a search does)
+  or by the first baza's rough score (:func:`~.judgement.hand_power`, ``simple`` and the
+  styles do, a won baza counted as strength whatever is left). Each answer of theirs to
+  our truco once a card was down is scored under both reads, over the hands it could
+  have held given every card the hand showed; the read that explains the answers better
+  (past the prior's lean) is the one the rollouts play.
+
 Each estimate is shrunk towards a prior model (worth :data:`PRIOR` observations; by
 default the policy itself, :data:`SEARCH_LIKE` for the expert), so a few hands move the
 model only a little, and it is clamped to :data:`LIMIT`.
@@ -36,6 +44,8 @@ PlayerModel(calls=0.0, envido_accepts=0.0, truco_accepts=0.0, envido_bluffs=0.0,
 
 from __future__ import annotations
 
+import math
+import random
 from bisect import bisect_left
 from functools import lru_cache
 from itertools import combinations
@@ -45,6 +55,7 @@ from ..actions import (
     ENVIDO_CALLS,
     MAZO,
     NO_QUIERO,
+    QUIERO,
     SAY_FIRST,
     TRUCO,
     TRUCO_CALLS,
@@ -52,8 +63,8 @@ from ..actions import (
 from ..cards import DECK, tanto
 from ..game import Declaration
 from ..view import PublicHand, SeatView
-from .judgement import CARD_POWER, hand_power
-from .rollout import LIKELIHOOD_FLOOR, NEUTRAL, PlayerModel
+from .judgement import CARD_POWER, hand_power, table_power
+from .rollout import JITTERS, LIKELIHOOD_FLOOR, NEUTRAL, PlayerModel, truco_answer
 
 #: Observations the prior model is worth.
 PRIOR = 3.0
@@ -75,6 +86,11 @@ ENVIDO_ACCEPT, ENVIDO_CALL, TRUCO_ACCEPT = 27, 28, 0.4
 TRUCO_BLUFF_POWER = 0.5
 #: A card's mean share of the hand power, for a shown truco's one card never seen.
 MEAN_CARD_POWER = sum(CARD_POWER) / len(CARD_POWER)
+#: The prior's lean towards its own table read, in log-odds: about what one answer that
+#: only one read explains (a likelihood ratio of 1.08 to 0.08) is worth, a third of it.
+TABLE_LEAN = 0.8
+#: Hands a rival could have held that score one of its answers (a sample, when more).
+TABLE_HOLDINGS = 120
 
 
 @lru_cache(maxsize=1)
@@ -97,7 +113,13 @@ def _quantile_from_top(values: list[int] | list[float], share: float) -> float:
 class RivalTracker:
     """Reads one seat's views through a match and fits the rivals' model."""
 
-    def __init__(self, seat: int, prior: PlayerModel = NEUTRAL, read_trucos: bool = False) -> None:
+    def __init__(
+        self,
+        seat: int,
+        prior: PlayerModel = NEUTRAL,
+        read_trucos: bool = False,
+        read_table: bool = False,
+    ) -> None:
         self.team = seat & 1
         self.prior = prior
         self.read_trucos = read_trucos  # fit the truco bluffs (else the prior's, 0)
@@ -113,6 +135,11 @@ class RivalTracker:
         self.passed_opened = 0  # ... and did
         self.trucos_shown = 0  # rivals' opening trucos whose cards the hand showed
         self.trucos_weak = 0  # ... of which were weak (bluffs)
+        self.read_table = read_table  # fit the table read (else the prior's)
+        self.dealt: dict[int, tuple[int, ...]] = {}  # hand -> our cards
+        #: log-likelihood ratio of the rivals' late truco answers, table read over rough
+        self.table_evidence = 0.0
+        self.table_answers = 0  # answers scored
 
     def observe(self, view: SeatView) -> None:
         """Take in a view of this seat (call it at every decision)."""
@@ -125,8 +152,12 @@ class RivalTracker:
             self._close(hand, final or self.showdowns.get(hand, ()))
             if public is not None and self.read_trucos:
                 self._read_trucos(public)
+            if public is not None and self.read_table:
+                self._read_table(public, self.dealt.get(hand, ()))
+            self.dealt.pop(hand, None)
         if view.dealt:
             self.logs[view.hand_index] = view.log
+            self.dealt[view.hand_index] = view.dealt
             self.showdowns[view.hand_index] = view.showdowns
 
     def newer_than(self, view: SeatView) -> bool:
@@ -203,6 +234,73 @@ class RivalTracker:
             self.trucos_shown += 1
             self.trucos_weak += power < TRUCO_BLUFF_POWER - calls
 
+    def _read_table(self, hand: PublicHand, ours: tuple[int, ...]) -> None:
+        """Score the rivals' answers to our trucos made once a card was down under both
+        reads of their hand: the chance of the answer given by the policy's thresholds
+        (its jitters, the fitted shifts), averaged over the hands the rival could have
+        held (its cards shown later, the rest drawn from the cards nobody showed)."""
+        actions = hand.actions
+        settled_at = [(after, data[1]) for after, kind, data in hand.notes if kind == "baza"]
+        shown = {a for _, a in actions if a < 40}
+        shown.update(c for _, cards in hand.revealed for c in cards)
+        unseen = [c for c in DECK if c not in shown and c not in ours]
+        fitted = self.model()
+        rng = random.Random(hand.index)
+        for i, (seat, action) in enumerate(actions):
+            if seat & 1 == self.team or action not in (QUIERO, NO_QUIERO, MAZO, *TRUCO_CALLS):
+                continue
+            caller, call = next(
+                ((s, a) for s, a in reversed(actions[:i]) if ENVIDO <= a < SAY_FIRST), (0, 0)
+            )
+            if call not in TRUCO_CALLS or caller & 1 != self.team:
+                continue  # not an answer to our truco
+            if not any(a < 40 for _, a in actions[:i]):
+                continue  # no card down yet: both reads are the rough score
+            level = TRUCO_CALLS.index(call) + 1
+            settled = [r for after, r in settled_at if after <= i]
+            start = max((after for after, _ in settled_at if after <= i), default=0)
+            table = [(s, a) for s, a in actions[start:i] if a < 40]
+            gone = {a for s, a in actions[:i] if s == seat and a < 40}
+            held = {a for s, a in actions[i:] if s == seat and a < 40}
+            held.update(c for s, cards in hand.revealed if s == seat for c in cards)
+            held -= gone
+            missing = 3 - len(gone) - len(held)
+            if missing < 0:
+                continue
+            options = [c for c in unseen if c not in held]
+            holdings: list[tuple[int, ...]]
+            if math.comb(len(options), missing) <= TABLE_HOLDINGS:
+                holdings = [(*held, *extra) for extra in combinations(options, missing)]
+            else:
+                holdings = [(*held, *rng.sample(options, missing)) for _ in range(TABLE_HOLDINGS)]
+            observed = action if action in (QUIERO, *TRUCO_CALLS) else NO_QUIERO
+            partners = len({s for s, _ in actions if s & 1 == seat & 1}) - 1
+            team, mano = seat & 1, hand.mano & 1
+            rough = read = 0.0
+            for cards in holdings:
+                rough += _answer_share(
+                    hand_power(cards, settled, team), level, partners, fitted, observed
+                )
+                read += _answer_share(
+                    table_power(cards, settled, table, team, mano),
+                    level,
+                    partners,
+                    fitted,
+                    observed,
+                )
+            n = len(holdings)
+            floor = LIKELIHOOD_FLOOR
+            self.table_evidence += math.log((floor + read / n) / (floor + rough / n))
+            self.table_answers += 1
+
+    def reads_table(self) -> bool:
+        """Do the rivals read the table late in a hand (the prior's read, until their
+        answers lean the other way past :data:`TABLE_LEAN`)?"""
+        if not self.read_table:
+            return self.prior.table
+        lean = TABLE_LEAN if self.prior.table else -TABLE_LEAN
+        return self.table_evidence + lean > 0.0
+
     def model(self) -> PlayerModel:
         """The fitted model of the rivals (the prior before any evidence)."""
         tantos, powers = _distributions()
@@ -225,6 +323,7 @@ class RivalTracker:
             envido_bluffs=self._envido_bluffs(tantos, calls),
             passed_bluffs=self._passed_bluffs(tantos, calls),
             truco_bluffs=self._truco_bluffs(powers, calls),
+            table=self.reads_table(),
         )
 
     def _truco_bluffs(self, powers: list[float], calls: float) -> float:
@@ -277,6 +376,20 @@ def _fit_answers(
     prior_rate = _share_above(values, threshold - prior * scale)
     rate = (sum(answers) + PRIOR * prior_rate) / (len(answers) + PRIOR)
     return (threshold - _quantile_from_top(values, rate)) / scale
+
+
+def _answer_share(
+    power: float, level: int, partners: int, model: PlayerModel, observed: int
+) -> float:
+    """The share of the policy's jitters whose answer from ``power`` is ``observed``
+    (a raise, :data:`~truco.actions.QUIERO` or :data:`~truco.actions.NO_QUIERO`)."""
+    hits = 0
+    for jitter in JITTERS:
+        answer = truco_answer(
+            power, level, partners, jitter + model.truco_accepts, jitter + model.calls
+        )
+        hits += answer == observed
+    return hits / len(JITTERS)
 
 
 def _clamp(x: float) -> float:

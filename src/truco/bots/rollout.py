@@ -73,7 +73,7 @@ NOISE = 0.04
 
 
 #: Threshold shifts at which :func:`action_likelihood` asks the policy.
-_JITTERS = (-0.08, -0.04, 0.0, 0.04, 0.08)
+JITTERS = (-0.08, -0.04, 0.0, 0.04, 0.08)
 #: Calls of one family tell the same thing (a falta envido shows at least the tanto the
 #: policy calls envido with), so a policy that would call any of them explains the call.
 _FAMILY = {
@@ -137,10 +137,10 @@ def action_likelihood(
         return 1.0
     family = _FAMILY.get(action) if families else None
     hits = 0
-    for j in _JITTERS:
+    for j in JITTERS:
         chosen = policy_action(game, seat, legal, j, model)
         hits += chosen == action or (family is not None and _FAMILY.get(chosen) == family)
-    share = hits / len(_JITTERS)
+    share = hits / len(JITTERS)
     if _FAMILY.get(action) == 1 and not game.envido_calls:
         # an opening call: the policy's share, or a bluff from the rest of the hands
         bluffs = model.envido_bluffs
@@ -219,10 +219,9 @@ def _answer(
     if kind == P_TRUCO:
         if ENVIDO in legal and hand_tanto(game.dealt[seat]) >= 28 - 10 * call:
             return ENVIDO
-        power = _power(game, seat, team, model) + jitter
-        if level < 3 and power + call - jitter >= 0.85 and TRUCO + level in legal:
-            return TRUCO + level
-        return QUIERO if power >= 0.3 + 0.1 * level - 0.1 * _partners(game, seat) else NO_QUIERO
+        power = _power(game, seat, team, model)
+        can_raise = TRUCO + level in legal
+        return truco_answer(power, level, _partners(game, seat), jitter, call, can_raise)
     if kind == P_ENVIDO:
         points = hand_tanto(game.dealt[seat]) + 10 * jitter
         falta = FALTA_ENVIDO in game.envido_calls
@@ -237,6 +236,30 @@ def _answer(
     if kind == P_CONTRAFLOR or QUIERO in legal:
         return QUIERO if flor_value(game.dealt[seat]) >= 33 else NO_QUIERO
     return legal[0]
+
+
+def truco_answer(
+    power: float,
+    level: int,
+    partners: int,
+    accepts: float,
+    raises: float,
+    can_raise: bool = True,
+) -> int:
+    """The policy's answer to a truco-family call of ``level`` (1: truco) from a hand of
+    ``power``, its thresholds shifted by ``accepts`` and ``raises``: a raise from 0.85,
+    else an acceptance from 0.4 (0.5 for a retruco, 0.6 for a vale cuatro; a tenth less
+    per partner still in the hand).
+
+    >>> from truco.actions import action_token as name
+    >>> name(truco_answer(0.9, 1, 0, 0.0, 0.0)), name(truco_answer(0.9, 3, 0, 0.0, 0.0))
+    ('retruco', 'quiero')
+    >>> name(truco_answer(0.35, 1, 0, 0.0, 0.0)), name(truco_answer(0.35, 1, 1, 0.0, 0.0))
+    ('no-quiero', 'quiero')
+    """
+    if can_raise and level < 3 and power + raises >= 0.85:
+        return TRUCO + level
+    return QUIERO if power + accepts >= 0.3 + 0.1 * level - 0.1 * partners else NO_QUIERO
 
 
 def _partners(game: Game, seat: int) -> int:

@@ -133,6 +133,16 @@ class Method:
     #: card holds what beats it, and a baza won with nothing left to take another is no
     #: strength (False: the first baza's rough score throughout)
     table_power: bool = False
+    #: with ``table_power``, the rivals read the table too: in the fitted worlds
+    #: (``rival_table``) and in the wary ones (``wary_table``); False: the rivals judge
+    #: their trucos by the first baza's rough score, as ``simple`` and the styles do
+    rival_table: bool = True
+    wary_table: bool = True
+    #: with ``table_power``, whether the rivals read the table is fitted to their
+    #: answers to our late trucos (:meth:`~.opponent.RivalTracker.reads_table`, the
+    #: prior: they do): ``simple``, the styles and a learner built on them count a won
+    #: baza as strength, and a bluff they would call must not look free
+    fit_table: bool = False
 
 
 LEVELS = {
@@ -153,6 +163,7 @@ LEVELS = {
         trap=True,
         truco_bluffs=0.4,
         table_power=True,
+        fit_table=True,
     ),
 }
 ALIASES = {"default": "medium", "normal": "medium"}
@@ -323,7 +334,10 @@ class SearchBot(Bot):
                 passed_bluffs=self.method.passed_bluffs or 0.0,
                 truco_bluffs=self.method.truco_bluffs or 0.0,
             )
-            self.tracker = tracker = RivalTracker(view.seat, prior, read_trucos)
+            if self.method.table_power and self.method.fit_table:
+                prior = dataclasses.replace(prior, table=True)
+            read_table = self.method.table_power and self.method.fit_table
+            self.tracker = tracker = RivalTracker(view.seat, prior, read_trucos, read_table)
         tracker.observe(view)
         model = tracker.model()
         if self.method.passed_truco:
@@ -376,14 +390,20 @@ class SearchBot(Bot):
         wary_worlds = round(worlds * self.method.wary)
         determinizer = Determinizer(view)
         model = self._rival_model()
+        guard = wary(model)
+        if not self.method.wary_table:
+            guard = dataclasses.replace(guard, table=False)
         fitted = self._worlds(determinizer, team, worlds - wary_worlds, model)
-        guarded = self._worlds(determinizer, team, wary_worlds, wary(model))
+        guarded = self._worlds(determinizer, team, wary_worlds, guard)
         played = model
         if not self.method.trap and (played.passed_bluffs or played.passed_truco):
             played = dataclasses.replace(played, passed_bluffs=0.0, passed_truco=0.0)
+        guard_played = wary(played)
+        if not self.method.wary_table:
+            guard_played = dataclasses.replace(guard_played, table=False)
         ours = TABLE_READER if self.method.table_power else NEUTRAL
         for k, world in enumerate((*fitted, *guarded)):
-            rivals = played if k < len(fitted) else wary(played)
+            rivals = played if k < len(fitted) else guard_played
             models = (ours, rivals) if team == 0 else (rivals, ours)
             world.dealer = None  # only this hand is played out
             closed = len(world.history)
@@ -408,7 +428,9 @@ class SearchBot(Bot):
 
     def _rival_model(self) -> PlayerModel:
         """The rivals' model the rollouts play and the worlds' weights read."""
-        if self.method.table_power and not self.rivals.table:
+        if self.method.fit_table and self.tracker is not None:
+            return self.rivals  # the tracker's read
+        if self.method.table_power and self.method.rival_table and not self.rivals.table:
             return dataclasses.replace(self.rivals, table=True)
         return self.rivals
 
