@@ -176,3 +176,18 @@ def test_the_tracker_reads_whether_a_rival_counts_a_won_baza_as_strength() -> No
     assert reader.reads_table() and reader.model().table
     # a fold with the 5 unseen says less than an acceptance that shows it
     assert -rough.table_evidence > 3 * reader.table_evidence
+
+
+def test_simple_table_level_reads_the_table_where_simple_counts_the_won_baza() -> None:
+    """``simple:table`` (the stronger learner's base in the exploitability benchmark)
+    folds the truco ``simple`` accepts with only the 5 left after leading the 4."""
+    game = Game(Rules(target=30), manual_deal=True)
+    game.deal((_cards("4c", "1e", "3b"), _cards("7o", "4e", "5c")))
+    for seat, token in ((0, "play 4c"), (1, "play 7o"), (1, "play 4e"), (0, "truco")):
+        game.play(seat, token)
+    view = seat_view(game, 1)
+    legal = [a for a in view.legal if not is_say(a)]
+    rough = [make_bot("simple", seed).choose(view, legal, game.rules) for seed in range(40)]
+    read = [make_bot("simple:table", seed).choose(view, legal, game.rules) for seed in range(40)]
+    assert rough.count(QUIERO) == 40
+    assert read.count(NO_QUIERO) >= 34  # all but its 5% of loose acceptances

@@ -4,6 +4,11 @@ It sings its flor, plays envido by tanto thresholds, calls and answers truco by 
 strength of its cards and the bazas won, plays the cheapest card that wins the baza
 (the lowest when nothing wins or its partner already wins), and in team games answers
 its partner's megaphone words and sends its own (each word once a hand).
+
+Its ``table`` level (``simple:table``) judges a truco late in a hand by the cards on the
+table (:func:`~.judgement.table_power`) instead of the first baza's rough score, which
+counts a won baza as strength whatever is left to take another: the base of the
+exploitability benchmark's stronger learner, not a level offered to players.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from ..cards import STRENGTH, flor_value, tanto
 from ..rules import Rules
 from ..view import SeatView
 from .base import Bot
-from .judgement import GOOD, VERY_GOOD, follow, hand_power, highest, lowest
+from .judgement import GOOD, VERY_GOOD, follow, hand_power, highest, lowest, table_power
 
 SAY = {word: SAY_FIRST + i for i, word in enumerate(MEGAPHONE_WORDS)}
 _TRUCO_CALLS = (TRUCO, TRUCO + 1, VALE_CUATRO)
@@ -85,6 +90,16 @@ class SimpleBot(Bot):
     def __init__(self, level: str = "default", seed: int | None = None) -> None:
         super().__init__(level, seed)
         self.reader = CallReader()
+        self.reads_table = level == "table"
+
+    def _power(self, view: SeatView, team: int) -> float:
+        """The hand's strength for a truco: the rough score, or (level ``table``) once a
+        card is down the chance of taking the bazas left."""
+        results = view.baza_results
+        table = view.bazas[len(results)] if len(view.bazas) > len(results) else ()
+        if self.reads_table and (results or table):
+            return table_power(view.hand, results, table, team, view.mano & 1)
+        return hand_power(view.hand, results, team)
 
     def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
         self.reader.observe(view)
@@ -127,9 +142,7 @@ class SimpleBot(Bot):
         # truco: el envido está primero
         if ENVIDO in acts and tantos >= 27:
             return REAL_ENVIDO if tantos >= 31 else ENVIDO
-        power = hand_power(
-            view.hand, view.baza_results, view.seat & 1 if view.seat is not None else 0
-        )
+        power = self._power(view, view.seat & 1 if view.seat is not None else 0)
         raise_call = TRUCO + pending.level
         if pending.level < 3 and raise_call in acts and power >= 0.8:
             return raise_call
@@ -163,7 +176,7 @@ class SimpleBot(Bot):
                 return ENVIDO
         truco = next((a for a in acts if a in _TRUCO_CALLS), None)
         if truco is not None:
-            power = hand_power(view.hand, view.baza_results, team)
+            power = self._power(view, team)
             level = truco - TRUCO
             if power >= 0.6 + 0.08 * level or ("cantale" in heard and level == 0 and power >= 0.5):
                 return truco
