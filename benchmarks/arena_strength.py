@@ -150,6 +150,12 @@ SETS: dict[str, dict[str, Run]] = {
         ),
         "fit_gauntlet_30_flor": Run(("--gauntlet", E, "--flor"), 6, 1448, 2400, 1),
         "fit_vs_loose_30_flor": Run((E, "mirror:loose", "--flor"), 60, 1449, 2400, 1),
+        # the sweep's 6/10 against loose a 15, measured
+        "fit_vs_loose_style_15": Run((E, "loose", "--target", "15"), 40, 1450, 2400, 1),
+        # the sweep's 3/6 against mirror:loose a 30 sin flor, measured
+        "fit_vs_loose_30": Run((E, "mirror:loose"), 60, 1452, 2400, 1),
+        # the sweep's 3/6 against falta a 30 con flor, measured
+        "fit_vs_falta_30_flor": Run((E, "falta", "--flor"), 40, 1451, 2400, 1),
         # decision time of the named levels against the beginner
         "time_hard": Run(("search:hard", "simple"), 10, 208, 240, 1),
         "time_easy": Run(("search:easy", "simple"), 20, 209, 120, 1),
