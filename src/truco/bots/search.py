@@ -43,6 +43,10 @@ the cards on it, each later one by how much of the deck the next card beats). Th
 baza's rough score counted a won baza as strength with only a 4 left to play, and a lost
 one as weakness with a 2 and a 12 in hand; so a rival who said retruco over our led card
 folded to our vale cuatro in the rollouts, and mirror:loose, which did not, took 4.
+Whether the rivals read the table too is fitted (``fit_table``: their answers to our late
+trucos, :meth:`~.opponent.RivalTracker.reads_table`): ``simple`` and the styles count a
+won baza as strength, and played as readers of the table they seemed to fold where they
+call.
 """
 
 from __future__ import annotations
