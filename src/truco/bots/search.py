@@ -338,9 +338,9 @@ class SearchBot(Bot):
                 passed_bluffs=self.method.passed_bluffs or 0.0,
                 truco_bluffs=self.method.truco_bluffs or 0.0,
             )
-            if self.method.table_power and self.method.fit_table:
-                prior = dataclasses.replace(prior, table=True)
             read_table = self.method.table_power and self.method.fit_table
+            if read_table:
+                prior = dataclasses.replace(prior, table=True)
             self.tracker = tracker = RivalTracker(view.seat, prior, read_trucos, read_table)
         tracker.observe(view)
         model = tracker.model()
@@ -394,17 +394,12 @@ class SearchBot(Bot):
         wary_worlds = round(worlds * self.method.wary)
         determinizer = Determinizer(view)
         model = self._rival_model()
-        guard = wary(model)
-        if not self.method.wary_table:
-            guard = dataclasses.replace(guard, table=False)
         fitted = self._worlds(determinizer, team, worlds - wary_worlds, model)
-        guarded = self._worlds(determinizer, team, wary_worlds, guard)
+        guarded = self._worlds(determinizer, team, wary_worlds, self._wary(model))
         played = model
         if not self.method.trap and (played.passed_bluffs or played.passed_truco):
             played = dataclasses.replace(played, passed_bluffs=0.0, passed_truco=0.0)
-        guard_played = wary(played)
-        if not self.method.wary_table:
-            guard_played = dataclasses.replace(guard_played, table=False)
+        guard_played = self._wary(played)
         ours = TABLE_READER if self.method.table_power else NEUTRAL
         for k, world in enumerate((*fitted, *guarded)):
             rivals = played if k < len(fitted) else guard_played
@@ -429,6 +424,11 @@ class SearchBot(Bot):
             tuple(map(tuple, samples)),
             split=len(fitted),
         )
+
+    def _wary(self, model: PlayerModel) -> PlayerModel:
+        """:func:`wary` of ``model``, judging by the rough score if ``wary_table`` is off."""
+        guard = wary(model)
+        return guard if self.method.wary_table else dataclasses.replace(guard, table=False)
 
     def _rival_model(self) -> PlayerModel:
         """The rivals' model the rollouts play and the worlds' weights read."""
