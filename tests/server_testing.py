@@ -211,7 +211,8 @@ def play_out(
     timeout: float = 180.0,
 ) -> None:
     """Let seated clients act with ``choose(client, view)`` (``None``: pass) until
-    the match is over. Frames sent to every client are kept in ``client.frames``."""
+    the match is over; a client acts only once it has the newest state any client has.
+    Frames sent to every client are kept in ``client.frames``."""
     deadline = time.monotonic() + timeout
     for _ in range(max_steps):
         for client in clients:
@@ -219,8 +220,13 @@ def play_out(
         if any(c.view and c.view["winner"] is not None for c in clients):
             return
         acted = False
+        # A client on another node may not have the newest state yet: acting on its
+        # stale view would be out of turn, so only clients that have caught up act.
+        newest = max(c.version for c in clients)
         for client in clients:
             view = client.view
+            if client.version < newest:
+                continue
             if view and view["seat"] is not None and view["legal"]:
                 action = choose(client, view)
                 if action is not None:
