@@ -11,9 +11,11 @@ import pytest
 from truco import Game
 from truco.actions import ENVIDO, FALTA_ENVIDO, TRUCO
 from truco.bots import make_bot
+from truco.bots.judgement import hand_power, table_power
 from truco.cards import tanto
 from truco.rl.best_response import (
     PLAY,
+    POWER_EDGES,
     TANTO_EDGES,
     BestResponse,
     Decision,
@@ -230,3 +232,30 @@ def test_merged_shards_hold_every_trial_of_both() -> None:
     assert merged.evaluated == one.evaluated + two.evaluated
     assert one.table[shared].n + two.table[shared].n == merged.table[shared].n
     assert merged.table[shared] is not one.table[shared]
+
+
+def test_a_learner_that_reads_the_table_buckets_a_won_baza_by_the_cards_left() -> None:
+    """Before a card of the hand is down both abstractions agree; after the first baza
+    the ``read_table`` learner's power bucket is the table read, so a won baza with
+    nothing left to take another falls to a lower bucket than the rough score puts it."""
+    lower = 0
+    for seed in range(60):
+        game = Game(RULES, seed=seed)
+        seat = game.actors()[0]
+        view = seat_view(game, seat)
+        opts = options(view.legal)
+        assert situation(view, opts) == situation(view, opts, read_table=True)
+        while not seat_view(game, seat).baza_results:
+            actor = game.actors()[0]
+            game.apply(actor, min(a for a in game.legal_actions(actor) if a < 40))
+        seat = game.actors()[0]
+        view = seat_view(game, seat)
+        team = seat & 1
+        rough = situation(view, options(view.legal))[5]
+        read = situation(view, options(view.legal), read_table=True)[5]
+        assert rough == bisect_right(POWER_EDGES, hand_power(view.hand, view.baza_results, team))
+        assert read == bisect_right(
+            POWER_EDGES, table_power(view.hand, view.baza_results, (), team, view.mano & 1)
+        )
+        lower += view.baza_results[0] == team and read < rough
+    assert lower > 5

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from ..cards import STRENGTH, tanto
 from ..game import round_winner
+
+if TYPE_CHECKING:
+    from ..view import SeatView
 
 #: Strength of the lowest card a beginner calls "good" (the 2s and above).
 GOOD = 8
@@ -137,6 +141,16 @@ def table_power(
     0.0
     """
     return _table_power(tuple(cards), tuple(results), tuple(table), team, mano_team)
+
+
+def view_power(view: SeatView, team: int, read_table: bool = False) -> float:
+    """The seat's strength for a truco: :func:`hand_power`, or with ``read_table`` once a
+    card of the hand is down, :func:`table_power` (the chance of taking the bazas left)."""
+    results = view.baza_results
+    table = view.bazas[len(results)] if len(view.bazas) > len(results) else ()
+    if read_table and (results or table):
+        return table_power(view.hand, results, table, team, view.mano & 1)
+    return hand_power(view.hand, results, team)
 
 
 # rollouts ask the same positions again and again

@@ -37,7 +37,7 @@ from ..cards import STRENGTH, flor_value, tanto
 from ..rules import Rules
 from ..view import SeatView
 from .base import Bot
-from .judgement import GOOD, VERY_GOOD, follow, hand_power, highest, lowest, table_power
+from .judgement import GOOD, VERY_GOOD, follow, highest, lowest, view_power
 
 SAY = {word: SAY_FIRST + i for i, word in enumerate(MEGAPHONE_WORDS)}
 _TRUCO_CALLS = (TRUCO, TRUCO + 1, VALE_CUATRO)
@@ -95,11 +95,7 @@ class SimpleBot(Bot):
     def _power(self, view: SeatView, team: int) -> float:
         """The hand's strength for a truco: the rough score, or (level ``table``) once a
         card is down the chance of taking the bazas left."""
-        results = view.baza_results
-        table = view.bazas[len(results)] if len(view.bazas) > len(results) else ()
-        if self.reads_table and (results or table):
-            return table_power(view.hand, results, table, team, view.mano & 1)
-        return hand_power(view.hand, results, team)
+        return view_power(view, team, self.reads_table)
 
     def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
         self.reader.observe(view)

@@ -11,9 +11,10 @@ air). Card play stays the base policy's.
 answers, plus "play a card", the base policy's card; never the mazo unless forced) is
 summed up by :func:`situation`: whose call is pending (or the seat's own turn), the
 options, the seat's tanto bucket, its hand-power bucket
-(:func:`~truco.bots.judgement.hand_power`), the bazas won and lost, whether its best card
-beats the rival's card on the table, and whether it is mano. Everything comes from the
-seat's own view.
+(:func:`~truco.bots.judgement.hand_power`; with ``read_table``, once a card of the hand
+is down, :func:`~truco.bots.judgement.table_power`), the bazas won and lost, whether its
+best card beats the rival's card on the table, and whether it is mano. Everything comes
+from the seat's own view.
 
 **The learning.** Monte Carlo with every option tried at the same point: at each such
 decision of a training match, the environment (:class:`~truco.rl.env.BotOpponentEnv`,
@@ -67,7 +68,7 @@ import numpy as np
 
 from ..actions import CONTRAFLOR_AL_RESTO, FALTA_ENVIDO, MAZO, SAY_FIRST, action_token, is_say
 from ..bots import Bot, make_bot
-from ..bots.judgement import follow, hand_power, hand_tanto
+from ..bots.judgement import follow, hand_tanto, view_power
 from ..cards import STRENGTH
 from ..rules import Rules
 from ..view import SeatView, seat_view
@@ -96,9 +97,12 @@ def option_name(option: int) -> str:
     return "play" if option == PLAY else action_token(option)
 
 
-def situation(view: SeatView, opts: Sequence[int]) -> Key:
+def situation(view: SeatView, opts: Sequence[int], read_table: bool = False) -> Key:
     """The abstraction of a decision: what the learner's table is keyed by (see the
-    module doc). Only the seat's view is read."""
+    module doc). Only the seat's view is read. With ``read_table`` the power bucket is
+    :func:`~truco.bots.judgement.table_power` once a card of the hand is down (a won
+    baza without the cards to take another is weak), else the rough
+    :func:`~truco.bots.judgement.hand_power`."""
     assert view.seat is not None
     team = view.seat & 1
     pending = view.pending
@@ -110,7 +114,7 @@ def situation(view: SeatView, opts: Sequence[int]) -> Key:
     table = view.bazas[-1] if view.bazas and len(view.bazas[-1]) < view.rules.players else ()
     rival = max((STRENGTH[c] for s, c in table if s & 1 != team), default=-1)
     beats = None if rival < 0 else max((STRENGTH[c] for c in view.hand), default=-1) > rival
-    power = hand_power(view.hand, view.baza_results, team)
+    power = view_power(view, team, read_table)
     envido = view.envido_open or (pending is not None and pending.kind == "envido")
     return (
         *kind,
@@ -208,8 +212,10 @@ class BestResponse:
         stake_visits: int = 10,
         saturation: int | None = 40,
         stake_caution: float = 2.0,
+        read_table: bool = False,
     ) -> None:
         self.rules = rules
+        self.read_table = read_table
         self.base_spec = base
         self.base: Bot = make_bot(base, seed)
         self.min_visits = min_visits
@@ -238,7 +244,7 @@ class BestResponse:
         team = view.seat & 1
         cards = tuple(a for a in legal if a < 40)
         table = view.bazas[-1] if view.bazas and len(view.bazas[-1]) < view.rules.players else ()
-        key = situation(view, opts) if len(opts) >= 2 else None
+        key = situation(view, opts, self.read_table) if len(opts) >= 2 else None
         return Decision(opts, key, base_action, cards, tuple(table), team)
 
     def base_option(self, d: Decision) -> int:
