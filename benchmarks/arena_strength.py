@@ -156,6 +156,27 @@ SETS: dict[str, dict[str, Run]] = {
         "fit_vs_loose_30": Run((E, "mirror:loose"), 60, 1452, 2400, 1),
         # the sweep's 3/6 against falta a 30 con flor, measured
         "fit_vs_falta_30_flor": Run((E, "falta", "--flor"), 40, 1451, 2400, 1),
+        # the sweeps' cells whose interval did not clear 60%, measured on fresh seeds
+        "more_tight_15": Run((E, "tight", "--target", "15"), 40, 1460, 2400, 1),
+        "more_station_15": Run((E, "station", "--target", "15"), 40, 1461, 2400, 1),
+        "more_scared_15": Run((E, "scared", "--target", "15"), 40, 1462, 2400, 1),
+        "more_falta_15": Run((E, "falta", "--target", "15"), 40, 1463, 2400, 1),
+        "more_mtight_15": Run((E, "mirror:tight", "--target", "15"), 40, 1464, 2400, 1),
+        "more_tight_15_flor": Run((E, "tight", "--target", "15", "--flor"), 40, 1465, 2400, 1),
+        "more_loose_15_flor": Run((E, "loose", "--target", "15", "--flor"), 40, 1466, 2400, 1),
+        "more_falta_15_flor": Run((E, "falta", "--target", "15", "--flor"), 40, 1467, 2400, 1),
+        "more_mtight_15_flor": Run(
+            (E, "mirror:tight", "--target", "15", "--flor"), 40, 1468, 2400, 1
+        ),
+        "more_loose_30": Run((E, "loose"), 40, 1469, 2400, 1),
+        "more_tight_30": Run((E, "tight"), 40, 1470, 2400, 1),
+        "more_mtight_30": Run((E, "mirror:tight"), 40, 1471, 2400, 1),
+        "more_falta_30": Run((E, "falta"), 40, 1472, 2400, 1),
+        "more_loose_30_flor": Run((E, "loose", "--flor"), 40, 1473, 2400, 1),
+        "more_tight_30_flor": Run((E, "tight", "--flor"), 40, 1474, 2400, 1),
+        "more_scared_30_flor": Run((E, "scared", "--flor"), 40, 1475, 2400, 1),
+        "more_station_30_flor": Run((E, "station", "--flor"), 40, 1476, 2400, 1),
+        "more_falta_30_flor": Run((E, "falta", "--flor"), 40, 1477, 2400, 1),
         # decision time of the named levels against the beginner
         "time_hard": Run(("search:hard", "simple"), 10, 208, 240, 1),
         "time_easy": Run(("search:easy", "simple"), 20, 209, 120, 1),

@@ -204,6 +204,10 @@ def drain(client: TableClient) -> None:
             return
 
 
+#: How long :func:`play_out` waits for a lagging client to see the newest state.
+CATCH_UP_SECONDS = 1.0
+
+
 def play_out(
     clients: list[TableClient],
     choose: Callable[[TableClient, dict[str, Any]], str | None],
@@ -214,6 +218,7 @@ def play_out(
     the match is over; a client acts only once it has the newest state any client has.
     Frames sent to every client are kept in ``client.frames``."""
     deadline = time.monotonic() + timeout
+    seen, seen_at = -1, 0.0
     for _ in range(max_steps):
         for client in clients:
             drain(client)
@@ -221,11 +226,15 @@ def play_out(
             return
         acted = False
         # A client on another node may not have the newest state yet: acting on its
-        # stale view would be out of turn, so only clients that have caught up act.
+        # stale view would be out of turn, so for a moment only clients that have caught
+        # up act (a seat that nothing new was sent to never catches up, so not longer).
         newest = max(c.version for c in clients)
+        if newest != seen:
+            seen, seen_at = newest, time.monotonic()
+        patient = time.monotonic() - seen_at < CATCH_UP_SECONDS
         for client in clients:
             view = client.view
-            if client.version < newest:
+            if patient and client.version < newest:
                 continue
             if view and view["seat"] is not None and view["legal"]:
                 action = choose(client, view)
