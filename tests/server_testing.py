@@ -215,7 +215,8 @@ def play_out(
     timeout: float = 180.0,
 ) -> None:
     """Let seated clients act with ``choose(client, view)`` (``None``: pass) until
-    the match is over; a client acts only once it has the newest state any client has.
+    the match is over; a client acts once it has the newest state any client has (or
+    after :data:`CATCH_UP_SECONDS` without it).
     Frames sent to every client are kept in ``client.frames``."""
     deadline = time.monotonic() + timeout
     seen, seen_at = -1, 0.0
