@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from test_tui import english, headless, person_key
+from truco.actions import parse_action
 from truco.cli import main as truco_main
 from truco.locale import set_language
 from truco.rules import Rules
@@ -134,3 +135,30 @@ async def test_a_full_table_makes_a_spectator_whose_keys_say_so() -> None:
             await pilot.press("1")
             assert "You are watching this table" in app.message
         bea.close()
+
+
+def test_a_key_pressed_twice_sends_one_action_per_state() -> None:
+    """A second M before the server's answer went out too: after the hand closed it sent
+    the person to the mazo of the next hand as well."""
+    sent: list[dict[str, object]] = []
+
+    class Socket:
+        async def send(self, frame: str) -> None:
+            sent.append(json.loads(frame))
+
+    async def scenario() -> None:
+        session = RemoteSession("http://x", "ab12cd", "token", {"rules": Rules().to_dict()}, 0)
+        session._socket = Socket()
+        session._receive({"type": "state", "v": 7, "you": {"seat": 0}, "table": {}})
+        mazo = parse_action("mazo")
+        assert session.act(mazo) is None and session.act(mazo) is None
+        await asyncio.sleep(0)
+        assert sent == [{"type": "act", "action": "mazo"}]
+        session._receive({"type": "error", "code": "illegal", "reason": "not your turn"})
+        session.act(mazo)  # refused: the person may try again on the same state
+        session._receive({"type": "state", "v": 8, "you": {"seat": 0}, "table": {}})
+        session.act(mazo)
+        await asyncio.sleep(0)
+        assert len(sent) == 3
+
+    asyncio.run(scenario())

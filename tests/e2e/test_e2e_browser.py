@@ -393,6 +393,27 @@ def test_a_match_to_the_end_played_from_the_keyboard(browser: Any, server: LiveS
     watcher.context.close()
 
 
+def test_a_double_click_on_the_mazo_sends_it_once(browser: Any, server: LiveServer) -> None:
+    """The button sends the mazo at once; a second click before the server answered went
+    out too, reached the server after the hand closed and threw the next hand away."""
+    ana = new_page(browser, server, "Ana")
+    sent: list[str] = []
+    ana.on("websocket", lambda ws: ws.on("framesent", lambda data: sent.append(str(data))))
+    ana.select_option("select[name=players]", "2")
+    ana.select_option("select[name=bots]", "simple")
+    ana.click("#create")
+    ana.wait_for_url("**/t/*")
+    mazo = ana.locator('#actions button[data-action="mazo"]:not([disabled])')
+    mazo.wait_for()
+    mazo.dblclick()
+    ana.wait_for_function("window.truco?.summary?.index === 0")
+    ana.wait_for_timeout(1000)  # time for a second mazo to arrive and be answered
+    acts = [frame for frame in sent if '"type":"act"' in frame.replace(" ", "")]
+    assert acts == ['{"type":"act","action":"mazo"}'], sent
+    assert ana.evaluate("window.truco.state.view.hand_index") == 1
+    ana.context.close()
+
+
 def test_disconnected_the_page_stands_still_and_says_so(browser: Any, tmp_path: Path) -> None:
     with LiveServer(config(tmp_path / "offline.sqlite3")) as live:
         ana = new_page(browser, live, "Ana")

@@ -72,6 +72,7 @@ class RemoteSession(SessionDefaults):
         self.seat: int | None = None
         self.committed: int | None = None
         self.version = 0
+        self._acted_on: int | None = None  # the state version the last action was sent on
         self._view_data: dict[str, Any] | None = None
         self._notices: list[str] = []
         self._socket: Any = None
@@ -202,6 +203,7 @@ class RemoteSession(SessionDefaults):
     def _receive(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
         if kind == "error":
+            self._acted_on = None
             code, reason = str(message.get("code", "")), str(message.get("reason", ""))
             self._notices.append(
                 _("Server: {reason}").format(reason=translate_refusal(code, reason) or code)
@@ -226,11 +228,13 @@ class RemoteSession(SessionDefaults):
         seat = self.wanted_seat if self.wanted_seat in free else free[0]
         self._send({"type": "sit", "seat": seat})
 
-    def _send(self, message: dict[str, Any]) -> None:
+    def _send(self, message: dict[str, Any]) -> bool:
+        """Send ``message``; false (and a notice) when not connected."""
         if self._socket is None:
             self._notices.append(_("Not connected to the server."))
-            return
+            return False
         asyncio.get_running_loop().create_task(self._socket.send(json.dumps(message)))
+        return True
 
     def close(self) -> None:
         self._closing = True
@@ -295,9 +299,15 @@ class RemoteSession(SessionDefaults):
         return {}
 
     def act(self, action: int) -> str | None:
+        """Send ``action``, once per state the server sent: a key pressed twice before the
+        answer must not carry the action into the next hand (a second mazo would throw
+        that hand away too). A refusal lets the person try again."""
         if self.seat is None:
             return "you have no seat at this table"
-        self._send({"type": "act", "action": action_token(action)})
+        if self._acted_on == self.version:
+            return None
+        if self._send({"type": "act", "action": action_token(action)}):
+            self._acted_on = self.version
         return None
 
     def come_back(self) -> None:

@@ -47,6 +47,7 @@ export class TableScreen {
     this.closedByUs = false;
     this.clockTimer = null;
     this.mazoArmed = false;
+    this.actedOn = null;  // the state version the last action was sent on
     this.popped = new Set();  // the speech bubbles already shown
     this.onKey = (ev) => this.key(ev);
     this.fair = new FairDeals(() => this.state && this.render());  // commitments, verified decks
@@ -114,14 +115,24 @@ export class TableScreen {
     document.removeEventListener("keydown", this.onKey);
   }
 
+  /** Send ``message`` if the table is live; true when it went out. */
   send(message) {
-    if (this.live && this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
+    if (!this.live || this.ws?.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify(message));
+    return true;
   }
-  act(action) { this.mazoArmed = false; this.send({ type: "act", action }); }
+  /** One action per state the server sent: a double click (or a second key press before
+   * the answer) must not carry the same action into the next hand, where a second mazo
+   * would throw that hand away too. A refusal lets the player try again. */
+  act(action) {
+    if (this.actedOn === this.version) return;
+    this.mazoArmed = false;
+    if (this.send({ type: "act", action })) this.actedOn = this.version;
+  }
 
   // ------------------------------------------------------------------ receiving
   receive(msg) {
-    if (msg.type === "error") { this.banner(t("table.error", { reason: refusal(msg) }), true); return; }
+    if (msg.type === "error") { this.actedOn = null; this.banner(t("table.error", { reason: refusal(msg) }), true); return; }
     if (msg.type !== "state") return;
     this.live = true;
     this.attempts = 0;
