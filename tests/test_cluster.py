@@ -28,6 +28,7 @@ from tests.databases import postgres_schema, postgres_unreachable
 from tests.server_testing import TableClient, create_table, guest_token, play_out
 from websockets.exceptions import ConnectionClosed
 
+from truco.server.cluster.parent import ORPHAN_STOP_SECONDS
 from truco.server.config import ServerConfig
 
 RULES = {"players": 2, "target": 15}
@@ -295,10 +296,12 @@ def test_workers_stop_when_their_parent_is_killed(site: tuple[str, str]) -> None
             workers += [int(pid) for pid in f.read().split()]
         assert len(workers) == 2
         parent.kill()  # SIGKILL: it cannot tell its workers anything
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + ORPHAN_STOP_SECONDS + 15
         while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert not any(_running(pid) for pid in workers)
+        said = "".join(parent.output)  # the workers' output: where a hung stop stood
+        assert not any(_running(pid) for pid in workers), said
+        assert "still stopping" not in said, said  # each stopped cleanly, not cut short
         # they stopped cleanly: each left the site's list of nodes
         assert client.zcard(f"{prefix}nodes") == 0
         client.close()
