@@ -50,6 +50,15 @@ def redis_prefix() -> Iterator[str]:
         client.close()
 
 
+def running(pid: int) -> bool:
+    """Whether process ``pid`` is alive (a zombie has ended: it only waits to be reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 class Node:
     """One ``truco serve`` node process."""
 

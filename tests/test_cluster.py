@@ -23,6 +23,7 @@ from tests.cluster_testing import (
     record_actions,
     redis_prefix,
     redis_unreachable,
+    running,
 )
 from tests.databases import postgres_schema, postgres_unreachable
 from tests.server_testing import TableClient, create_table, guest_token, play_out
@@ -272,14 +273,6 @@ def test_a_lease_that_expired_unclaimed_is_regained_but_not_one_taken_meanwhile(
     asyncio.run(scenario())
 
 
-def _running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"  # (a zombie has ended)
-    except FileNotFoundError:
-        return False
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_workers_stop_when_their_parent_is_killed(site: tuple[str, str]) -> None:
     import redis
@@ -297,17 +290,17 @@ def test_workers_stop_when_their_parent_is_killed(site: tuple[str, str]) -> None
         assert len(workers) == 2
         parent.kill()  # SIGKILL: it cannot tell its workers anything
         deadline = time.monotonic() + ORPHAN_STOP_SECONDS + 15
-        while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
+        while any(running(pid) for pid in workers) and time.monotonic() < deadline:
             time.sleep(0.1)
         said = "".join(parent.output)  # the workers' output: where a hung stop stood
-        assert not any(_running(pid) for pid in workers), said
+        assert not any(running(pid) for pid in workers), said
         assert "still stopping" not in said, said  # each stopped cleanly, not cut short
         # they stopped cleanly: each left the site's list of nodes
         assert client.zcard(f"{prefix}nodes") == 0
         client.close()
     finally:
         for pid in workers:
-            if _running(pid):
+            if running(pid):
                 os.kill(pid, signal.SIGKILL)
 
 

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.cluster_testing import running
 
 from truco.server.cluster.parent import PARENT_ENV
 
@@ -35,14 +36,6 @@ node.wait()
 """
 
 
-def _running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_an_orphaned_node_whose_stop_hangs_ends_and_says_where_it_stood(tmp_path: Path) -> None:
     output = tmp_path / "node.txt"
@@ -55,17 +48,17 @@ def test_an_orphaned_node_whose_stop_hangs_ends_and_says_where_it_stood(tmp_path
         deadline = time.monotonic() + 60
         while "ready" not in output.read_text() and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert _running(node)
+        assert running(node)
         parent.kill()  # SIGKILL: the node's SIGTERM is ignored, its stop never ends
         parent.wait(10)
         deadline = time.monotonic() + 30
-        while _running(node) and time.monotonic() < deadline:
+        while running(node) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert not _running(node), output.read_text()
+        assert not running(node), output.read_text()
         said = output.read_text()
         assert "still stopping 1 s after its parent died" in said
         # every thread's stack: the main thread stood in the node's sleep (line 8)
         assert 'File "<string>", line 8 in <module>' in said, said
     finally:
-        if _running(node):
+        if running(node):
             os.kill(node, signal.SIGKILL)
