@@ -177,6 +177,9 @@ SETS: dict[str, dict[str, Run]] = {
         "more_scared_30_flor": Run((E, "scared", "--flor"), 40, 1475, 2400, 1),
         "more_station_30_flor": Run((E, "station", "--flor"), 40, 1476, 2400, 1),
         "more_falta_30_flor": Run((E, "falta", "--flor"), 40, 1477, 2400, 1),
+        # the two falta sin flor cells still short of 60% after those, measured longer
+        "more2_falta_15": Run((E, "falta", "--target", "15"), 150, 1478, 3600, 1),
+        "more2_falta_30": Run((E, "falta"), 150, 1479, 3600, 1),
         # decision time of the named levels against the beginner
         "time_hard": Run(("search:hard", "simple"), 10, 208, 240, 1),
         "time_easy": Run(("search:easy", "simple"), 20, 209, 120, 1),
