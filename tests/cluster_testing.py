@@ -19,6 +19,13 @@ from tests.server_testing import free_port
 REDIS_URL = "redis://127.0.0.1:6379/0"
 #: how a node is started: the ``truco`` command of this interpreter
 TRUCO = [sys.executable, "-c", "import sys; from truco.cli import main; sys.exit(main())"]
+#: the same, as a shell starts a background job: with SIGINT ignored
+TRUCO_SIGINT_IGNORED = [
+    sys.executable,
+    "-c",
+    "import signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+    "from truco.cli import main; sys.exit(main())",
+]
 
 
 def redis_unreachable() -> str | None:
@@ -62,12 +69,13 @@ def running(pid: int) -> bool:
 class Node:
     """One ``truco serve`` node process."""
 
-    def __init__(self, db_url: str, prefix: str, *extra: str) -> None:
+    def __init__(self, db_url: str, prefix: str, *extra: str, sigint_ignored: bool = False) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
+        truco = TRUCO_SIGINT_IGNORED if sigint_ignored else TRUCO
         command = [
-            *TRUCO, "serve", "--db", db_url, "--redis", REDIS_URL, "--redis-prefix", prefix,
+            *truco, "serve", "--db", db_url, "--redis", REDIS_URL, "--redis-prefix", prefix,
             "--port", str(self.port), "--bot-delay", "0", "--turn-seconds", "0",
             "--http-rate", "100000/minute", "--http-write-rate", "100000/minute",
             "--max-tables-per-guest", "1000", "--max-tables-per-address", "100000",

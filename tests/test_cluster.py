@@ -215,7 +215,9 @@ def test_workers_start_several_nodes_on_one_port(site: tuple[str, str]) -> None:
     import redis
 
     db_url, prefix = site
-    site_url = Node(db_url, prefix, "--workers", "2")
+    # started as a shell starts a background job (SIGINT ignored), it still stops on
+    # SIGINT, nodes and all (it once waited for them forever, and was SIGKILLed)
+    site_url = Node(db_url, prefix, "--workers", "2", sigint_ignored=True)
     try:
         client = redis.Redis.from_url(REDIS_URL)
         deadline = time.monotonic() + 30

@@ -180,12 +180,11 @@ def _run_workers(args: argparse.Namespace, sock: socket.socket) -> int:
             if node.poll() is None:
                 node.send_signal(signal.SIGINT)
 
+    # Ctrl+C too, and even when started with SIGINT ignored (a shell's background job,
+    # ``nohup ... &``): the nodes stop on it whatever they inherited, so must their parent
     signal.signal(signal.SIGTERM, stop)
-    try:
-        codes = [node.wait() for node in nodes]
-    except KeyboardInterrupt:
-        stop()
-        codes = [node.wait() for node in nodes]
+    signal.signal(signal.SIGINT, stop)
+    codes = [node.wait() for node in nodes]
     return max((abs(code) for code in codes), default=0)
 
 
