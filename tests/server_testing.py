@@ -204,8 +204,19 @@ def drain(client: TableClient) -> None:
             return
 
 
-#: How long :func:`play_out` waits for a lagging client to see the newest state.
+#: How long :func:`play_out` waits for a lagging client to see the newest public action.
 CATCH_UP_SECONDS = 1.0
+
+
+def public_progress(client: TableClient) -> tuple[int, int]:
+    """How far the match has gone as ``client`` sees it: the hand, and the actions of it
+    every seat is told of (a team's megaphone words and a card committed early are told
+    to some clients only, so the state's version is no measure)."""
+    view = client.view
+    if view is None:
+        return (-1, -1)
+    public = sum(1 for _, action in view["log"] if not action.startswith("say "))
+    return (view["hand_index"], public)
 
 
 def play_out(
@@ -215,11 +226,11 @@ def play_out(
     timeout: float = 180.0,
 ) -> None:
     """Let seated clients act with ``choose(client, view)`` (``None``: pass) until
-    the match is over; a client acts once it has the newest state any client has (or
-    after :data:`CATCH_UP_SECONDS` without it).
+    the match is over; a client acts once it has seen every public action any client has
+    seen (or after :data:`CATCH_UP_SECONDS` without it).
     Frames sent to every client are kept in ``client.frames``."""
     deadline = time.monotonic() + timeout
-    seen, seen_at = -1, 0.0
+    seen, seen_at = (-1, -1), 0.0
     for _ in range(max_steps):
         for client in clients:
             drain(client)
@@ -227,15 +238,15 @@ def play_out(
             return
         acted = False
         # A client on another node may not have the newest state yet: acting on its
-        # stale view would be out of turn, so for a moment only clients that have caught
-        # up act (a seat that nothing new was sent to never catches up, so not longer).
-        newest = max(c.version for c in clients)
+        # stale view would be out of turn, so only clients that have caught up act (for
+        # a moment: a client whose connection is lost would never catch up).
+        newest = max(public_progress(c) for c in clients)
         if newest != seen:
             seen, seen_at = newest, time.monotonic()
         patient = time.monotonic() - seen_at < CATCH_UP_SECONDS
         for client in clients:
             view = client.view
-            if patient and client.version < newest:
+            if patient and public_progress(client) < newest:
                 continue
             if view and view["seat"] is not None and view["legal"]:
                 action = choose(client, view)
