@@ -21,10 +21,8 @@ REDIS_URL = "redis://127.0.0.1:6379/0"
 TRUCO = [sys.executable, "-c", "import sys; from truco.cli import main; sys.exit(main())"]
 #: the same, as a shell starts a background job: with SIGINT ignored
 TRUCO_SIGINT_IGNORED = [
-    sys.executable,
-    "-c",
-    "import signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
-    "from truco.cli import main; sys.exit(main())",
+    *TRUCO[:2],
+    "import signal; signal.signal(signal.SIGINT, signal.SIG_IGN); " + TRUCO[2],
 ]
 
 

@@ -17,6 +17,7 @@ from typing import Any, Self
 
 import uvicorn
 
+from truco.actions import is_say, parse_action
 from truco.server.app import create_app
 from truco.server.config import ServerConfig
 from truco.server.players import Player
@@ -215,7 +216,7 @@ def public_progress(client: TableClient) -> tuple[int, int]:
     view = client.view
     if view is None:
         return (-1, -1)
-    public = sum(1 for _, action in view["log"] if not action.startswith("say "))
+    public = sum(1 for _, action in view["log"] if not is_say(parse_action(action)))
     return (view["hand_index"], public)
 
 
