@@ -160,3 +160,43 @@ def test_private_blocks_hold_exactly_the_cards() -> None:
             block = every.tensor[((s - p) % 4) * 80 :][:80]
             assert set(np.flatnonzero(block[:40])) == set(g.dealt[s])
             assert set(np.flatnonzero(block[40:])) == set(g.cards[s])
+
+
+def _after_envido(deal: list[int]) -> SpielTrucoState:
+    """1v1: ``deal`` (seat 0's three cards, then seat 1's), envido quiero, the tantos
+    declared, then truco from seat 0."""
+    from truco.actions import parse_action
+
+    state = pyspiel.load_game("python_truco_argento", {"players": 2}).new_initial_state()
+    for card in deal:
+        state.apply_action(card)
+    for token in ("envido", "quiero", "truco"):
+        state.apply_action(parse_action(token))
+    return state
+
+
+@pytest.mark.parametrize("recall", [False, True], ids=["now", "recall"])
+def test_the_public_observer_keeps_the_hands_public_information(recall: bool) -> None:
+    """Issue 32: asked for public information only, the observer used to read the
+    stripped cards as "between hands" and say ``dealing`` for every position, leaving out
+    the tantos declared, the pending call, the truco level, turn, bazas and envido."""
+    observer = pyspiel.load_game("python_truco_argento", {"players": 2}).make_py_observer(
+        pyspiel.IIGObservationType(
+            perfect_recall=recall, public_info=True, private_info=PRIVATE.NONE
+        )
+    )
+    # seat 0's tanto differs (two swords, or not), seat 1's cards are the same
+    high = _after_envido([0, 1, 2, 3, 4, 5])
+    low = _after_envido([0, 1, 10, 3, 4, 5])
+    assert high.inner.game.showdowns != low.inner.game.showdowns
+    for player in (0, 1):
+        (high_tensor, high_string) = _seen(observer, high, player)
+        (low_tensor, low_string) = _seen(observer, low, player)
+        assert high_tensor != low_tensor
+        assert high_string != low_string
+        assert "dealing" not in high_string
+        assert "pending truco team 1 level 1" in high_string
+        assert "turn - actors 1 in 11" in high_string
+        # and still nothing private: no card of any seat in the public block
+        for card in (0, 1, 2, 3, 4, 5, 10):
+            assert card_name(card) not in high_string.split("| log")[0].split("| bazas")[0]

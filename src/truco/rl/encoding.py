@@ -152,7 +152,7 @@ class Encoder:
         dealt = v.dealt or tuple(dealing)
         cards = " ".join(card_name(c) for c in sorted(dealt)) or "-"
         held = " ".join(card_name(c) for c in sorted(v.hand)) or "-"
-        round_seats = _seats(v.round_seats) if v.dealt else "-"
+        round_seats = _seats(v.round_seats)
         pica = f" pica {int(pos.pica_started)}{int(v.pica_pica)} round {round_seats}"
         return [
             f"seat {v.seat}",
@@ -163,7 +163,7 @@ class Encoder:
         ]
 
     def _state_words(self, v: SeatView) -> list[str]:
-        if not v.dealt:  # between hands (the engine's round fields are the last hand's)
+        if _between_hands(v):
             return ["dealing" if v.winner is None else f"outcome team {v.winner} won"]
         shows = (
             " ".join(
@@ -270,7 +270,7 @@ class Encoder:
         out[off["hand"]] = self._hand_fraction[min(v.hand_index, self.max_hands)]
         out[off["pica"]] = float(v.position.pica_started)
         out[off["pica"] + 1] = float(v.pica_pica)
-        for s in v.round_seats if v.dealt else ():
+        for s in v.round_seats:
             out[off["round"] + (s - me) % n] = 1.0
         for c in v.dealt or dealing:
             out[off["dealt"] + c] = 1.0
@@ -281,7 +281,7 @@ class Encoder:
         me, n = v.seat or 0, self.n
         my_team = me & 1
         out[off["outcome"] + (0 if v.winner is None else 1 + int(v.winner != my_team))] = 1.0
-        if not v.dealt:  # between hands (the engine's round fields are the last hand's)
+        if _between_hands(v):
             out[off["dealing"]] = float(v.winner is None)
             return
         for showdown in v.showdowns:
@@ -308,6 +308,13 @@ class Encoder:
         for b, r in enumerate(v.baza_results[:3]):
             out[off["bazas"] + 3 * b + (2 if r < 0 else int(r != my_team))] = 1.0
         out[off["envido_open"]] = float(v.envido_open)
+
+
+def _between_hands(v: SeatView) -> bool:
+    """No hand is in play (being dealt, or the match over). Read from the public round
+    (every hand in play has its seats), never from the seat's own cards: a view without
+    them (a public observer's, a spectator's) still tells a hand in play."""
+    return not v.round_seats
 
 
 def _offsets(layout: list[tuple[str, int]]) -> dict[str, int]:
