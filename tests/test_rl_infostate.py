@@ -195,6 +195,14 @@ def test_resample_from_infostate_keeps_the_information_state(
         assert world.observation_string(player) == state.observation_string(player)
         assert world.current_player() == state.current_player()
         assert world.returns() == state.returns()
+        # its history is a path of the game from the start to this very world (issue 32)
+        replayed = state.game_spec.new_initial_state()
+        for action in world.history():
+            replayed.apply_action(action)
+        assert replayed.to_record() == world.to_record()
+        hand_start = state._hand_start  # earlier hands: kept as they were
+        kept = len(hand_start.history()) if hand_start else len(state.history())
+        assert world.history()[:kept] == state.history()[:kept]
         if world.current_player() == player:
             assert world.legal_actions() == state.legal_actions()
         pica_seen += state.game.pica_now

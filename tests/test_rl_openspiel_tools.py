@@ -223,3 +223,36 @@ def test_the_cpp_ismcts_and_mcts_bots_crash_on_openspiels_own_python_kuhn_poker(
         )
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120)
         assert done.returncode < 0, f"{make.split('(')[0]} no longer crashes on a Python game"
+
+
+def test_deepcopy_and_resample_keep_openspiel_history() -> None:
+    """Issue 32: ``copy.deepcopy(state)`` and ``resample_from_infostate`` used to give a
+    state whose ``history()`` was empty, ``move_number()`` 0 and ``is_initial_state()``
+    true; ``python_kuhn_poker``'s deepcopy keeps its history."""
+    import copy
+
+    game = pyspiel.load_game("python_truco_argento", {"players": 4, "max_hands": 3})
+    rng = random.Random(4)
+    checked = 0
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_player_node() and rng.random() < 0.3:
+            for other in (
+                copy.deepcopy(state),
+                state.resample_from_infostate(state.current_player(), rng.random),
+            ):
+                assert len(other.history()) == len(state.history())
+                assert other.move_number() == state.move_number()
+                assert not other.is_initial_state()
+                assert other.information_state_string() == state.information_state_string()
+                replayed = game.new_initial_state()
+                for action in other.history():
+                    replayed.apply_action(action)
+                assert str(replayed) == str(other)
+            assert copy.deepcopy(state).history() == state.history()
+            checked += 1
+        if state.is_chance_node():
+            state.apply_action(rng.choice(state.chance_outcomes())[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    assert checked > 5

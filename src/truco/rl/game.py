@@ -213,6 +213,7 @@ class TrucoState:
 
     __slots__ = (
         "_dealing",
+        "_hand_start",
         "_hands_closed",
         "_history",
         "_mano_drawn",
@@ -237,6 +238,9 @@ class TrucoState:
         self._returns = [0.0] * n
         self._rewards = [0.0] * n
         self._history: list[int] = []
+        #: this state just before the first card of the hand in play or being dealt
+        #: (what :meth:`resample_from_infostate` deals again from)
+        self._hand_start: TrucoState | None = None
 
     # ------------------------------------------------------------------ who acts
     def is_terminal(self) -> bool:
@@ -329,6 +333,9 @@ class TrucoState:
         if g.needs_deal:
             if not 0 <= action < 40 or action in self._dealing:
                 raise ValueError(f"card {action} is not in the deck")
+            if not self._dealing:
+                self._hand_start = self.clone()
+                self._hand_start._hand_start = None  # one hand back is all it needs
             self._dealing.append(action)
             self._history.append(action)
             if len(self._dealing) == 3 * g.n:
@@ -389,8 +396,7 @@ class TrucoState:
         return self._returns[player]
 
     def history(self) -> list[int]:
-        """Chance outcomes and actions since the start (of the hand, for a state made by
-        :meth:`resample_from_infostate`)."""
+        """Chance outcomes and actions since the start of the episode."""
         return list(self._history)
 
     # ------------------------------------------------------------------ what a seat knows
@@ -451,7 +457,13 @@ class TrucoState:
         new._returns = self._returns[:]
         new._rewards = self._rewards[:]
         new._history = self._history[:]
+        new._hand_start = self._hand_start
         return new
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> TrucoState:
+        """:meth:`clone` (what ``copy.deepcopy`` and OpenSpiel's ``clone()`` use): the
+        same episode, its history whole, without copying the game's fixed parts."""
+        return self.clone()
 
     def resample_from_infostate(
         self,
@@ -460,41 +472,41 @@ class TrucoState:
     ) -> TrucoState:
         """A state that ``player`` cannot tell from this one (same information state),
         with every card it has not seen drawn again among the deals consistent with what
-        it has seen (:func:`truco.determinize.sample_game`). Returns, hands closed and
-        the match position are kept; earlier hands are not carried over, and
-        :meth:`history` of the new state starts at its hand. ``rng``: a
+        it has seen (:func:`truco.determinize.sample_game`). Earlier hands are kept as
+        they were (a fresh deck each: they say nothing of this hand's cards), so
+        :meth:`history` is whole: the episode's start, then this hand on its new cards,
+        a path that replays from :meth:`TrucoGame.new_initial_state`. ``rng``: a
         ``random.Random``, a numpy ``Generator``, OpenSpiel's ``probability_sampler`` (a
         callable returning floats in [0, 1)), a seed, or ``None``."""
         r = _as_random(rng)
-        if self.is_terminal() or not self._mano_drawn:
-            return self.clone()
-        g = self.game
-        if g.needs_deal:  # between hands, or in the middle of a deal
-            world = Game.at_position(g.position(), manual_deal=True)
+        start = self._hand_start
+        between_hands = self.game.needs_deal and not self._dealing
+        if self.is_terminal() or start is None or between_hands:
+            return self.clone()  # nothing of a hand dealt: nothing hidden
+        new = start.clone()
+        n = self.game.n
+        if self._dealing:  # in the middle of a deal: the seat's own cards kept
             own = set(self._own_dealing(player))
             pool = [c for c in DECK if c not in own]
             r.shuffle(pool)
-            dealing = [
-                c if 3 * player <= i < 3 * player + 3 else pool.pop()
-                for i, c in enumerate(self._dealing)
-            ]
-        else:
-            from ..determinize import sample_game
+            for i, c in enumerate(self._dealing):
+                new.apply_action(c if 3 * player <= i < 3 * player + 3 else pool.pop())
+            return new
+        from ..determinize import sample_game
 
-            world = sample_game(self.seat_view(player), r)
-            world.dealer = None  # the next hands are chance nodes again
-            dealing = []
-        new = TrucoState(self.game_spec, world)
-        new._responder = self._responder  # who answers is public once picked
-        new._dealing = dealing
-        new._hands_closed = self._hands_closed
-        new._returns = self._returns[:]
-        new._rewards = self._rewards[:]
-        new._history = (
-            list(dealing)
-            if g.needs_deal
-            else [c for h in world.dealt for c in h] + [a for _, a in world.actions]
-        )
+        world = sample_game(self.seat_view(player), r)
+        for s in range(n):
+            for c in world.dealt[s]:
+                new.apply_action(c)
+        for seat, action in world.actions:  # what the seat saw, replayed on the new cards
+            if new.chance_kind() == "answer" and seat in new.game.actors():
+                new.apply_action(seat)
+            if new.current_player() == seat:
+                new.apply_action(action)
+            else:  # a word of a seat that keeps the turn
+                new._push(seat, action)
+        if self._responder is not None and new.chance_kind() == "answer":
+            new.apply_action(self._responder)  # who answers is public once picked
         return new
 
     # ------------------------------------------------------------------ records

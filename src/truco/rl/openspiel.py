@@ -189,14 +189,19 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
         def resample_from_infostate(
             self, player_id: int, probability_sampler: Any
         ) -> SpielTrucoState:
-            return SpielTrucoState(
-                self.get_game(),
-                self.inner.resample_from_infostate(player_id, probability_sampler),
-            )
+            """A world ``player_id`` cannot tell from this one, replayed through
+            OpenSpiel from the start so that its ``history()``, ``move_number()`` and
+            ``is_initial_state()`` are those of a state of the game (a cost linear in
+            the episode's length)."""
+            world = self.inner.resample_from_infostate(player_id, probability_sampler)
+            new: SpielTrucoState = self.get_game().new_initial_state()
+            for action in world.history():
+                new.apply_action(action)
+            return new
 
         def __deepcopy__(self, memo: dict[int, Any]) -> SpielTrucoState:
-            new = SpielTrucoState(self.get_game(), self.inner.clone())
-            new.pristine = self.pristine
+            """``clone()``: OpenSpiel's copy keeps the history (which lives in C++)."""
+            new: SpielTrucoState = self.clone()
             return new
 
         def __str__(self) -> str:
