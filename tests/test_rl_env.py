@@ -138,7 +138,8 @@ def test_any_bot_of_the_project_can_be_the_opponent(opponent: str) -> None:
     while not done:
         assert single.observation_space.contains(obs)
         action = int(np.flatnonzero(obs["action_mask"])[-1])
-        obs, reward, done, _, _ = single.step(action)
+        obs, reward, over, cut, _ = single.step(action)
+        done = over or cut
         total += reward
     assert total == single.state.returns()[0]
     assert total != 0

@@ -10,9 +10,9 @@ import pytest
 pytest.importorskip("pettingzoo")
 
 from gymnasium.utils.env_checker import check_env
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
 
-from truco.rl.env import BotOpponentEnv, MaskedBotEnv, env
+from truco.rl.env import BotOpponentEnv, MaskedBotEnv, env, parallel_env
 
 QUIET = pytest.mark.filterwarnings("ignore:Observation")
 
@@ -46,8 +46,10 @@ def test_a_learner_that_is_not_mano_always_gets_a_decision(
         while not terminated:
             action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
             obs, _, terminated, truncated, info = single.step(action)
-            assert terminated or obs["action_mask"].any()
-            assert not truncated
+            assert terminated or truncated or obs["action_mask"].any()
+            # the ``max_hands`` cut is a time limit; only a match won ends it
+            assert terminated == single.state.game.is_over and not (terminated and truncated)
+            terminated = terminated or truncated
     if players == 2:  # the bot did end some episodes alone: the case was met
         assert skipped > 0
 
@@ -117,22 +119,104 @@ def test_pettingzoo_api_test_passes_with_max_cycles(max_cycles: int) -> None:
     api_test(env(players=4, flor=True, max_cycles=max_cycles), num_cycles=60)
 
 
-def test_max_cycles_truncates_every_agent_after_that_many_moves() -> None:
-    e = env(players=2, max_cycles=5)
-    e.reset(seed=2)
+def _masked(obs: dict[str, np.ndarray], rng: np.random.Generator) -> int:
+    return int(rng.choice(np.flatnonzero(obs["action_mask"])))
+
+
+def _actions(
+    observations: dict[str, dict[str, np.ndarray]], rng: np.random.Generator
+) -> dict[str, int]:
+    """A legal action of the acting agent, 0 (ignored) for the others."""
+    return {a: _masked(o, rng) if o["action_mask"].any() else 0 for a, o in observations.items()}
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_max_cycles_counts_cycles_as_pettingzoo_counts_them(players: int) -> None:
+    """Issue 32: ``max_cycles`` counted the moves of all agents together. It counts
+    cycles now: PettingZoo's ``max_cycles_test`` wants the agent that moves most to
+    have moved ``max_cycles`` times (then one last, dead step each), and the parallel
+    env to stop after ``max_cycles`` steps."""
+    max_cycles = 4
+    e = env(players=players, max_cycles=max_cycles)
     rng = np.random.default_rng(2)
-    moves = 0
-    for _agent in e.agent_iter():
-        obs, _, term, trunc, _ = e.last()
-        if term or trunc:
-            assert trunc and not term and moves == 5
-            e.step(None)
-            continue
-        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        moves += 1
-    assert moves == 5
+    truncated = 0
+    for seed in range(20):
+        e.reset(seed=seed)
+        counts = np.zeros(players, dtype=int)
+        for agent in e.agent_iter():
+            counts[e.possible_agents.index(agent)] += 1
+            obs, _, term, trunc, _ = e.last()
+            e.step(None if term or trunc else _masked(obs, rng))
+        if trunc:  # not ended sooner by a mazo
+            truncated += 1
+            assert counts.max() - 1 == max_cycles
+            assert (counts >= 1).all() and counts.sum() - players >= max_cycles
+    assert truncated > 5
+
+    par = parallel_env(players=players, max_cycles=max_cycles)
+    observations, _ = par.reset(seed=2)
+    steps = 0
+    while par.agents:
+        observations, _, term, trunc, _ = par.step(_actions(observations, rng))
+        steps += 1
+    assert steps == max_cycles and all(trunc.values()) and not any(term.values())
     with pytest.raises(ValueError, match="max_cycles"):
         env(players=2, max_cycles=0)
+
+
+@QUIET
+@pytest.mark.parametrize("table", [{"players": 2}, {"players": 4, "flor": True, "max_hands": 2}])
+def test_pettingzoo_parallel_api_and_render_tests_pass(table: dict[str, object]) -> None:
+    parallel_api_test(parallel_env(**table), num_cycles=3000)
+    render_test(lambda **kw: env(**table, **kw))
+
+
+def test_render_follows_pettingzoo_and_gymnasium(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 32: ``render()`` returned a string in ``"human"`` mode (``render_test``
+    failed) and ``BotOpponentEnv(render_mode=...)`` raised."""
+    for mode, printed in (("human", True), ("ansi", False)):
+        e = env(players=2, render_mode=mode)
+        e.reset(seed=1)
+        text = e.render()
+        assert (text is None) == printed
+        single = MaskedBotEnv(players=2, render_mode=mode)
+        obs, _ = single.reset(seed=1)
+        single.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        assert (single.render() is None) == printed
+        assert ("hand 0" in capsys.readouterr().out) == printed
+    check_env(MaskedBotEnv(players=2, render_mode="ansi"))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="render_mode"):
+        BotOpponentEnv(render_mode="rgb_array")
+
+
+@pytest.mark.parametrize("make", ["aec", "parallel"])
+def test_an_illegal_action_of_the_space_forfeits_as_in_pettingzoo_classic(make: str) -> None:
+    """Issue 32: an illegal action in the space raised ``ValueError`` in the AEC env;
+    PettingZoo's classic games end the episode with the offending agent losing."""
+    rng = np.random.default_rng(0)
+    if make == "aec":
+        e = env(players=2)
+        e.reset(seed=3)
+        offender = e.agent_selection
+        obs = e.observe(offender)
+        illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+        e.step(illegal)
+        assert all(e.terminations.values())
+        assert e._cumulative_rewards[offender] == e.unwrapped.game.min_utility()
+        assert all(r == 0 for a, r in e._cumulative_rewards.items() if a != offender)
+        for _agent in e.agent_iter():
+            e.step(None)
+        return
+    par = parallel_env(players=2)
+    observations, infos = par.reset(seed=3)
+    offender = next(a for a, i in infos.items() if i["acting"])
+    illegal = int(np.flatnonzero(observations[offender]["action_mask"] == 0)[0])
+    actions = {**_actions(observations, rng), offender: illegal}
+    _, rewards, term, _, infos = par.step(actions)
+    assert all(term.values()) and not par.agents
+    assert (
+        rewards[offender] == par.game.min_utility() and infos[offender]["illegal_action"] == illegal
+    )
 
 
 @QUIET

@@ -305,12 +305,14 @@ class BestResponse:
         ``greedy=False``, by the base policy alone); the points it brought the learner's
         team."""
         hand = env.state.game.hand_index
-        _, total, done, _, _ = env.step(action)
+        _, total, over, cut, _ = env.step(action)
+        done = over or cut  # a ``max_hands`` cut is a truncation
         while not done and env.state.game.hand_index == hand:
             view = seat_view(env.state.game, env.seat)
             d = self.decide(view, env.state.legal_actions(env.seat), base)
             option = self.best_option(d) if greedy else self.base_option(d)
-            _, reward, done, _, _ = env.step(self.action(d, option))
+            _, reward, over, cut, _ = env.step(self.action(d, option))
+            done = over or cut  # a ``max_hands`` cut is a truncation
             total += reward
         return float(total)
 
@@ -341,7 +343,8 @@ class BestResponse:
                 option = self.best_option(d)
                 if self.rng.random() < self.explore:
                     option = d.options[int(self.rng.integers(len(d.options)))]
-            _, reward, done, _, _ = env.step(self.action(d, option))
+            _, reward, over, cut, _ = env.step(self.action(d, option))
+            done = over or cut  # a ``max_hands`` cut is a truncation
             total += reward
         return total
 
@@ -400,7 +403,8 @@ def play_match(env: BotOpponentEnv, seed: int, choose: Chooser) -> tuple[float, 
     done, total = False, 0.0
     while not done:
         view = seat_view(env.state.game, env.seat)
-        _, reward, done, _, _ = env.step(choose(view, env.state.legal_actions(env.seat)))
+        _, reward, over, cut, _ = env.step(choose(view, env.state.legal_actions(env.seat)))
+        done = over or cut  # a ``max_hands`` cut is a truncation
         total += reward
     return total, max(1, len(env.state.game.history))
 
@@ -459,7 +463,8 @@ def paired_match(learner: BestResponse, env: BotOpponentEnv, seed: int) -> list[
             if base is None and option != usual:
                 sim_env, sim_base = copy.deepcopy((env, learner.base))
                 base = learner._play_out(sim_env, sim_base, learner.action(d, usual), False)
-            _, reward, done, _, _ = env.step(learner.action(d, option))
+            _, reward, over, cut, _ = env.step(learner.action(d, option))
+            done = over or cut  # a ``max_hands`` cut is a truncation
             trained += reward
         departed = base is not None
         hands.append(HandPair(seed, env.team, trained, trained if base is None else base, departed))

@@ -27,7 +27,7 @@ convention (``action_masks()``; an illegal action forfeits), which Gymnasium's
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import gymnasium
 import numpy as np
@@ -40,6 +40,9 @@ from ..actions import NUM_ACTIONS
 from ..bots import Bot, make_bot
 from ..view import seat_view
 from .game import TrucoGame, TrucoState
+
+if TYPE_CHECKING:
+    from .parallel import ParallelTrucoEnv
 
 #: ``observation=``: which tensor an agent observes.
 OBSERVATIONS = ("observation", "information_state")
@@ -92,11 +95,47 @@ def _spaces(game: TrucoGame, kind: str) -> spaces.Dict:
     )
 
 
+def _render_mode(mode: str | None, metadata: Mapping[str, Any]) -> str | None:
+    if mode is not None and mode not in metadata["render_modes"]:
+        raise ValueError(f"render_mode must be one of {metadata['render_modes']} (got {mode!r})")
+    return mode
+
+
+def _render(mode: str | None, state: TrucoState) -> str | None:
+    """PettingZoo's and Gymnasium's convention: ``"ansi"`` returns the text, ``"human"``
+    prints it."""
+    if mode is None:
+        gymnasium.logger.warn("render() was called without a render_mode")
+        return None
+    if mode == "human":
+        print(state)
+        return None
+    return str(state)
+
+
 def env(**kwargs: Any) -> AECEnv:
-    """The AEC environment with PettingZoo's order-enforcing and bounds checks."""
-    e: AECEnv = raw_env(**kwargs)
+    """The AEC environment under PettingZoo's classic wrappers: an action of the space
+    that is not legal now **forfeits** (``TerminateIllegalWrapper``: the episode ends,
+    the offending agent receives ``illegal_reward``, by default the game's
+    ``min_utility()``, the others 0), an action outside the space is refused, and the
+    API's order is enforced. Keyword arguments: those of :class:`raw_env`, plus
+    ``illegal_reward``."""
+    illegal_reward = kwargs.pop("illegal_reward", None)
+    raw = raw_env(**kwargs)
+    if illegal_reward is None:
+        illegal_reward = raw.game.min_utility()
+    e: AECEnv = wrappers.TerminateIllegalWrapper(raw, illegal_reward=float(illegal_reward))
     e = wrappers.AssertOutOfBoundsWrapper(e)
     return wrappers.OrderEnforcingWrapper(e)
+
+
+def parallel_env(**kwargs: Any) -> ParallelTrucoEnv:
+    """The PettingZoo parallel environment (:class:`truco.rl.parallel.ParallelTrucoEnv`):
+    here too so that this module is what PettingZoo's tests take (``env`` and
+    ``parallel_env``)."""
+    from .parallel import ParallelTrucoEnv
+
+    return ParallelTrucoEnv(**kwargs)
 
 
 class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's naming
@@ -106,7 +145,10 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's naming
     ``flor``, ``target``, ``chicos``, ...), ``first_mano``, ``max_hands`` (0: the whole
     match), ``megaphone``/``says_per_seat``, ``rewards`` (``"match"`` or ``"hand"``),
     ``observation`` (``"observation"`` or ``"information_state"``), ``render_mode``
-    (``"ansi"`` or ``"human"``).
+    (``"ansi"``: :meth:`render` returns the table as text; ``"human"``: it prints it,
+    after every step too), ``max_cycles`` (truncate once some agent has made that many
+    moves; ``None``: never). Used bare, an illegal action raises ``ValueError`` and
+    changes nothing; :func:`env` forfeits instead.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -127,12 +169,12 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's naming
         if max_cycles is not None and (not isinstance(max_cycles, int) or max_cycles < 1):
             raise ValueError(f"max_cycles must be a positive integer or None (got {max_cycles!r})")
         self.max_cycles = max_cycles
-        self._moves = 0
+        self._moves: list[int] = []
         if observation not in OBSERVATIONS:
             raise ValueError(f"observation must be one of {OBSERVATIONS} (got {observation!r})")
         self.game = _game(rewards, options)
         self.observation_kind = observation
-        self.render_mode = render_mode
+        self.render_mode = _render_mode(render_mode, self.metadata)
         n = self.game.num_players()
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
@@ -153,7 +195,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's naming
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
         self.state = self.game.new_initial_state(_first_mano(options))
-        self._moves = 0
+        self._moves = [0] * len(self.possible_agents)
         _sample_chance(self.state, self.np_random)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -179,26 +221,24 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's naming
         _sample_chance(state, self.np_random)
         for a in self.agents:
             self.rewards[a] = rewards[self._seat[a]]
-        self._moves += 1
+        self._moves[self._seat[agent]] += 1
         if state.is_terminal():
             self.terminations = dict.fromkeys(self.agents, True)
         else:
             self.agent_selection = self.possible_agents[state.current_player()]
-            if self.max_cycles is not None and self._moves >= self.max_cycles:
+            if self.max_cycles is not None and max(self._moves) >= self.max_cycles:
                 self.truncations = dict.fromkeys(self.agents, True)
         self._accumulate_rewards()
         if self.render_mode == "human":
-            print(self.render())
+            self.render()
 
     def record(self, headers: dict[str, Any] | None = None) -> dict[str, Any]:
         """The episode as a ``truco-record/1`` object (``truco replay`` reads it)."""
         return self.state.to_record(headers)
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() was called without a render_mode")
-            return None
-        return str(self.state)
+        """``"ansi"``: the table as text; ``"human"``: printed (returns ``None``)."""
+        return _render(self.render_mode, self.state)
 
     def close(self) -> None:
         pass
@@ -210,10 +250,11 @@ class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], Any]):
     ``opponent``: a bot spec for :func:`truco.bots.make_bot` (``"random"``,
     ``"search:easy"``...), a :class:`~truco.bots.Bot`, or a mapping seat -> spec/Bot.
     Rewards are those of the learner's team (see :func:`env`). Other keyword arguments
-    are the game's (``players``, ``flor``, ``max_hands``...).
+    are the game's (``players``, ``flor``, ``max_hands``...). ``render_mode``: ``"ansi"``
+    (:meth:`render` returns the table as text) or ``"human"`` (printed after every step).
     """
 
-    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 (gymnasium's attribute)
+    metadata = {"render_modes": ["ansi", "human"]}  # noqa: RUF012 (gymnasium's attribute)
 
     def __init__(
         self,
@@ -221,8 +262,10 @@ class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], Any]):
         learner: int | Sequence[int] = 0,
         rewards: str = "match",
         observation: str = "observation",
+        render_mode: str | None = None,
         **options: Any,
     ) -> None:
+        self.render_mode = _render_mode(render_mode, self.metadata)
         if observation not in OBSERVATIONS:
             raise ValueError(f"observation must be one of {OBSERVATIONS} (got {observation!r})")
         self.game = _game(rewards, options)
@@ -300,13 +343,18 @@ class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], Any]):
         self._reward += self.state.rewards()[self.learner[0]]
         self._advance()
         reward, self._reward = self._reward, 0.0
-        return self._obs(), reward, self.state.is_terminal(), False, {"seat": self.seat}
+        if self.render_mode == "human":
+            self.render()
+        over = self.state.game.is_over
+        cut = self.state.is_terminal() and not over  # ``max_hands`` reached: a time limit
+        return self._obs(), reward, over, cut, {"seat": self.seat}
 
     def record(self, headers: dict[str, Any] | None = None) -> dict[str, Any]:
         return self.state.to_record(headers)
 
-    def render(self) -> str:
-        return str(self.state)
+    def render(self) -> str | None:
+        """``"ansi"``: the table as text; ``"human"``: printed (returns ``None``)."""
+        return _render(self.render_mode, self.state)
 
 
 class MaskedBotEnv(BotOpponentEnv):

@@ -61,7 +61,8 @@ class LinearReinforce:
             action = int(rng.choice(len(probs), p=probs))
             hand = env.state.game.hand_index if self.per_hand else 0
             steps.append((x, probs, action, hand))
-            obs, reward, done, _, _ = env.step(action)
+            obs, reward, over, cut, _ = env.step(action)
+            done = over or cut  # a ``max_hands`` cut is a truncation
             by_hand[hand] = by_hand.get(hand, 0.0) + float(reward)
         for x, probs, action, hand in steps:
             g = by_hand.get(hand, 0.0) * self.scale
