@@ -259,3 +259,56 @@ def test_a_learner_that_reads_the_table_buckets_a_won_baza_by_the_cards_left() -
         )
         lower += view.baza_results[0] == team and read < rough
     assert lower > 5
+
+
+class _UncopyablePolicy:
+    """A policy that, like a torch model, cannot be deep-copied; uniform over legal."""
+
+    observation = "observation"
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+
+    def probabilities(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        result: np.ndarray = mask / mask.sum()
+        return result
+
+    def __deepcopy__(self, memo: dict[int, object]) -> _UncopyablePolicy:
+        raise TypeError("cannot pickle 'torch._C.Generator' object")
+
+
+def test_a_policy_that_cannot_be_copied_is_measured_on_its_own_table(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 32: the exploitability check could not measure the project's PPO agent:
+    ``copy.deepcopy`` of the environment failed on the torch policy, and the default
+    target (15) refused a policy trained for 30."""
+    import importlib.util
+    from pathlib import Path
+
+    from truco.rl.policy_bot import LinearPolicy, PolicyBot
+
+    rules30 = Rules(target=30)
+    bot = PolicyBot(_UncopyablePolicy(rules30), seed=1, greedy=False)
+    learner = BestResponse(rules30, seed=2, saturation=2)
+    env = match_env(bot, rules30, team=0)
+    env.reset(seed=5)
+    view = seat_view(env.state.game, env.seat)
+    d = learner.decide(view, env.state.legal_actions(env.seat))
+    while d.key is None:  # to a decision with options to try in copies
+        env.step(learner.action(d, learner.base_option(d)))
+        d = learner.decide(seat_view(env.state.game, env.seat), env.state.legal_actions(env.seat))
+    assert len(learner.evaluate(env, d)) == len(d.options)
+
+    spec = importlib.util.spec_from_file_location(
+        "exploitability", Path(__file__).parent.parent / "benchmarks" / "exploitability.py"
+    )
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.table_for([bot], None, None) == rules30
+    assert bench.table_for([make_bot("simple", 0)], None, None) == Rules(target=15)
+    with pytest.raises(ValueError, match="trained for 2 players to 30"):
+        bench.table_for([bot], None, 15)
+    path = tmp_path / "p30.npz"
+    LinearPolicy.zeros(rules30).save(path)
+    made = make_bot(f"linear:{path}", 0)
+    assert bench.table_for([made, make_bot("simple", 0)], None, None) == rules30

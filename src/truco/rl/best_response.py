@@ -383,8 +383,10 @@ class BestResponse:
 
 
 # ---------------------------------------------------------------------- measuring
-def match_env(bot: str, rules: Rules, team: int) -> BotOpponentEnv:
-    """Whole matches against ``bot``, the learner's team ``team``, rewards per hand."""
+def match_env(bot: str | Bot, rules: Rules, team: int) -> BotOpponentEnv:
+    """Whole matches against ``bot`` (a spec for :func:`truco.bots.make_bot`, or a bot
+    such as a :class:`~truco.rl.policy_bot.PolicyBot` holding an in-memory policy), the
+    learner's team ``team``, rewards per hand."""
     return BotOpponentEnv(
         opponent=bot,
         learner=tuple(range(team, rules.players, 2)),
@@ -409,7 +411,7 @@ def play_match(env: BotOpponentEnv, seed: int, choose: Chooser) -> tuple[float, 
     return total, max(1, len(env.state.game.history))
 
 
-def duplicate_margins(learner: BestResponse, bot: str, seeds: Sequence[int]) -> list[float]:
+def duplicate_margins(learner: BestResponse, bot: str | Bot, seeds: Sequence[int]) -> list[float]:
     """The learner's greedy points margin per hand on each seed, played in duplicate:
     the same deals with the learner on one team, then on the other (the margin of the
     pair: points over hands of both matches). The whole-match measure that
@@ -473,7 +475,7 @@ def paired_match(learner: BestResponse, env: BotOpponentEnv, seed: int) -> list[
 
 def paired_hands(
     learner: BestResponse,
-    bot: str,
+    bot: str | Bot,
     seeds: Sequence[int],
     progress: Callable[[str], None] | None = None,
 ) -> list[HandPair]:
@@ -516,7 +518,7 @@ def per_hand(
 
 def train(
     learner: BestResponse,
-    bot: str,
+    bot: str | Bot,
     matches: int,
     seed: int,
     progress: Callable[[str], None] | None = None,

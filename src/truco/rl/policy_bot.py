@@ -24,6 +24,7 @@ True
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 from collections.abc import Sequence
@@ -118,6 +119,16 @@ class PolicyBot(Bot):
         self.greedy = greedy
         self.encoder = Encoder(policy.rules)
         self._np = np.random.default_rng(seed)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> PolicyBot:
+        """A copy with its own random state that shares the policy: a policy is read,
+        never changed, while it plays, and some cannot be copied at all (a torch
+        model's). Environments holding the bot are copied this way
+        (:mod:`truco.rl.best_response` tries options in copies)."""
+        new = copy.copy(self)
+        new.rng = copy.deepcopy(self.rng, memo)
+        new._np = copy.deepcopy(self._np, memo)
+        return new
 
     def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
         if rules.players != self.policy.rules.players or rules.target != self.policy.rules.target:
