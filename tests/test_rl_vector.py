@@ -66,15 +66,18 @@ def test_rewards_and_ends_follow_the_engine(table: dict[str, object]) -> None:
         games = venv.games()
         closed = [g.hand_index for g in games]
         actions = venv.sample_actions(rng)
-        obs, rewards, terminated, truncated, info = venv.step(actions)
+        acted = venv.players.copy()
+        obs, team_rewards, terminated, truncated, info = venv.step(actions)
+        rewards = info["rewards"]
         for mine, theirs in zip(
-            (obs, rewards, terminated, info["action_mask"], info["player"]),
-            (*lean.step(actions)[:3], lean.action_masks, lean.players),
+            (obs, team_rewards, terminated, truncated, info["action_mask"], info["player"]),
+            (*lean.step(actions)[:4], lean.action_masks, lean.players),
             strict=True,
         ):
             assert np.array_equal(mine, theirs)
-        assert not truncated.any()
         assert np.all(rewards.sum(axis=1) * (venv.n // 2) == 0) or venv.n == 2
+        # the step's reward is the acting seat's team's
+        assert np.array_equal(team_rewards, rewards[np.arange(venv.num_envs), acted])
         for i, g in enumerate(games):
             expected = np.zeros(venv.n)
             if g.hand_index != closed[i] or g.is_over:  # a hand closed
@@ -86,9 +89,15 @@ def test_rewards_and_ends_follow_the_engine(table: dict[str, object]) -> None:
                     expected[g.winner :: 2], expected[1 - g.winner :: 2] = 1.0, -1.0
             assert np.array_equal(rewards[i], expected)
             limit = table.get("max_hands", 0)
-            over = g.is_over or bool(limit and hands[i] >= limit)  # type: ignore[operator]
-            assert terminated[i] == over
+            cut = not g.is_over and bool(limit and hands[i] >= limit)  # type: ignore[operator]
+            assert terminated[i] == g.is_over and truncated[i] == cut
+            over = g.is_over or cut
+            assert info.get("_final_obs", np.zeros(venv.num_envs, bool))[i] == over
             if over:
+                final = info["final_obs"][i]  # the old game's last observation
+                assert np.array_equal(
+                    final, Encoder(venv.rules).observation_tensor(seat_view(g, int(acted[i])))
+                )
                 ended += 1
                 hands[i] = 0
                 assert venv.games()[i] is not g  # dealt again
@@ -221,3 +230,80 @@ def test_the_megaphone_is_legal_heard_by_the_team_only_and_keeps_the_turn(
                 assert info["player"][i] == before[i]  # a word keeps the turn
                 kept += 1
     assert words > 100 and rival_words > 100 and kept > 100
+
+
+def test_it_is_a_gymnasium_vector_env_with_spaces_autoreset_and_truncation() -> None:
+    """Issue 32: the vector env was a bespoke API (no ``gymnasium.vector.VectorEnv``,
+    no spaces, a ``max_hands`` cut reported as terminated). Gymnasium's own vector
+    wrapper reads its episodes: ``RecordEpisodeStatistics`` counts every episode that
+    ends, cut or won, by the same-step autoreset the metadata declares."""
+    import gymnasium
+    from gymnasium.vector import AutoresetMode
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+
+    venv = TrucoVectorEnv(6, seed=1, players=2, returns="hand", max_hands=2)
+    assert isinstance(venv, gymnasium.vector.VectorEnv)
+    assert venv.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    assert venv.single_action_space == gymnasium.spaces.Discrete(61)
+    assert venv.action_space.shape == (6,)
+    wrapped = RecordEpisodeStatistics(venv)
+    obs, info = wrapped.reset(seed=1)
+    assert venv.observation_space.contains(obs)
+    rng = np.random.default_rng(1)
+    episodes = cut = 0
+    returns: list[float] = []
+    for _ in range(300):
+        obs, _, terminated, truncated, info = wrapped.step(venv.sample_actions(rng))
+        assert venv.observation_space.contains(obs)
+        assert not (terminated & truncated).any()
+        episodes += int((terminated | truncated).sum())
+        cut += int(truncated.sum())
+        if "episode" in info:
+            returns += info["episode"]["r"][info["_episode"]].tolist()
+            assert (info["episode"]["l"][info["_episode"]] >= 1).all()
+    assert cut > 10 and len(returns) == episodes
+
+
+@pytest.mark.parametrize("table", [{"players": 2}, {"players": 4, "flor": True}], ids=_id)
+def test_bots_play_the_other_team_inside_the_step(table: dict[str, object]) -> None:
+    """``opponent=``: the caller plays the learner's seats only, the bots the others,
+    each game with its own bots; a seed replays the same steps; the reward is the
+    learner's team's, and over an episode it is what the engine scored."""
+    learner = tuple(range(1, table["players"], 2))  # type: ignore[call-overload]
+    make = lambda: TrucoVectorEnv(  # noqa: E731
+        8,
+        seed=4,
+        keep_history=True,
+        opponent="simple",
+        learner=learner,
+        returns="hand",
+        max_hands=3,
+        **table,
+    )
+    venv, twin = make(), make()
+    enc = Encoder(venv.rules)
+    rng = np.random.default_rng(4)
+    obs, info = venv.reset(seed=4)
+    twin.reset(seed=4)
+    totals = np.zeros(venv.num_envs)
+    checked = 0
+    for _ in range(150):
+        for i, game in enumerate(venv.games()):
+            seat = int(info["player"][i])
+            assert seat in learner and seat in game.actors()
+            assert np.array_equal(obs[i], enc.observation_tensor(seat_view(game, seat)))
+        actions = venv.sample_actions(rng)
+        games = venv.games()
+        obs, rewards, terminated, truncated, info = venv.step(actions)
+        other = twin.step(actions)
+        assert np.array_equal(obs, other[0]) and np.array_equal(rewards, other[1])
+        totals += rewards
+        assert np.array_equal(rewards, info["rewards"][:, learner[0]])
+        for i in np.flatnonzero(terminated | truncated):
+            hands = games[i].history  # the episode's game, over: every hand of it was paid
+            assert totals[i] == sum(h.points[1] - h.points[0] for h in hands)
+            checked += 1
+            totals[i] = 0.0
+    assert checked > 10
+    with pytest.raises(ValueError, match="one team"):
+        TrucoVectorEnv(2, opponent="simple", learner=(0, 1))

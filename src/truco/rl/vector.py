@@ -1,14 +1,17 @@
 """Many games of truco stepped together, for agents that train on batches.
 
-:class:`TrucoVectorEnv` holds ``num_envs`` games of one table and steps them all with one
-array of actions: every seat is played by the caller (self-play; put your own bots in
-the loop for other set-ups). Each :meth:`~TrucoVectorEnv.step` returns, as numpy arrays,
-the observation of the seat that must act next in each game (the observation tensor of
-:mod:`truco.rl.encoding`, exactly what :meth:`truco.rl.TrucoState.observation_tensor`
-gives and what :class:`~truco.rl.policy_bot.PolicyBot` sees at a table), its legal
-actions as a boolean mask, who that seat is, and the rewards every seat received. A game
-that ends is dealt again at once (its next observation is the new game's first one;
-``terminated`` marks the step that ended it).
+:class:`TrucoVectorEnv` is a ``gymnasium.vector.VectorEnv``: ``num_envs`` games of one
+table stepped with one array of actions. Every seat is played by the caller (self-play),
+or, with ``opponent=``, bots of the project play the other team inside the step and the
+caller plays the learner's seats. Each :meth:`~TrucoVectorEnv.step` returns, as numpy
+arrays, the observation of the seat that must act next in each game (the observation
+tensor of :mod:`truco.rl.encoding`, exactly what
+:meth:`truco.rl.TrucoState.observation_tensor` gives and what
+:class:`~truco.rl.policy_bot.PolicyBot` sees at a table), the reward, ``terminated`` (the
+match won) and ``truncated`` (``max_hands`` reached), and in ``info`` its legal actions
+as a boolean mask, who that seat is, and what every seat received. A game that ends is
+dealt again at once (Gymnasium's same-step autoreset: its next observation is the new
+game's first one, ``info["final_obs"]`` the old game's last).
 
 Only the engine decides the rules: the games are :class:`truco.game.Game` objects; what
 is vectorised is the bookkeeping around them (deals drawn in batches from one numpy
@@ -27,20 +30,27 @@ team's words only.
 ((8, 575), (8, 61), (8,))
 >>> rng = np.random.default_rng(0)
 >>> obs, rewards, terminated, truncated, info = venv.step(venv.sample_actions(rng))
->>> rewards.shape, terminated.dtype
-((8, 2), dtype('bool'))
+>>> rewards.shape, info["rewards"].shape, terminated.dtype
+((8,), (8, 2), dtype('bool'))
+>>> venv.observation_space.shape, venv.single_action_space
+((8, 575), Discrete(61))
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
 
 from ..actions import MEGAPHONE_WORDS, NUM_ACTIONS, SAY_FIRST
+from ..bots import Bot, make_bot
 from ..deal import Deal
 from ..game import Game
+from ..view import seat_view
 from ..vocabulary import Stage
 from .game import RANDOM_MANO, TrucoGame
 
@@ -122,33 +132,64 @@ class _Viewer(NamedTuple):
     baza_results: tuple[tuple[int, int, int], ...]  # [baza][winning team], [-1]: parda
 
 
-class TrucoVectorEnv:
+class TrucoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     """``num_envs`` games of one table (``players``, ``flor``, ... as in
     :class:`truco.rl.TrucoGame`, plus ``returns="match"|"hand"``, ``max_hands``,
     ``first_mano``; ``-1`` draws each game's first mano). ``seed`` seeds the deals, the
     manos and the picks of who answers; ``keep_history`` keeps every closed hand in the
-    games (see the module doc)."""
+    games (see the module doc).
+
+    ``opponent``: ``None`` (self-play: the caller plays every seat), or bots of the
+    project for every seat but the ``learner``'s (one team), as in
+    :class:`~truco.rl.env.BotOpponentEnv`: a spec (``"simple"``, each game gets its
+    own bot, seeded from ``seed``), a :class:`~truco.bots.Bot` (shared by every game:
+    a policy), or a mapping seat -> either. The bots act inside :meth:`step`; the caller
+    sees the learner's seats only."""
+
+    metadata = {  # noqa: RUF012 (Gymnasium's attribute)
+        "autoreset_mode": AutoresetMode.SAME_STEP,
+        "render_modes": [],
+    }
 
     def __init__(
         self,
         num_envs: int,
         seed: int | None = None,
         keep_history: bool = False,
+        opponent: str | Bot | Mapping[int, str | Bot] | None = None,
+        learner: int | Sequence[int] = 0,
         **game_options: Any,
     ) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer (got {num_envs!r})")
-        self.spec = TrucoGame(game_options)
+        self.game_spec = TrucoGame(game_options)  # (``spec`` is Gymnasium's registration)
         self.num_envs = num_envs
-        self.rules = self.spec.rules
+        self.rules = self.game_spec.rules
         self.n = n = self.rules.players
         self.keep_history = keep_history
-        enc = self._enc = self.spec.encoder
+        enc = self._enc = self.game_spec.encoder
         self.observation_size = enc.observation_shape[0]
+        self.single_observation_space = spaces.Box(
+            0.0, 1.0, (self.observation_size,), dtype=np.float32
+        )
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self.learner = (learner,) if isinstance(learner, int) else tuple(learner)
+        if opponent is not None and (
+            not self.learner
+            or any(not 0 <= s < n for s in self.learner)
+            or len({s & 1 for s in self.learner}) != 1
+        ):
+            raise ValueError(f"the learner's seats must be seats of one team (0 to {n - 1})")
+        self._opponent = opponent
+        #: each game's bot per seat (None: a seat the caller plays)
+        self._bots: list[list[Bot | None]] = []
+        self._learner_team = self.learner[0] & 1 if opponent is not None else -1
         self._off = off = enc.observation_offsets
         self._seed(seed)
-        self._megaphone = self.spec.megaphone
-        self._says = self.spec.says_per_seat
+        self._megaphone = self.game_spec.megaphone
+        self._says = self.game_spec.says_per_seat
         # who said a word last in each game: a word keeps the turn (None: no word)
         self._speaker: list[int | None] = [None] * num_envs
         self._games: list[Game] = []
@@ -157,6 +198,9 @@ class TrucoVectorEnv:
         # each game's head of the observation per seat (see _head), for hand _head_hand[i]
         self._heads: list[list[tuple[int, ...] | None]] = [[None] * n for _ in range(num_envs)]
         self._head_hand = [-1] * num_envs
+        self._finals: dict[int, Game] = {}  # the games that ended in this step
+        self._carry: dict[int, float] = {}  # team 0's points to pay with a game's next step
+        self._resetting = False
         self.observations = np.zeros((num_envs, self.observation_size), dtype=np.float32)
         self.action_masks = np.zeros((num_envs, NUM_ACTIONS), dtype=bool)
         self.players = np.zeros(num_envs, dtype=np.int64)
@@ -229,14 +273,30 @@ class TrucoVectorEnv:
 
     # ------------------------------------------------------------------ randomness
     def _seed(self, seed: int | None) -> None:
-        self._rng = np.random.default_rng(seed)
+        self._rng = self._np_random = np.random.default_rng(seed)
+        self._np_random_seed = seed
         batch = 4 * self.num_envs + 16
         self._dealer = _BatchDealer(self._rng, self.n, batch)
         self._coins = _Coins(self._rng, batch)
+        if self._opponent is not None:
+            self._bots = [self._make_bots(i, seed) for i in range(self.num_envs)]
+
+    def _make_bots(self, i: int, seed: int | None) -> list[Bot | None]:
+        spec = self._opponent
+        bots: list[Bot | None] = []
+        for s in range(self.n):
+            if s in self.learner:
+                bots.append(None)
+                continue
+            chosen = spec.get(s, "random") if isinstance(spec, Mapping) else spec
+            assert chosen is not None
+            bot_seed = None if seed is None else (seed * 1_000_003 + i) * 31 + s
+            bots.append(chosen if isinstance(chosen, Bot) else make_bot(chosen, bot_seed))
+        return bots
 
     def _new_game(self, i: int) -> Game:
         """A new match for game ``i`` (its first hand dealt)."""
-        mano = self.spec.first_mano
+        mano = self.game_spec.first_mano
         if mano == RANDOM_MANO:
             mano = int(self._coins.draw() * self.n)
         self._hands[i] = 0
@@ -245,24 +305,40 @@ class TrucoVectorEnv:
         return Game(self.rules, first_mano=mano, dealer=self._dealer)
 
     # ------------------------------------------------------------------ API
-    def reset(self, seed: int | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         """Deal ``num_envs`` new games; the observation of each game's first seat to act
-        and ``info`` with ``action_mask`` and ``player``."""
+        (with bots: the learner's) and ``info`` with ``action_mask`` and ``player``."""
         if seed is not None:
             self._seed(seed)
         self._games = [self._new_game(i) for i in range(self.num_envs)]
         self._legal = [() for _ in range(self.num_envs)]
-        self._play_and_observe(None)
+        self._carry = {}
+        self._finals.clear()
+        self._resetting = True
+        try:
+            self._play_and_observe(None)
+        finally:
+            self._resetting = False
+            self._finals.clear()  # episodes the bots ended before the learner's first move
         return self.observations, self._info()
 
     def step(
         self, actions: np.ndarray | list[int]
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
-        """Apply one action in every game (``actions[i]`` for the seat ``player[i]``).
-        Returns ``(observations, rewards, terminated, truncated, info)``: ``rewards`` is
-        ``(num_envs, players)``, what every seat received with this step (team-zero-sum);
-        ``terminated[i]`` says game ``i`` ended (and was dealt again). An action outside
-        a mask raises ``ValueError`` naming the game, and no game moves."""
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Apply one action in every game (``actions[i]`` for the seat ``player[i]``),
+        then, with bots, their moves until a learner's seat must act again.
+
+        Returns ``(observations, rewards, terminated, truncated, info)``. ``rewards[i]``:
+        what the team of the seat that acted received (with bots: the learner's team),
+        the bots' moves included; ``info["rewards"]`` is ``(num_envs, players)``, what
+        every seat received (team-zero-sum). ``terminated[i]``: the match of game ``i``
+        was won; ``truncated[i]``: it reached ``max_hands`` (a time limit). Either way it
+        is dealt again at once (Gymnasium's same-step autoreset): the observation is the
+        new game's, ``info["final_obs"][i]`` the last one of the old (``info["_final_obs"]``
+        marks them). An action outside a mask raises ``ValueError`` naming the game, and
+        no game moves."""
         acts = np.asarray(actions, dtype=np.int64).reshape(-1)
         if acts.shape != (self.num_envs,):
             raise ValueError(f"expected {self.num_envs} actions, got {acts.shape[0]}")
@@ -272,15 +348,35 @@ class TrucoVectorEnv:
         if not all(map(tuple.__contains__, self._legal, actions_list)):
             bad = next(i for i, a in enumerate(actions_list) if a not in self._legal[i])
             raise ValueError(f"game {bad}: action {actions_list[bad]} is not legal now")
-        paid, pay, ended = self._play_and_observe(actions_list)
-        rewards = np.zeros((self.num_envs, self.n), dtype=np.float32)
+        acted = self.players.copy()
+        carried, self._carry = self._carry, {}
+        paid, pay, ended, cut = self._play_and_observe(actions_list)
+        paid += carried
+        pay += carried.values()
+        team0 = np.zeros(self.num_envs, dtype=np.float32)
         if paid:
-            rewards[paid] = np.multiply.outer(np.array(pay, dtype=np.float32), self._sign)
+            np.add.at(team0, paid, pay)
+        if self._learner_team >= 0:
+            rewards = team0 if self._learner_team == 0 else -team0
+        else:
+            rewards = team0 * self._sign[acted] + 0.0  # (no -0.0)
         terminated = np.zeros(self.num_envs, dtype=bool)
+        truncated = np.zeros(self.num_envs, dtype=bool)
         if ended:
             terminated[ended] = True
-        truncated = np.zeros(self.num_envs, dtype=bool)
-        return self.observations, rewards, terminated, truncated, self._info()
+        if cut:
+            truncated[cut] = True
+        info = self._info()
+        info["rewards"] = np.multiply.outer(team0, self._sign)
+        if self._finals:
+            final_obs = np.full(self.num_envs, None, dtype=object)
+            for i, g in self._finals.items():
+                seat = int(acted[i])
+                final_obs[i] = self._enc.observation_tensor(seat_view(g, seat))
+            info["final_obs"] = final_obs
+            info["_final_obs"] = terminated | truncated
+            self._finals.clear()
+        return self.observations, rewards, terminated, truncated, info
 
     def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
         """A legal action per game, uniformly at random (for baselines and tests)."""
@@ -308,7 +404,7 @@ class TrucoVectorEnv:
     # ------------------------------------------------------------------ observing
     def _play_and_observe(
         self, actions: list[int] | None
-    ) -> tuple[list[int], list[float], list[int]]:
+    ) -> tuple[list[int], list[float], list[int], list[int]]:
         """Apply each game's action (``None``: none, after a reset), deal a new match
         where one ended, then pick each game's seat to act and write its observation and
         mask into fresh arrays. One game at a time, all of it: a game's memory is
@@ -316,7 +412,7 @@ class TrucoVectorEnv:
         two passes). The columns are noted and written a chunk of games at a time, so
         the few thousand int objects they need are reused while in cache. Returns the
         games whose step paid (what team 0 received there; team 1, the opposite) and the
-        games that ended."""
+        games that ended (a match won) and those cut (``max_hands``)."""
         obs, masks = self._fresh()
         games, speaker, all_legal = self._games, self._speaker, self._legal
         players = self.players.tolist()
@@ -328,6 +424,8 @@ class TrucoVectorEnv:
         paid: list[int] = []
         pay: list[float] = []
         ended: list[int] = []
+        cut: list[int] = []
+        bots = self._bots
         for lo, hi in self._chunks:
             seats: list[int] = []
             flat: list[int] = []
@@ -344,12 +442,14 @@ class TrucoVectorEnv:
                     if megaphone:
                         speaker[i] = players[i] if action >= SAY_FIRST else None
                     if g.hand_index != hand or g.winner is not None:
-                        g = self._hand_closed(i, g, paid, pay, ended)
+                        g = self._hand_closed(i, g, paid, pay, ended, cut)
                 actors = g.actors()
                 if len(actors) == 1 and speaker[i] is None:
                     seat = actors[0]
                 else:
                     seat = self._pick(i, actors)
+                if bots and bots[i][seat] is not None:
+                    g, seat, actors = self._bots_play(i, g, seat, paid, pay, ended, cut)
                 seats.append(seat)
                 acts = g.legal_actions(seat, megaphone=megaphone)
                 if megaphone:
@@ -386,28 +486,63 @@ class TrucoVectorEnv:
                 rows = self._repeat_rows[: hi - lo]
                 masks[lo:hi][np.repeat(rows, legal_counts), legal] = True
                 obs[lo:hi][np.repeat(rows, counts), flat] = 1.0
-        return paid, pay, ended
+        return paid, pay, ended, cut
+
+    def _bots_play(
+        self,
+        i: int,
+        g: Game,
+        seat: int,
+        paid: list[int],
+        pay: list[float],
+        ended: list[int],
+        cut: list[int],
+    ) -> tuple[Game, int, tuple[int, ...]]:
+        """The bots of game ``i`` act from ``seat`` on until a learner's seat must act:
+        the game to go on with, that seat and the seats that may act."""
+        bots, rules = self._bots[i], self.rules
+        bot = bots[seat]
+        while bot is not None:
+            action = bot.choose(seat_view(g, seat), g.legal_actions(seat), rules)
+            hand = g.hand_index
+            g.push(seat, action)
+            self._speaker[i] = None
+            if g.hand_index != hand or g.winner is not None:
+                g = self._hand_closed(i, g, paid, pay, ended, cut)
+            actors = g.actors()
+            seat = actors[0] if len(actors) == 1 else self._pick(i, actors)
+            bot = bots[seat]
+        return g, seat, g.actors()
 
     def _hand_closed(
-        self, i: int, g: Game, paid: list[int], pay: list[float], ended: list[int]
+        self, i: int, g: Game, paid: list[int], pay: list[float], ended: list[int], cut: list[int]
     ) -> Game:
         """Game ``i``'s last action closed a hand (the game dealt the next one, unless
         the match is over): note what it paid, and deal a new match if the episode is
-        over. Returns the game to go on with."""
+        over (``ended``: won; ``cut``: ``max_hands`` reached). Returns the game to go on
+        with."""
         self._hands[i] += 1
         last = g.history[-1]
         if not self.keep_history:
             g.history.clear()  # now, while it is in cache
-        if self.spec.returns_per == "hand":
+        amount = None
+        if self.game_spec.returns_per == "hand":
             points = last.points
-            paid.append(i)
-            pay.append(points[0] - points[1])
+            amount = float(points[0] - points[1])
         elif g.winner is not None:
-            paid.append(i)
-            pay.append(1.0 - 2.0 * g.winner)
-        max_hands = self.spec.max_hands
+            amount = 1.0 - 2.0 * g.winner
+        if amount is not None:
+            if self._resetting or i in self._finals:
+                # closed by the bots before the learner's first move of a new episode:
+                # paid with its first step, as BotOpponentEnv pays it
+                self._carry[i] = self._carry.get(i, 0.0) + amount
+            else:
+                paid.append(i)
+                pay.append(amount)
+        max_hands = self.game_spec.max_hands
         if g.winner is not None or (max_hands and self._hands[i] >= max_hands):
-            ended.append(i)
+            (ended if g.winner is not None else cut).append(i)
+            self._finals[i] = g
             g = self._games[i] = self._new_game(i)
         return g
 
