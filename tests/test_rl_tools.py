@@ -223,3 +223,36 @@ def test_an_illegal_action_of_the_space_forfeits_as_in_pettingzoo_classic(make: 
 @pytest.mark.parametrize("players", [2, 4, 6])
 def test_pettingzoo_seed_test_passes(players: int) -> None:
     seed_test(lambda: env(players=players, flor=True, first_mano=-1, max_cycles=300), num_cycles=60)
+
+
+@QUIET
+def test_the_envs_have_gymnasium_ids() -> None:
+    """Issue 32: no ``gym.make`` ids. ``gymnasium.make`` makes the single-agent envs
+    (``check_env`` passes on them, rendering included), ``gymnasium.make_vec`` the
+    vector env against the same bots, or in self-play."""
+    import gymnasium
+
+    from truco.rl.registration import IDS
+    from truco.rl.vector import TrucoVectorEnv
+
+    made = gymnasium.make(
+        "truco.rl:TrucoArgento/MaskedBotOpponent-v0",
+        opponent="simple",
+        max_hands=1,
+        rewards="hand",
+        render_mode="ansi",
+    )
+    assert isinstance(made.unwrapped, MaskedBotEnv)
+    assert made.spec is not None and made.spec.id == "TrucoArgento/MaskedBotOpponent-v0"
+    check_env(made.unwrapped)
+    single = gymnasium.make("TrucoArgento/BotOpponent-v0", players=4, learner=(1, 3))
+    assert isinstance(single.unwrapped, BotOpponentEnv)
+    assert single.unwrapped.learner == (1, 3)
+    vec = gymnasium.make_vec("TrucoArgento/BotOpponent-v0", num_envs=5, opponent="simple")
+    assert isinstance(vec, TrucoVectorEnv) and vec.num_envs == 5
+    assert vec.learner == (0,) and vec.observation_space.shape == (5, 575)
+    _, info = vec.reset(seed=1)
+    assert (info["player"] == 0).all()
+    selfplay = gymnasium.make_vec("TrucoArgento/SelfPlay-v0", num_envs=2, players=4)
+    assert isinstance(selfplay, TrucoVectorEnv) and selfplay.n == 4
+    assert set(IDS) <= set(gymnasium.registry)

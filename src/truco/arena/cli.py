@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..bots import GAUNTLET, make_bot
+from ..bots import GAUNTLET, Bot, make_bot
 from ..rules import Rules, RulesError
-from .match import MatchResult, play_match
+from .match import MatchResult, agent_name, play_match
 from .report import ArenaReport, GauntletReport, summarize
 
 
@@ -61,7 +61,9 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run_arena)
 
 
-def _task(args: tuple[tuple[str, str], Rules, int, int, bool, bool]) -> MatchResult:
+def _task(
+    args: tuple[tuple[str | Bot, str | Bot], Rules, int, int, bool, bool],
+) -> MatchResult:
     specs, rules, seed, pair, swapped, keep = args
     return play_match(specs, rules, seed, pair, swapped, keep)
 
@@ -148,7 +150,7 @@ def run_arena(args: argparse.Namespace) -> int:
 
 
 def _play(
-    specs: tuple[str, str],
+    specs: tuple[str | Bot, str | Bot],
     rules: Rules,
     seed: int,
     pairs: int,
@@ -175,7 +177,7 @@ def _play(
         for r in results:
             path = records / f"pair{r.pair:05d}-{'b' if r.swapped else 'a'}.json"
             path.write_text(json.dumps(r.record, ensure_ascii=False) + "\n", encoding="utf-8")
-    return summarize(specs, results)
+    return summarize((agent_name(specs[0]), agent_name(specs[1])), results)
 
 
 class _NoBar:

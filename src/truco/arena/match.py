@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..actions import is_say
-from ..bots import make_bot
+from ..bots import Bot, make_bot
 from ..deal import SeededDealer
 from ..game import Game
 from ..record import game_to_record
@@ -48,8 +48,13 @@ def bot_of_team(team: int, swapped: bool) -> int:
     return team ^ int(swapped)
 
 
+def agent_name(agent: str | Bot) -> str:
+    """How the report names a bot given by spec (the spec) or as an object (its repr)."""
+    return agent if isinstance(agent, str) else repr(agent)
+
+
 def play_match(
-    specs: tuple[str, str],
+    specs: tuple[str | Bot, str | Bot],
     rules: Rules,
     seed: int,
     pair: int,
@@ -57,15 +62,20 @@ def play_match(
     keep_record: bool = False,
 ) -> MatchResult:
     """Play one match of a duplicate pair: the deals depend only on ``(seed, pair)``;
-    ``swapped`` gives bot 0 the seats of team 1."""
+    ``swapped`` gives bot 0 the seats of team 1. A spec makes a bot per seat (seeded);
+    a :class:`~truco.bots.Bot` object (an agent held in memory) plays every seat of its
+    team as it is."""
     deal_seed = f"arena:{seed}:{pair}"
     first_mano = random.Random(deal_seed).randrange(rules.players)
     game = Game(rules, first_mano=first_mano, dealer=SeededDealer(deal_seed))
     game.seed = deal_seed
     bots = []
     for s in range(rules.players):
-        which = bot_of_team(s & 1, swapped)
-        bots.append(make_bot(specs[which], seed=hash((seed, pair, swapped, s)) & 0xFFFFFFFF))
+        spec = specs[bot_of_team(s & 1, swapped)]
+        if isinstance(spec, Bot):
+            bots.append(spec)
+        else:
+            bots.append(make_bot(spec, seed=hash((seed, pair, swapped, s)) & 0xFFFFFFFF))
     picker = random.Random(f"{deal_seed}:{int(swapped)}")
     times: tuple[list[float], list[float]] = ([], [])
     cpu_times: tuple[list[float], list[float]] = ([], [])
@@ -85,7 +95,7 @@ def play_match(
         action = bots[seat].choose(view, legal, rules)
         elapsed, cpu_elapsed = clock() - start, cpu_clock() - cpu_start
         if action not in legal:
-            name = specs[bot_of_team(seat & 1, swapped)]
+            name = agent_name(specs[bot_of_team(seat & 1, swapped)])
             raise BotError(f"{name} at seat {seat} chose an illegal action {action}")
         if sum(1 for a in legal if not is_say(a)) > 1:
             times[bot_of_team(seat & 1, swapped)].append(elapsed)
@@ -99,7 +109,7 @@ def play_match(
             points[bot_of_team(team, swapped)] += result.points[team]
     record = None
     if keep_record:
-        names = [specs[bot_of_team(s & 1, swapped)] for s in range(rules.players)]
+        names = [agent_name(specs[bot_of_team(s & 1, swapped)]) for s in range(rules.players)]
         record = game_to_record(
             game, {"event": "truco arena", "seats": names, "result": f"team {game.winner}"}
         )

@@ -9,6 +9,11 @@
   masked convention, for maskable learners and Gymnasium's ``check_env``).
 - :mod:`truco.rl.vector`: many games stepped together, observations and masks as arrays.
 - :mod:`truco.rl.policy_bot`: a trained policy seated as a :class:`truco.bots.Bot`.
+- :mod:`truco.rl.parallel`: the PettingZoo parallel environment.
+- :mod:`truco.rl.registration`: the Gymnasium ids
+  (``gymnasium.make("TrucoArgento/BotOpponent-v0")``, ``gymnasium.make_vec``), registered on
+  import.
+- :mod:`truco.rl.layout`: the observation and information-state tensors' layout, as a table.
 - :mod:`truco.rl.openspiel`: registration with ``pyspiel`` where OpenSpiel is installed.
 
 Needs the ``rl`` extra (``pip install 'truco-argento[rl]'``: numpy, gymnasium,
@@ -23,6 +28,7 @@ pettingzoo); the rest of the package does not.
 
 from __future__ import annotations
 
+from . import registration as _registration  # noqa: F401  (the Gymnasium ids)
 from .game import CHANCE_PLAYER_ID, TERMINAL_PLAYER_ID, TrucoGame, TrucoState
 
 __all__ = ["CHANCE_PLAYER_ID", "TERMINAL_PLAYER_ID", "TrucoGame", "TrucoState"]

@@ -144,7 +144,8 @@ class TrucoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     :class:`~truco.rl.env.BotOpponentEnv`: a spec (``"simple"``, each game gets its
     own bot, seeded from ``seed``), a :class:`~truco.bots.Bot` (shared by every game:
     a policy), or a mapping seat -> either. The bots act inside :meth:`step`; the caller
-    sees the learner's seats only."""
+    sees the learner's seats only. ``rewards`` is ``returns`` under
+    :class:`~truco.rl.env.BotOpponentEnv`'s name (``gymnasium.make_vec`` passes it)."""
 
     metadata = {  # noqa: RUF012 (Gymnasium's attribute)
         "autoreset_mode": AutoresetMode.SAME_STEP,
@@ -158,10 +159,19 @@ class TrucoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         keep_history: bool = False,
         opponent: str | Bot | Mapping[int, str | Bot] | None = None,
         learner: int | Sequence[int] = 0,
+        rewards: str | None = None,
+        observation: str = "observation",
+        render_mode: str | None = None,
         **game_options: Any,
     ) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer (got {num_envs!r})")
+        if observation != "observation":
+            raise ValueError("the vector env gives the observation tensor only")
+        if render_mode is not None:
+            raise ValueError("the vector env does not render (see games() and records)")
+        if rewards is not None:  # BotOpponentEnv's name (gymnasium.make_vec passes it)
+            game_options["returns"] = rewards
         self.game_spec = TrucoGame(game_options)  # (``spec`` is Gymnasium's registration)
         self.num_envs = num_envs
         self.rules = self.game_spec.rules
