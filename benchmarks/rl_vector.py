@@ -4,9 +4,12 @@
 
 A *step* is one action of one seat in one game, with its observation (the observation
 tensor) and its mask ready for the next seat, and a uniformly random legal action drawn
-for it. ``pettingzoo``: :func:`truco.rl.env.env` (PettingZoo's wrappers included) driven
-by ``agent_iter``/``last``/``step``; ``vector N``: :class:`truco.rl.vector.TrucoVectorEnv`
-with N games stepped together. Whole matches, dealt again as they end. The process is
+for it. ``pettingzoo``: :func:`truco.rl.env.env` (PettingZoo's wrappers included: the
+classic games' forfeit on an illegal action, bounds, order) driven by
+``agent_iter``/``last``/``step``; ``pettingzoo_raw``: :class:`truco.rl.env.raw_env`, the
+same without any wrapper; ``vector N`` (the ratios are to ``pettingzoo``):
+:class:`truco.rl.vector.TrucoVectorEnv` (a ``gymnasium.vector.VectorEnv``) with N games
+stepped together. Whole matches, dealt again as they end. The process is
 pinned to one core and figures are steps per second of CPU time. Each measured env first
 runs ``--warmup`` seconds unmeasured (its games past their first hands, their memory
 allocated: a training run's steady state), and the settings take turns, ``--runs``
@@ -29,7 +32,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from truco.rl.env import env
+from truco.rl.env import env, raw_env
 from truco.rl.vector import TrucoVectorEnv
 
 
@@ -46,8 +49,10 @@ def rate(step_some: Callable[[], int], seconds: float, warmup: float) -> float:
     return steps / (time.process_time() - start)
 
 
-def pettingzoo_steps(seconds: float, seed: int, table: dict[str, object], warmup: float) -> float:
-    e = env(**table)
+def pettingzoo_steps(
+    seconds: float, seed: int, table: dict[str, object], warmup: float, wrapped: bool = True
+) -> float:
+    e = env(**table) if wrapped else raw_env(**table)
     rng = np.random.default_rng(seed)
     e.reset(seed=seed)
 
@@ -103,7 +108,10 @@ def main() -> int:
     table: dict[str, object] = {"players": args.players, "flor": args.flor}
     results: dict[str, object] = {"table": table, "load_before": os.getloadavg()[0]}
     settings: dict[str, Callable[[float, int], float]] = {
-        "pettingzoo": lambda seconds, seed: pettingzoo_steps(seconds, seed, table, args.warmup)
+        "pettingzoo": lambda seconds, seed: pettingzoo_steps(seconds, seed, table, args.warmup),
+        "pettingzoo_raw": lambda seconds, seed: pettingzoo_steps(
+            seconds, seed, table, args.warmup, wrapped=False
+        ),
     }
     for size in [int(s) for s in args.sizes.split(",")]:
         settings[f"vector_{size}"] = lambda seconds, seed, size=size: vector_steps(
@@ -116,7 +124,7 @@ def main() -> int:
     base = statistics.median(figures["pettingzoo"])
     for name, runs in figures.items():
         median = statistics.median(runs)
-        label = "pettingzoo  " if name == "pettingzoo" else f"vector {name[7:]:>5}"
+        label = f"{name:<14}" if name.startswith("pettingzoo") else f"vector {name[7:]:>7}"
         print(
             f"{label} {median:>10,.0f} steps/s (runs {min(runs):,.0f}..{max(runs):,.0f})"
             f"  {median / base:5.1f}x pettingzoo measured,"
