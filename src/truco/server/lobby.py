@@ -16,6 +16,7 @@ from .players import Player
 from .ratings import record_result, record_unrecorded
 from .store import Store
 from .table import Command, Join, Leave, Seat, Table, TableError, name_bots
+from .tasks import spawn
 
 log = logging.getLogger("truco.server")
 
@@ -99,7 +100,7 @@ class Lobby:
         once instead of holding the server's graceful shutdown. :meth:`stop` finishes."""
         self.stopping = True
         if self._stopping_tables is None:
-            self._stopping_tables = asyncio.ensure_future(self._stop_tables())
+            self._stopping_tables = spawn(self._stop_tables(), name="stop-tables")
 
     async def _stop_tables(self) -> None:
         # all at once: their last commits share group commits (and again for any table
@@ -293,7 +294,7 @@ class Lobby:
         if self.store is None:
             return
         engine = self.store.engine
-        task = asyncio.create_task(  # kept in _recording; its failure is logged there
+        task = spawn(  # kept in _recording
             self.store.in_writer(lambda: record_result(engine, table.id)),
             name=f"record-{table.id}",
         )
@@ -302,9 +303,8 @@ class Lobby:
 
     def _recorded(self, task: asyncio.Task[bool]) -> None:
         self._recording.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("a result could not be recorded (recorded on the next start)",
-                      exc_info=task.exception())  # fmt: skip
+        if not task.cancelled() and task.exception() is not None:  # spawn logged why
+            log.warning("%s: the result is recorded on the next start", task.get_name())
 
     async def recorded(self) -> None:
         """Wait for the results being recorded now."""

@@ -40,6 +40,7 @@ from .matchmaking import (
 from .players import Player
 from .protocol import close_reason
 from .table import Seat, TableError
+from .tasks import spawn
 
 log = logging.getLogger("truco.server")
 router = APIRouter()
@@ -105,7 +106,7 @@ class Matchmaker:
         self.stopping = False
 
     async def start(self) -> None:
-        self.task = asyncio.create_task(self._run(), name="matchmaker")
+        self.task = spawn(self._run(), name="matchmaker")
 
     async def stop(self) -> None:
         if self.task is not None:
@@ -252,7 +253,7 @@ async def _wait(websocket: WebSocket, matchmaker: Matchmaker, key: QueueKey, min
     """Tell the player about their wait until they are seated, leave or go away."""
     policy = matchmaker.backend.policy
     await _send(websocket, {"type": "queued", "queue": str(key), "rating": mine.rating})
-    listener = asyncio.create_task(_until_leave(websocket))
+    listener = spawn(_until_leave(websocket), name="queue-listener")
     last_news = 0.0
     try:
         while not listener.done():
