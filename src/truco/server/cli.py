@@ -133,6 +133,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=_cmd_serve)
 
+    from . import admin
+
+    admin.register(subparsers)
+
 
 def _cluster_problem(args: argparse.Namespace) -> str | None:
     """What is wrong with the cluster options, in one line (None: nothing)."""
