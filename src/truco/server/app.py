@@ -20,7 +20,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from . import accounts, accounts_api, analysis_api, api, live, queue_api
+from . import accounts, accounts_api, analysis_api, api, health, live, queue_api
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import ID_RE, Server, ServerDep
@@ -183,9 +183,11 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.state.config = config
     app.state.login_attempts = Attempts(config.login_rate)
     app.state.matchmaker = matchmaker
+    app.state.readiness = health.Readiness()
     app.add_exception_handler(TableError, _table_error)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.include_router(pages)
+    app.include_router(health.router)
     app.include_router(api.router)
     app.include_router(accounts_api.router)
     app.include_router(queue_api.router)

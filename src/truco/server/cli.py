@@ -130,6 +130,14 @@ def register(subparsers: Any) -> None:
         default=1,
         help="with --redis: start this many node processes on the one port (default 1)",
     )
+    p.add_argument(
+        "--drain-seconds",
+        type=float,
+        default=0.0,
+        help="when told to stop, answer /readyz 503 and go on serving this long before "
+        "handing the tables over (behind a load balancer: a few of its probe intervals; "
+        "default 0)",
+    )
     p.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=_cmd_serve)
 
@@ -274,6 +282,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         # the tables stop (committed, their sockets told) before uvicorn waits for the
         # sockets to close; a cluster node leaving takes no table over meanwhile
         on_shutdown=app.state.lobby.shut_down,
+        on_drain=app.state.readiness.drain,
+        drain_seconds=max(0.0, args.drain_seconds),
     )
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C: uvicorn has shut down cleanly
         server.run(sockets=[sock])
