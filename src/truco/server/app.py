@@ -26,6 +26,7 @@ from .config import ServerConfig
 from .deps import ID_RE, Server, ServerDep
 from .limits import AddressLimits, Attempts, HttpLimits, parse_rate
 from .lobby import Lobby
+from .logs import RequestIds
 from .matchmaking import MemoryQueue
 from .pauses import keep_pauses_short
 from .players import TokenSigner
@@ -195,7 +196,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     addresses = AddressLimits(config.http_rate, config.http_write_rate)
     app.add_middleware(HttpLimits, addresses=addresses)
+    app.add_middleware(RequestIds)  # outermost: the limits' refusals have an id too
     limits = HttpLimits(live.TableSockets(server), addresses=addresses)
-    app.table_sockets = limits
+    app.table_sockets = RequestIds(limits)
     app.create_tables = api.CreateTables(server, addresses, limits.max_body, table_error_response)
     return app

@@ -131,6 +131,19 @@ def register(subparsers: Any) -> None:
         help="with --redis: start this many node processes on the one port (default 1)",
     )
     p.add_argument(
+        "--log-format",
+        choices=["plain", "json"],
+        default="plain",
+        help="the log on stderr: plain text, or one JSON object per line (default plain)",
+    )
+    p.add_argument(
+        "--log-level",
+        choices=["debug", "info", "warning", "error"],
+        default="warning",
+        help="the least a line must matter to be logged; info adds one line a request "
+        "(default warning)",
+    )
+    p.add_argument(
         "--drain-seconds",
         type=float,
         default=0.0,
@@ -232,6 +245,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"truco serve: {problem}", file=sys.stderr)
         return 2
+    from .logs import configure
+
+    configure(args.log_format, args.log_level)
     try:
         if args.listen_fd is not None:  # a node started by --workers
             from .cluster.parent import stop_with_parent
@@ -270,7 +286,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     server = AnnouncingServer(
         uvicorn.Config(
             app,
-            log_level="warning",
+            log_level=args.log_level,
+            log_config=None,  # uvicorn's lines go through the server's log (logs.configure)
+            access_log=False,  # the server logs each request itself, with its id
             ws_max_size=1 << 16,
             ws_per_message_deflate=args.ws_deflate,
             http=http_protocol(),  # (no cycle left by each WebSocket upgrade)

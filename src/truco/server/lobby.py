@@ -12,6 +12,7 @@ from ..bots import make_bot
 from ..rules import Rules
 from .bot_pool import BotPool, check_bot_spec, offered_bots
 from .config import ServerConfig
+from .logs import about
 from .players import Player
 from .ratings import record_result, record_unrecorded
 from .store import Store
@@ -287,10 +288,13 @@ class Lobby:
         table.bot_pool = self.bot_pool
         self.bot_pool.warm(table.bots.values())
         self.tables[table.id] = table
-        table.start()
+        with about(table=table.id):  # the table's task, and every line it logs, carry it
+            log.info("table opened: %d players, to %d", table.rules.players, table.rules.target)
+            table.start()
 
     def _record(self, table: Table) -> None:
         """A match is over and durable: its result (and ratings) are recorded in a thread."""
+        log.info("match over")  # (in the table's task: the line names it)
         if self.store is None:
             return
         engine = self.store.engine

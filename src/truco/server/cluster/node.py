@@ -30,6 +30,7 @@ import orjson
 
 from ..journal import LIVE
 from ..lobby import Lobby
+from ..logs import about, set_node
 from ..pauses import keep_pauses_short
 from ..protocol import ProtocolError, error_message, parse_client_message
 from ..ratings import record_unrecorded
@@ -77,6 +78,7 @@ class ClusterLobby(Lobby):
         self.redis: Redis = Redis(connection_pool=pool)
         self.prefix = prefix
         self.node = node or secrets.token_hex(4)
+        set_node(self.node)  # every line this process logs says which node it is
         self.lease_ms = lease_ms
         self.leases = Leases(self.redis, prefix, self.node, lease_ms)
         self.redis_url = redis_url
@@ -243,7 +245,8 @@ class ClusterLobby(Lobby):
         self.store.fences[table.id] = lease.token
         await self.redis.sadd(self.key("tables"), table.id)
         self.bot_pool.warm(table.bots.values())
-        table.start()
+        with about(table=table.id):  # the table's task, and every line it logs, carry it
+            table.start()
 
     async def take_over(self, table_id: str) -> Table | None:
         """Run a table nobody holds: lease, then the fence in the database, then its state
