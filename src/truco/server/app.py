@@ -20,7 +20,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from . import accounts, accounts_api, analysis_api, api, health, live, queue_api
+from . import accounts, accounts_api, analysis_api, api, health, live, metrics, queue_api
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import ID_RE, Server, ServerDep
@@ -158,6 +158,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        metrics.LIVE.lobbies.append(lobby)
         await lobby.start()
         await matchmaker.start()
         # what start-up left alive (modules, the engine's tables: most of the heap) is
@@ -176,6 +177,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
                 await analysis.stop()
             await matchmaker.stop()
             await lobby.stop()
+            metrics.LIVE.lobbies.remove(lobby)
 
     app = Site(title="Truco Argento", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.server = server

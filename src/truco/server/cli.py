@@ -131,6 +131,13 @@ def register(subparsers: Any) -> None:
         help="with --redis: start this many node processes on the one port (default 1)",
     )
     p.add_argument(
+        "--metrics-token",
+        default=os.environ.get("TRUCO_METRICS_TOKEN"),
+        metavar="TOKEN",
+        help="serve Prometheus metrics at /metrics to 'Authorization: Bearer TOKEN' only "
+        "(default: $TRUCO_METRICS_TOKEN, which keeps it off the process list; unset: no metrics)",
+    )
+    p.add_argument(
         "--log-format",
         choices=["plain", "json"],
         default="plain",
@@ -240,6 +247,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         redis_url=args.redis,
         redis_prefix=args.redis_prefix,
         lease_ms=int(args.lease_seconds * 1000),
+        metrics_token=args.metrics_token or None,
     )
     problem = _cluster_problem(args)
     if problem is not None:

@@ -1,5 +1,6 @@
-"""Health for load balancers: ``GET /healthz`` (the process answers) and ``GET /readyz``
-(this node should be sent players).
+"""The operator's routes: health for load balancers, ``GET /healthz`` (the process
+answers) and ``GET /readyz`` (this node should be sent players), and ``GET /metrics`` for
+Prometheus (:mod:`.metrics`).
 
 Ready means: the database answers; in cluster mode Redis answers and the node's lease
 keeper renewed within a lease's time (so it holds its tables and may take more); and the
@@ -18,10 +19,11 @@ import asyncio
 import time
 from typing import Any
 
-from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import JSONResponse, Response
 from sqlalchemy import text
 
+from . import metrics
 from .deps import ServerDep
 from .serving import first_line
 
@@ -101,3 +103,15 @@ async def readyz(request: Request, server: ServerDep) -> JSONResponse:
     checks = await readiness.checks(server)
     ready = all(state == "ok" for state in checks.values())
     return JSONResponse({"ready": ready, "checks": checks}, status_code=200 if ready else 503)
+
+
+@router.get("/metrics")
+async def metrics_route(request: Request, server: ServerDep) -> Response:
+    """Prometheus' scrape (``Authorization: Bearer <--metrics-token>``); 404 without the
+    token or when the server has none, so that the public does not learn it exists."""
+    token = server.config.metrics_token
+    if not token or not metrics.token_matches(request.headers.get("authorization"), token):
+        raise HTTPException(404, "Not Found")
+    counts = await request.app.state.matchmaker.backend.counts()
+    metrics.LIVE.queued = {str(queue): int(n) for queue, n in counts.items()}
+    return Response(metrics.exposition(), media_type=metrics.CONTENT_TYPE)

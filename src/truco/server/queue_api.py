@@ -37,6 +37,7 @@ from .matchmaking import (
     QueueKey,
     Ticket,
 )
+from .metrics import QUEUE_WAIT_SECONDS
 from .players import Player
 from .protocol import close_reason
 from .table import Seat, TableError
@@ -259,6 +260,7 @@ async def _wait(websocket: WebSocket, matchmaker: Matchmaker, key: QueueKey, min
         while not listener.done():
             table = await matchmaker.backend.announcement(mine.player_id)
             if table is not None:
+                QUEUE_WAIT_SECONDS.observe(matchmaker.clock() - mine.joined_at)
                 await _seated(websocket, table, key)
                 return
             now = matchmaker.clock()

@@ -31,6 +31,7 @@ import orjson
 from ..journal import LIVE
 from ..lobby import Lobby
 from ..logs import about, set_node
+from ..metrics import LEASE_TAKEOVERS
 from ..pauses import keep_pauses_short
 from ..protocol import ProtocolError, error_message, parse_client_message
 from ..ratings import record_unrecorded
@@ -297,6 +298,7 @@ class ClusterLobby(Lobby):
         self.store.fences[table_id] = lease.token
         self._open(table)
         log.info("node %s took table %s over (token %d)", self.node, table_id, lease.token)
+        LEASE_TAKEOVERS.inc()
         return table
 
     def _claim_and_load(self, table_id: str, token: int) -> tuple[bool, MatchRow | None]:
