@@ -1,12 +1,14 @@
 """PettingZoo and Gymnasium environments of truco.
 
-:func:`env` / :class:`raw_env`: the AEC environment of PettingZoo. Agents
+:func:`env` / :class:`raw_env`: the AEC environment of PettingZoo (:func:`parallel_env`:
+its parallel form, :mod:`truco.rl.parallel`). Agents
 ``player_0..player_{N-1}`` (the seats; teams alternate), ``observe(agent)`` returns
 ``{"observation": float32 vector, "action_mask": int8 vector of 61}``, the action space
 is ``Discrete(61)`` (the engine's enumeration, :mod:`truco.rl.game`). The deal is drawn
 from the environment's ``np_random`` (``reset(seed=...)`` makes an episode
 reproducible). ``rewards="match"``: +1 / -1 per team when the match ends;
-``rewards="hand"``: at each hand's end, the team's points minus the rival's.
+``rewards="hand"``: at each hand's end, the team's points minus the rival's. As in
+PettingZoo's classic games, :func:`env` makes an illegal action forfeit.
 
 :class:`BotOpponentEnv`: a Gymnasium environment where the agent plays some seats and
 bots of the project (``"random"``, ``"simple"``, ``"search:easy"``, ... or any
