@@ -307,3 +307,27 @@ def test_bots_play_the_other_team_inside_the_step(table: dict[str, object]) -> N
     assert checked > 10
     with pytest.raises(ValueError, match="one team"):
         TrucoVectorEnv(2, opponent="simple", learner=(0, 1))
+
+
+def test_the_information_state_is_offered_too() -> None:
+    """Issue 32: the vector env gave the observation tensor only. With
+    ``observation="information_state"`` each row is the encoder's information state of
+    the seat that acts, and the spaces say so."""
+    venv = TrucoVectorEnv(5, seed=2, players=4, observation="information_state", max_hands=2)
+    enc = Encoder(venv.rules)
+    assert venv.single_observation_space.shape == enc.information_state_shape
+    rng = np.random.default_rng(2)
+    obs, info = venv.reset()
+    finals = 0
+    for _ in range(120):
+        assert venv.observation_space.contains(obs)
+        for i, game in enumerate(venv.games()):
+            view = seat_view(game, int(info["player"][i]))
+            assert np.array_equal(obs[i], enc.information_state_tensor(view))
+        obs, _, terminated, truncated, info = venv.step(venv.sample_actions(rng))
+        for i in np.flatnonzero(terminated | truncated):
+            assert info["final_obs"][i].shape == enc.information_state_shape
+            finals += 1
+    assert finals > 0
+    with pytest.raises(ValueError, match="observation must be"):
+        TrucoVectorEnv(2, observation="pixels")

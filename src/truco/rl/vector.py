@@ -144,7 +144,9 @@ class TrucoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     :class:`~truco.rl.env.BotOpponentEnv`: a spec (``"simple"``, each game gets its
     own bot, seeded from ``seed``), a :class:`~truco.bots.Bot` (shared by every game:
     a policy), or a mapping seat -> either. The bots act inside :meth:`step`; the caller
-    sees the learner's seats only. ``rewards`` is ``returns`` under
+    sees the learner's seats only. ``observation="information_state"`` gives the
+    information-state tensor of each seat's view instead (perfect recall within the hand;
+    made per game by the encoder, hence slower). ``rewards`` is ``returns`` under
     :class:`~truco.rl.env.BotOpponentEnv`'s name (``gymnasium.make_vec`` passes it)."""
 
     metadata = {  # noqa: RUF012 (Gymnasium's attribute)
@@ -166,8 +168,10 @@ class TrucoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     ) -> None:
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer (got {num_envs!r})")
-        if observation != "observation":
-            raise ValueError("the vector env gives the observation tensor only")
+        if observation not in ("observation", "information_state"):
+            raise ValueError(
+                f"observation must be 'observation' or 'information_state' (got {observation!r})"
+            )
         if render_mode is not None:
             raise ValueError("the vector env does not render (see games() and records)")
         if rewards is not None:  # BotOpponentEnv's name (gymnasium.make_vec passes it)
@@ -179,9 +183,13 @@ class TrucoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.keep_history = keep_history
         enc = self._enc = self.game_spec.encoder
         self.observation_size = enc.observation_shape[0]
-        self.single_observation_space = spaces.Box(
-            0.0, 1.0, (self.observation_size,), dtype=np.float32
+        #: ``observation="information_state"``: the encoder's information-state tensor of
+        #: each seat's view instead (perfect recall within the hand), made per game: slower
+        self.observation_kind = observation
+        shape = (
+            enc.observation_shape if observation == "observation" else enc.information_state_shape
         )
+        self.single_observation_space = spaces.Box(0.0, 1.0, shape, dtype=np.float32)
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
@@ -332,7 +340,7 @@ class TrucoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         finally:
             self._resetting = False
             self._finals.clear()  # episodes the bots ended before the learner's first move
-        return self.observations, self._info()
+        return self._observed(), self._info()
 
     def step(
         self, actions: np.ndarray | list[int]
@@ -382,11 +390,25 @@ class TrucoVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             final_obs = np.full(self.num_envs, None, dtype=object)
             for i, g in self._finals.items():
                 seat = int(acted[i])
-                final_obs[i] = self._enc.observation_tensor(seat_view(g, seat))
+                final_obs[i] = self._encode(g, seat)
             info["final_obs"] = final_obs
             info["_final_obs"] = terminated | truncated
             self._finals.clear()
-        return self.observations, rewards, terminated, truncated, info
+        return self._observed(), rewards, terminated, truncated, info
+
+    def _encode(self, g: Game, seat: int) -> np.ndarray:
+        """The tensor of ``seat``'s view of ``g`` as the encoder makes it."""
+        if self.observation_kind == "observation":
+            return self._enc.observation_tensor(seat_view(g, seat))
+        return self._enc.information_state_tensor(seat_view(g, seat))
+
+    def _observed(self) -> np.ndarray:
+        """The step's observations: the ones written from the engine, or with
+        ``observation="information_state"`` the information states of the same seats."""
+        if self.observation_kind == "observation":
+            return self.observations
+        players = self.players.tolist()
+        return np.stack([self._encode(g, s) for g, s in zip(self._games, players, strict=True)])
 
     def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
         """A legal action per game, uniformly at random (for baselines and tests)."""
