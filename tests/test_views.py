@@ -61,7 +61,8 @@ FIELDS: dict[str, dict[str, str]] = {
         "chicos": PUBLIC, "pica_started": PUBLIC, "pica_now": PUBLIC,
     },
     "Rules": {name: PUBLIC for name in (
-        "players", "flor", "target", "chicos", "falta_envido", "con_flor_quiero", "pica_pica")},
+        "players", "flor", "target", "chicos", "falta_envido", "con_flor_quiero", "pica_pica",
+        "hand_size")},
 }  # fmt: skip
 
 

@@ -48,7 +48,7 @@ from .actions import (
     is_say,
     parse_action,
 )
-from .cards import STRENGTH, card_name, flor_value, hand_tanto, has_flor, tanto_cards
+from .cards import STRENGTH, card_name, flor_value, hand_tanto, has_flor, tanto, tanto_cards
 from .deal import Deal, Dealer, SecureDealer, SeededDealer
 from .rules import Rules
 from .vocabulary import PARDA, Action, Call, CallKind, Card, Seat, Stage, Team
@@ -62,6 +62,7 @@ __all__ = [
     "MatchPosition",
     "Outcome",
     "round_winner",
+    "short_round_winner",
 ]
 
 # The call kinds and stages as module globals: the hot path reads a global about ten
@@ -144,6 +145,20 @@ def round_winner(results: Sequence[Team], mano_team: Team) -> Team | None:
             return third
         return first if first != PARDA else mano_team
     return None
+
+
+def short_round_winner(results: Sequence[Team], mano_team: Team) -> Team:
+    """Who takes a mini-truco round (``Rules.hand_size`` 1 or 2) that its last baza left
+    undecided by :func:`round_winner`: one baza, its winner or, parda, the mano's team;
+    two bazas split one each, the first baza's winner; two pardas, the mano's team.
+
+    >>> short_round_winner([1], 0), short_round_winner([PARDA], 1), short_round_winner([0, 1], 1)
+    (1, 1, 0)
+    """
+    first = results[0]
+    if len(results) == 1 or first != PARDA:
+        return mano_team if first == PARDA else first
+    return mano_team
 
 
 def _why_no_raise(level: int, accepted_by_us: bool) -> str | None:
@@ -728,8 +743,9 @@ class Game:
         if not self.needs_deal or self.winner is not None:
             raise ValueError("no hand is waiting to be dealt")
         n = self.players
-        if len(cards) != n or any(len(h) != 3 for h in cards):
-            raise ValueError(f"a deal gives 3 cards to each of the {n} seats")
+        size = self.rules.hand_size
+        if len(cards) != n or any(len(h) != size for h in cards):
+            raise ValueError(f"a deal gives {size} cards to each of the {n} seats")
         flat = [c for h in cards for c in h]
         if any(not (isinstance(c, int) and 0 <= c < 40) for c in flat) or len(set(flat)) != len(
             flat
@@ -752,6 +768,8 @@ class Game:
 
     def _start_hand(self, cards: Deal) -> None:
         n = self.players
+        if len(cards[0]) != self.rules.hand_size:  # the dealers deal three cards
+            raise ValueError("a mini-truco table (hand_size 1 or 2) is dealt with manual_deal")
         self._reset_hand_state(cards)
         self.needs_deal = False
         if self.chico_over:
@@ -876,6 +894,8 @@ class Game:
         results.append(result)
         self.notes.append((len(self.actions), "baza", (len(results) - 1, result, winner)))
         decided = round_winner(results, self.round_mano & 1)
+        if decided is None and len(results) == self.rules.hand_size:  # mini-truco's last baza
+            decided = short_round_winner(results, self.round_mano & 1)
         if decided is not None:
             self._end_round(decided, _TRUCO_VALUE[self.truco_level])
             return
@@ -967,7 +987,7 @@ class Game:
         for s in _FROM[self.players][self.round_mano]:
             if not in_hand[s]:
                 continue
-            value = hand_tanto(cards[s])
+            value = hand_tanto(cards[s]) if len(cards[s]) == 3 else tanto(cards[s])
             team = s & 1
             if value > best[1 - team] and value > best[team]:
                 words.append(Declaration(s, value))

@@ -45,6 +45,9 @@ class Rules:
     falta_envido: str = "leader"
     con_flor_quiero: bool = False
     pica_pica: bool = False
+    #: cards dealt to each seat: 3, or 1 or 2 for mini-truco (1v1 sin flor: a variant
+    #: small enough to solve exactly; docs/rules.md says how its rounds are decided)
+    hand_size: int = 3
 
     def __post_init__(self) -> None:
         def check(name: str, allowed: tuple[Any, ...]) -> None:
@@ -61,6 +64,9 @@ class Rules:
         check("falta_envido", tuple(FALTA_ENVIDO_VARIANTS))
         check("con_flor_quiero", (False, True))
         check("pica_pica", (False, True))
+        check("hand_size", (3, 1, 2))
+        if self.hand_size != 3 and (self.players != 2 or self.flor):
+            raise RulesError(f"hand_size {self.hand_size} (mini-truco) is a 1v1 sin flor option")
         if self.con_flor_quiero and not self.flor:
             raise RulesError("con_flor_quiero is a flor option: it needs flor=true")
         if self.pica_pica and self.players != 6:
@@ -75,8 +81,12 @@ class Rules:
         return self.chicos // 2 + 1
 
     def to_dict(self) -> dict[str, Any]:
-        """All options, as written in a record's ``rules``."""
-        return asdict(self)
+        """All options, as written in a record's ``rules`` (``hand_size`` only when it
+        is not 3: records of the real game stay as they were)."""
+        out = asdict(self)
+        if self.hand_size == 3:
+            del out["hand_size"]
+        return out
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Rules:
@@ -95,6 +105,8 @@ class Rules:
             parts.append("al mejor de 3")
         if self.pica_pica:
             parts.append("con pica-pica")
+        if self.hand_size != 3:
+            parts.append(f"de {self.hand_size} carta{'s' if self.hand_size > 1 else ''}")
         return " ".join(parts)
 
 

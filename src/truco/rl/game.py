@@ -73,6 +73,7 @@ _RULE_PARAMS = (
     "falta_envido",
     "con_flor_quiero",
     "pica_pica",
+    "hand_size",
 )
 
 #: ``first_mano`` value for a mano drawn by the episode's first chance node.
@@ -81,6 +82,8 @@ RANDOM_MANO = -1
 #: Game parameters and their defaults (the ``Rules`` defaults, plus the RL ones).
 DEFAULT_PARAMS: dict[str, Any] = {
     **Rules().to_dict(),
+    "hand_size": 3,
+    "deck": "",
     "first_mano": 0,
     "returns": "match",
     "max_hands": 0,
@@ -115,6 +118,14 @@ class TrucoGame:
         self.returns_per = merged["returns"]
         self.max_hands = merged["max_hands"]
         self.first_mano = merged["first_mano"]
+        #: the cards the chance nodes deal from (``deck``: card names separated by commas,
+        #: ``""``: the 40 cards); mini-truco deals from a few
+        self.deck = _deck(merged["deck"])
+        self.hand_size = self.rules.hand_size
+        if len(self.deck) < self.hand_size * n:
+            raise ValueError(
+                f"a deck of {len(self.deck)} cards cannot deal {self.hand_size} to {n}"
+            )
         self.encoder = Encoder(self.rules, self.says_per_seat)
 
     # -- OpenSpiel's game API
@@ -143,7 +154,7 @@ class TrucoGame:
         """The deals, the draw of the first mano, and (2v2, 3v3) who answers: at most
         once per action that is not a card."""
         n = self.rules.players
-        per_hand = 3 * n + (max_hand_actions(self.rules) if n > 2 else 0)
+        per_hand = self.hand_size * n + (max_hand_actions(self.rules) if n > 2 else 0)
         return (self.max_hands or max_hands(self.rules)) * per_hand + int(
             self.first_mano == RANDOM_MANO
         )
@@ -276,7 +287,7 @@ class TrucoState:
         elif not self.game.needs_deal:
             left = list(self.game.actors())
         else:
-            left = [c for c in DECK if c not in self._dealing]
+            left = [c for c in self.game_spec.deck if c not in self._dealing]
         p = 1.0 / len(left)
         return [(c, p) for c in left]
 
@@ -338,9 +349,10 @@ class TrucoState:
                 self._hand_start._hand_start = None  # one hand back is all it needs
             self._dealing.append(action)
             self._history.append(action)
-            if len(self._dealing) == 3 * g.n:
+            k = self.game_spec.hand_size
+            if len(self._dealing) == k * g.n:
                 cards = self._dealing
-                g.deal(tuple(tuple(cards[3 * s : 3 * s + 3]) for s in range(g.n)))
+                g.deal(tuple(tuple(cards[k * s : k * s + k]) for s in range(g.n)))
                 self._dealing = []
             return
         player = self.current_player()
@@ -405,7 +417,8 @@ class TrucoState:
 
     def _own_dealing(self, player: int) -> tuple[int, ...]:
         cards = self._dealing
-        return tuple(cards[3 * player : 3 * player + 3])
+        k = self.game_spec.hand_size
+        return tuple(cards[k * player : k * player + k])
 
     def action_to_string(self, player: int, action: int) -> str:
         """The record token of an action; at a chance node ``deal <card>``, ``mano
@@ -487,10 +500,11 @@ class TrucoState:
         n = self.game.n
         if self._dealing:  # in the middle of a deal: the seat's own cards kept
             own = set(self._own_dealing(player))
-            pool = [c for c in DECK if c not in own]
+            pool = [c for c in self.game_spec.deck if c not in own]
             r.shuffle(pool)
             for i, c in enumerate(self._dealing):
-                new.apply_action(c if 3 * player <= i < 3 * player + 3 else pool.pop())
+                k = self.game_spec.hand_size
+                new.apply_action(c if k * player <= i < k * player + k else pool.pop())
             return new
         from ..determinize import sample_game
 
@@ -572,6 +586,19 @@ class TrucoState:
 
     def __repr__(self) -> str:
         return f"<TrucoState {self}>"
+
+
+def _deck(names: str) -> tuple[int, ...]:
+    """The cards of a ``deck`` parameter (names separated by commas; ``""``: all 40)."""
+    if not names:
+        return tuple(DECK)
+    from ..cards import parse_card
+
+    try:
+        cards = tuple(sorted({parse_card(n.strip()) for n in names.split(",")}))
+    except ValueError as exc:
+        raise ValueError(f"deck: {exc}") from None
+    return cards
 
 
 def _as_random(

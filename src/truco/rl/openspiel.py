@@ -33,18 +33,36 @@ except ImportError:  # pragma: no cover
 
 AVAILABLE = pyspiel is not None
 SHORT_NAME = TrucoGame.short_name
+MINI_SHORT_NAME = "python_mini_truco"
+MINI_LONG_NAME = "Mini-truco (Truco Argento)"
+#: Mini-truco: 1v1 sin flor to 15, one hand of one card each dealt from six cards (the
+#: ace of swords, the seven of swords, the three of clubs, the king of cups, the four of
+#: coins, the six of cups), every call of the real game kept; the returns are the hand's
+#: points. Small enough for OpenSpiel's exact tools (docs/research.md).
+MINI_PARAMS: dict[str, Any] = {
+    **DEFAULT_PARAMS,
+    "target": 15,
+    "hand_size": 1,
+    "deck": "1e,7e,3b,12c,4o,6c",
+    "max_hands": 1,
+    "returns": "hand",
+}
 
 if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
 
-    def _game_type(spec: TrucoGame | None = None) -> Any:
+    def _game_type(
+        spec: TrucoGame | None = None,
+        short_name: str = SHORT_NAME,
+        defaults: dict[str, Any] = DEFAULT_PARAMS,
+    ) -> Any:
         """The game type; the reward model is ``TERMINAL`` when every reward comes at the
         end (``returns="match"``, or one hand), which OpenSpiel's ``MCTSBot`` requires."""
-        spec = spec or TrucoGame()
+        spec = spec or TrucoGame(defaults)
         terminal = spec.returns_per == "match" or spec.max_hands == 1
         model = pyspiel.GameType.RewardModel
         return pyspiel.GameType(
-            short_name=SHORT_NAME,
-            long_name=TrucoGame.long_name,
+            short_name=short_name,
+            long_name=TrucoGame.long_name if short_name == SHORT_NAME else MINI_LONG_NAME,
             dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
             chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
             information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
@@ -56,14 +74,17 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
             provides_information_state_tensor=True,
             provides_observation_string=True,
             provides_observation_tensor=True,
-            parameter_specification=dict(DEFAULT_PARAMS),
+            parameter_specification=dict(defaults),
         )
 
     class SpielTrucoGame(pyspiel.Game):  # type: ignore[misc]
         """The pyspiel face of :class:`TrucoGame`."""
 
+        short_name = SHORT_NAME
+        defaults: dict[str, Any] = DEFAULT_PARAMS
+
         def __init__(self, params: dict[str, Any] | None = None) -> None:
-            spec = TrucoGame({**DEFAULT_PARAMS, **(params or {})})
+            spec = TrucoGame({**self.defaults, **(params or {})})
             info = pyspiel.GameInfo(
                 num_distinct_actions=spec.num_distinct_actions(),
                 max_chance_outcomes=spec.max_chance_outcomes(),
@@ -73,7 +94,7 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
                 utility_sum=0.0,
                 max_game_length=spec.max_game_length(),
             )
-            super().__init__(_game_type(spec), info, params or {})
+            super().__init__(_game_type(spec, self.short_name, self.defaults), info, params or {})
             self.spec = spec
 
         def new_initial_state(self) -> SpielTrucoState:
@@ -92,6 +113,12 @@ if AVAILABLE:  # pragma: no cover - exercised only where open_spiel is installed
 
         def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
             return Observer(self.spec, iig_obs_type)
+
+    class SpielMiniTrucoGame(SpielTrucoGame):
+        """Mini-truco (:data:`MINI_PARAMS`) under its own name, ``python_mini_truco``."""
+
+        short_name = MINI_SHORT_NAME
+        defaults = MINI_PARAMS
 
     class SpielTrucoState(pyspiel.State):  # type: ignore[misc]
         """The pyspiel face of :class:`TrucoState`. ``serialize()`` is the
@@ -357,10 +384,11 @@ def register() -> bool:
         return False
     if not _registered:  # pragma: no cover
         pyspiel.register_game(_game_type(), SpielTrucoGame)
+        pyspiel.register_game(_game_type(None, MINI_SHORT_NAME, MINI_PARAMS), SpielMiniTrucoGame)
         _registered = True
     return True
 
 
 register()
 
-__all__ = ["AVAILABLE", "SHORT_NAME", "register"]
+__all__ = ["AVAILABLE", "MINI_PARAMS", "MINI_SHORT_NAME", "SHORT_NAME", "register"]

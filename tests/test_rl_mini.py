@@ -1,0 +1,84 @@
+"""Mini-truco (issue 32, Build item 2, started): ``Rules(hand_size=1 or 2)``, one or
+two cards each at a 1v1 table sin flor, decided by the engine itself, and
+``python_mini_truco`` registered with OpenSpiel: a hand of one card each from six cards."""
+
+from __future__ import annotations
+
+import pytest
+
+from truco import Game, Rules
+from truco.cards import parse_card
+from truco.game import PARDA, short_round_winner
+from truco.rl import TrucoGame
+from truco.rules import RulesError
+
+
+def _hand(size: int, seat0: str, seat1: str, moves: list[tuple[int, str]]) -> Game:
+    game = Game(Rules(hand_size=size, target=15), manual_deal=True)
+    game.deal(
+        (
+            tuple(parse_card(c) for c in seat0.split()),
+            tuple(parse_card(c) for c in seat1.split()),
+        )
+    )
+    for seat, token in moves:
+        game.play(seat, token)
+    return game
+
+
+def test_mini_truco_is_a_1v1_sin_flor_option_and_records_keep_their_rules() -> None:
+    for bad in ({"players": 4}, {"flor": True}):
+        with pytest.raises(RulesError, match="1v1 sin flor"):
+            Rules(hand_size=1, **bad)  # type: ignore[arg-type]
+    with pytest.raises(RulesError, match="hand_size"):
+        Rules(hand_size=4)
+    assert "hand_size" not in Rules().to_dict()  # records of the real game are unchanged
+    mini = Rules(hand_size=2)
+    assert Rules.from_dict(mini.to_dict()) == mini and mini.describe().endswith("de 2 cartas")
+    with pytest.raises(ValueError, match="manual_deal"):
+        Game(Rules(hand_size=1), seed=1)  # the dealers deal three cards
+    with pytest.raises(ValueError, match="1 cards"):
+        Game(Rules(hand_size=1), manual_deal=True).deal(((0, 1), (2, 3)))
+
+
+def test_one_card_each_one_baza_decides_and_a_parda_goes_to_the_mano() -> None:
+    # envido quiero (1e has tanto 1, 7e 7: seat 1 wins 2), truco quiero, 1e beats 7e
+    game = _hand(1, "1e", "7e", [(0, "envido"), (1, "quiero"), (0, "truco"), (1, "quiero")])
+    game.play(0, "play 1e")
+    game.play(1, "play 7e")
+    assert game.history[-1].points == (2, 2)
+    # the two threes tie: parda, and the round goes to the mano, seat 0
+    game = _hand(1, "3e", "3b", [(0, "play 3e"), (1, "play 3b")])
+    assert game.history[-1].points == (1, 0)
+
+
+def test_two_cards_each_a_split_goes_to_the_first_baza_and_two_pardas_to_the_mano() -> None:
+    game = _hand(2, "1e 4o", "7e 3b", [(0, "play 1e"), (1, "play 7e"), (0, "play 4o")])
+    game.play(1, "play 3b")  # seat 1 took the second baza: one each
+    assert game.history[-1].points == (1, 0)
+    game = _hand(2, "3e 2e", "3b 2b", [(0, "play 3e"), (1, "play 3b"), (0, "play 2e")])
+    game.play(1, "play 2b")
+    assert game.history[-1].points == (1, 0)  # two pardas: the mano, seat 0
+    assert short_round_winner([PARDA, PARDA], 1) == 1 and short_round_winner([1, 0], 0) == 1
+
+
+def test_the_rl_game_deals_a_small_deck() -> None:
+    spec = TrucoGame(hand_size=1, target=15, deck="1e,7e,3b,12c,4o,6c", max_hands=1)
+    state = spec.new_initial_state()
+    assert [c for c, _ in state.chance_outcomes()] == sorted(
+        parse_card(c) for c in ("1e", "7e", "3b", "12c", "4o", "6c")
+    )
+    state.apply_action(parse_card("1e"))
+    state.apply_action(parse_card("7e"))
+    assert state.is_player_node() and state.game.dealt == ((parse_card("1e"),), (parse_card("7e"),))
+    with pytest.raises(ValueError, match="cannot deal"):
+        TrucoGame(hand_size=2, target=15, deck="1e,7e,3b")
+
+
+def test_openspiel_plays_python_mini_truco() -> None:
+    pyspiel = pytest.importorskip("pyspiel")
+    import truco.rl.openspiel  # noqa: F401  (registers the games)
+
+    game = pyspiel.load_game("python_mini_truco")
+    assert game.num_players() == 2 and game.max_utility() == 19.0
+    pyspiel.random_sim_test(game, num_sims=20, serialize=False, verbose=False)
