@@ -24,7 +24,6 @@ import time
 from typing import Any
 
 import pyspiel  # type: ignore[import-not-found]
-from open_spiel.python import policy as policy_lib  # type: ignore[import-not-found]
 
 from truco.bots import make_bot
 from truco.rl import TrucoGame
@@ -33,26 +32,44 @@ from truco.rl.openspiel import MINI_PARAMS
 from truco.view import seat_view
 
 
-def bot_policy(game: Any, tree: Tree, spec: str, seed: int = 0) -> Any:
-    """The bot ``spec`` as a tabular policy of the efg game: at each information set, the
-    action it chooses from the seat's view of a state of that set."""
-    tabular = policy_lib.TabularPolicy(game)
-    if spec == "random":
-        return tabular  # uniform over the legal actions
-    bot = make_bot(spec, seed)
-    for key, row in tabular.state_lookup.items():
+def information_sets(game: Any) -> dict[str, tuple[Any, dict[str, int]]]:
+    """Every information set of the efg game: its string -> a state of it and its legal
+    actions by label (a walk of the tree that keeps one state per set: the tabular
+    policies of ``open_spiel.python.policy`` keep every state, tens of gigabytes here)."""
+    found: dict[str, tuple[Any, dict[str, int]]] = {}
+    stack = [game.new_initial_state()]
+    while stack:
+        state = stack.pop()
+        if state.is_terminal():
+            continue
+        if not state.is_chance_node():
+            key = state.information_state_string()
+            if key not in found:
+                found[key] = (
+                    state.clone(),
+                    {state.action_to_string(a): a for a in state.legal_actions()},
+                )
+        for a in state.legal_actions():
+            stack.append(state.child(a))
+    return found
+
+
+def bot_policy(game: Any, tree: Tree, sets: dict[str, Any], spec: str, seed: int = 0) -> Any:
+    """The bot ``spec`` as a ``pyspiel.TabularPolicy`` of the efg game: at each
+    information set, the action it chooses from the seat's view of a state of that set
+    (``random``: uniform over the legal actions)."""
+    table: dict[str, list[tuple[int, float]]] = {}
+    bot = None if spec == "random" else make_bot(spec, seed)
+    for key, (_, actions) in sets.items():
+        if bot is None:
+            table[key] = [(a, 1.0 / len(actions)) for a in actions.values()]
+            continue
         seat, number = key.rsplit("-s", 1)[1].split("-")
         state = tree.states[int(seat)][int(number)]
         view = seat_view(state.game, int(seat))
         chosen = action_label(bot.choose(view, state.legal_actions(), state.game.rules))
-        efg_state = tabular.states[row]
-        probs = tabular.action_probability_array[row]
-        probs[:] = 0.0
-        for a in efg_state.legal_actions():
-            if efg_state.action_to_string(a) == chosen:
-                probs[a] = 1.0
-        assert probs.sum() == 1.0, f"{spec} chose {chosen} outside the tree at {key}"
-    return tabular
+        table[key] = [(a, 1.0 if label == chosen else 0.0) for label, a in actions.items()]
+    return pyspiel.TabularPolicy(table)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,13 +108,17 @@ def main(argv: list[str] | None = None) -> int:
     out["cfr_plus_iterations"] = iterations
     out["cfr_plus_nash_conv"] = nash_conv
     out["cpu_s_cfr_plus"] = round(time.process_time() - start, 1)
-    out["exploitability"] = {"cfr_plus": pyspiel.exploitability(game, solver.average_policy())}
+    print(f"CFR+: {iterations} iterations, {out['cpu_s_cfr_plus']} cpu s", file=sys.stderr)
+    out["exploitability"] = {"cfr_plus": nash_conv / 2}
+    sets = information_sets(game) if args.bots else {}
     for spec in args.bots:
-        tabular = bot_policy(game, tree, spec)
-        pol = policy_lib.python_policy_to_pyspiel_policy(tabular)
+        pol = bot_policy(game, tree, sets, spec)
         out["exploitability"][spec] = pyspiel.exploitability(game, pol)
-    for name, value in out["exploitability"].items():
-        print(f"exploitability of {name}: {value:.4f} points per hand", file=sys.stderr)
+        print(
+            f"exploitability of {spec}: {out['exploitability'][spec]:.4f} points per hand",
+            file=sys.stderr,
+            flush=True,
+        )
     print(json.dumps(out))
     return 0
 
