@@ -13,7 +13,7 @@ game this is for: the real game is far too large.
 >>> from truco.rl import TrucoGame
 >>> tree = to_efg(TrucoGame(hand_size=1, target=15, deck="1e,7e", max_hands=1, returns="hand"))
 >>> tree.text.splitlines()[0], tree.nodes, len(tree.states[0]) > 0
-('EFG 2 R "truco" { "seat 0" "seat 1" }', 2107, True)
+('EFG 2 R "truco" { "seat 0" "seat 1" }', 7717, True)
 """
 
 from __future__ import annotations
