@@ -29,6 +29,12 @@ def register(subparsers: Any) -> None:
         help=f"worlds sampled per decision, the cost bound (default {DEFAULT_WORLDS})",
     )
     p.add_argument("--json", action="store_true", help="print the analysis as one JSON object")
+    p.add_argument(
+        "--show",
+        action="store_true",
+        help="step through the record in the terminal viewer with the graded decisions "
+        "marked (the same as: truco show RECORD --analyze; needs the 'tui' extra)",
+    )
 
     p.set_defaults(func=run_analyze)
 
