@@ -164,3 +164,24 @@ async def test_quitting_a_finished_match_or_a_record_does_not_ask(tmp_path: Path
         await pilot.press("ctrl+q")
         await pilot.pause()
     assert not app.is_running and not files_in(tmp_path, "*")
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
+@headless
+async def test_card_buttons_never_cut_a_cards_name(size: tuple[int, int], tmp_path: Path) -> None:
+    """Each card button is as wide as its card's name, hand after hand: a button never
+    keeps the width of the card it held before ("1 10 de   2 5 de   3 3 de oros")."""
+    session = LocalSession(Rules(players=2), human=0, bots=[PlainBot()], seed=3)
+    app = TrucoApp(session, delay=0, save_dir=tmp_path)
+    checked = 0
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        while not session.game.is_over and checked < 80:
+            row = " ".join(rendered(app, "#hand"))
+            if not app.hand_over():
+                for i, card in enumerate(app.view.hand):
+                    assert f"{i + 1} {card_text(card)}" in row, (row, app.view.hand)
+                checked += 1
+            await pilot.press("enter" if app.hand_over() else "1")
+            await settle(pilot, app)
+    assert checked >= 20

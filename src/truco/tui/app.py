@@ -349,6 +349,9 @@ class TrucoApp(App[None]):
             if seated and i < len(view.hand):
                 card = view.hand[i]
                 button.label = self._markup_label(f"[b]{CARD_KEYS[i]}[/b] {card_markup(card)}")
+                # a new label only repaints a button: without a layout it keeps the width of
+                # the card it held before, and the new card's name is cut
+                button.refresh(layout=True)
                 button.display = True
                 button.disabled = card not in legal
             else:
