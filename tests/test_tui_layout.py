@@ -100,10 +100,10 @@ async def test_the_table_at_every_size(size: tuple[int, int], tmp_path: Path) ->
         assert "Ctrl+Q: quit" in screen[-1]
 
         # the hand's closing action reaches the log, and the log shows its end
-        await pilot.press("m")  # the person goes to the mazo; the partner plays on
+        await pilot.press("m", "m")  # the person goes to the mazo; the partner plays on
         await settle(pilot, app)
         while not session.game.history:
-            await pilot.press("enter" if app.hand_over() else "m")
+            await pilot.press(*(["enter"] if app.hand_over() else ["m", "m"]))
             await settle(pilot, app)
         closed = session.game.history[0]
         seat, action = closed.actions[-1]
@@ -185,3 +185,51 @@ async def test_card_buttons_never_cut_a_cards_name(size: tuple[int, int], tmp_pa
             await pilot.press("enter" if app.hand_over() else "1")
             await settle(pilot, app)
     assert checked >= 20
+
+
+@headless
+async def test_the_mazo_asks_before_leaving_the_hand(tmp_path: Path) -> None:
+    """"m" asks; a second "m" (or "y") goes; any other key says no and does its own job."""
+    session = LocalSession(Rules(players=2), human=0, bots=[PlainBot()], seed=5)
+    app = TrucoApp(session, delay=0, save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        assert MAZO in app.view.legal
+        await pilot.press("m")
+        await settle(pilot, app)
+        assert not session.game.history and MAZO not in dict(session.game.actions).values()
+        assert any("Press m again (or y)" in line for line in rendered(app, "#message"))
+
+        await pilot.press("escape")  # another key: no
+        await settle(pilot, app)
+        assert not any("Press m again" in line for line in rendered(app, "#message"))
+        await pilot.press("m")
+        await settle(pilot, app)
+        assert not session.game.history  # asked again, not gone
+
+        await pilot.press("y")
+        await settle(pilot, app)
+        assert session.game.history and session.game.history[0].actions[-1] == (0, MAZO)
+
+        await pilot.press("enter")
+        await settle(pilot, app)
+        await pilot.press("m")
+        await pilot.press("1")  # a card instead: no mazo, the card is played
+        await settle(pilot, app)
+        assert len(session.game.history) == 1 or session.game.history[1].actions[-1] != (0, MAZO)
+        assert (0, MAZO) not in session.game.actions
+
+
+@headless
+async def test_the_mazo_button_asks_too(tmp_path: Path) -> None:
+    session = LocalSession(Rules(players=2), human=0, bots=[PlainBot()], seed=5)
+    app = TrucoApp(session, delay=0, save_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.click(f"#act-{MAZO}")
+        await settle(pilot, app)
+        assert not session.game.history
+        await pilot.pause(0.3)  # (a button ignores a click while it shows the last one)
+        await pilot.click(f"#act-{MAZO}")
+        await settle(pilot, app)
+        assert session.game.history[0].actions[-1] == (0, MAZO)

@@ -22,7 +22,7 @@ from textual.content import Content
 from textual.markup import escape
 from textual.widgets import Button, Static
 
-from ..actions import SAY_ACTIONS, TRUCO, VALE_CUATRO, is_say
+from ..actions import MAZO, SAY_ACTIONS, TRUCO, VALE_CUATRO, is_say
 from ..locale import _
 from ..record import RecordError, load_record, replay
 from ..view import PublicHand, SeatView
@@ -116,6 +116,7 @@ class TrucoApp(App[None]):
         self._start_scores: dict[int, tuple[int, int]] = {}
         self._closed_hands: dict[int, PublicHand] = {}
         self.compact = False  # a small terminal: shorter texts
+        self._mazo_asked = False  # "m" was pressed once: the next "m" (or "y") leaves the hand
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -462,6 +463,8 @@ class TrucoApp(App[None]):
             index = int(button_id.removeprefix("card-"))
             if index < len(self._view.hand):
                 self.take(self._view.hand[index])
+        elif button_id == f"act-{MAZO}":
+            self.go_to_mazo()
         elif button_id.startswith("act-"):
             self.take(int(button_id.removeprefix("act-")))
         elif button_id == "megaphone":
@@ -478,10 +481,23 @@ class TrucoApp(App[None]):
 
         self.push_screen(MegaphoneScreen(), spoken)
 
+    def go_to_mazo(self) -> None:
+        """Leaving the hand cannot be taken back: the first "m" (or click) asks, the second
+        (or "y") goes. Refused at once when the mazo is not legal now (the engine says why)."""
+        if self._mazo_asked or MAZO not in self._view.legal:
+            self._mazo_asked = False
+            self.take(MAZO)
+            return
+        self._mazo_asked = True
+        self.say(_("Go to the mazo and leave this hand? Press m again (or y); any other key: no."))
+
     def on_key(self, event: events.Key) -> None:
         if len(self.screen_stack) > 1:
             return  # a modal screen has the keyboard
         key = event.key
+        if self._mazo_asked and key not in ("m", "y"):
+            self._mazo_asked = False  # any other key says no (and does what it does)
+            self.say("")
         handled = self.handle_key(key, event.character)
         if handled:
             event.stop()
@@ -525,6 +541,8 @@ class TrucoApp(App[None]):
                 self.say(_("Taking your seat back from the bot."))
             else:
                 self.say(_("Key 'b' takes your seat back when a bot covers it; it does not now."))
+        elif key == "m" or (key == "y" and self._mazo_asked):
+            self.go_to_mazo()
         elif key in KEY_CALLS:
             self.take(self._call_for_key(key))
         elif key == MEGAPHONE_KEY:
