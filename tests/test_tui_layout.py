@@ -233,3 +233,17 @@ async def test_the_mazo_button_asks_too(tmp_path: Path) -> None:
         await pilot.click(f"#act-{MAZO}")
         await settle(pilot, app)
         assert session.game.history[0].actions[-1] == (0, MAZO)
+
+
+@headless
+async def test_the_screen_tells_the_person_in_the_second_person(tmp_path: Path) -> None:
+    set_language(DEFAULT_LANGUAGE)
+    session = LocalSession(Rules(players=2), human=0, bots=[PlainBot()], seed=5)
+    app = TrucoApp(session, delay=0, save_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("m", "m")
+        await settle(pilot, app)
+        screen = "\n".join(rendered(app))
+        assert "Truco: te fuiste al mazo" in screen
+        assert "Vos se fue" not in screen

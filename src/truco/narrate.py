@@ -143,12 +143,24 @@ def explain_hand(
     lang: str = DEFAULT_LANGUAGE,
     *,
     target: int | None = None,
+    you: int | None = None,
 ) -> list[str]:
     """The sentences that explain what a closed hand scored, in ``lang``: the flor, the
     envido (who won it and with what tanto, or who refused it), the truco (won on the
     bazas, refused, or by the mazo) and the points dropped because the chico was decided.
     ``before`` is the score when the hand was dealt; ``target`` the chico's points (a
-    dropped point is only told when it is given)."""
+    dropped point is only told when it is given); ``you`` the seat of the person who
+    reads it, told in the second person ("no quisiste el truco", "te fuiste al mazo").
+
+    >>> from truco import Game
+    >>> game = Game(seed=1)
+    >>> game.play(0, "mazo")
+    >>> hand = public_hand(game.history[-1])
+    >>> explain_hand(hand, ("Vos", "Beto"), ("Nosotros", "Ellos"), (0, 0), you=0)
+    ['Truco: te fuiste al mazo — Ellos +1']
+    >>> explain_hand(hand, ("You", "Beto"), ("Us", "Them"), (0, 0), "en", you=0)
+    ['Truco: you went to the mazo — Them +1']
+    """
     tr = translation(lang)
     _ = tr.gettext
     actions = tuple(hand.actions)
@@ -165,12 +177,12 @@ def explain_hand(
             calls = ", ".join(dict.fromkeys([*singers, *flor_calls])) or "flor"
             lines.append(_("Flor ({calls}) — {gain}").format(calls=calls, gain=gain))
         elif source == "envido":
-            lines.append(_envido_line(tr, envido_steps, showdowns, team, gain, names))
+            lines.append(_envido_line(tr, envido_steps, showdowns, team, gain, names, you))
         elif rounds > 1:  # pica-pica: each pair played its own round
             round_number += 1
             lines.append(_("Truco, round {number} — {gain}").format(number=round_number, gain=gain))
         else:
-            lines.append(_truco_line(tr, actions, len(names), points, gain, names, team_names))
+            lines.append(_truco_line(tr, actions, len(names), points, gain, names, team_names, you))
     if not hand.why:
         lines.append(_("No points this hand."))
     if target is not None:
@@ -198,11 +210,16 @@ def _envido_line(
     team: int,
     gain: str,
     names: Sequence[str],
+    you: int | None,
 ) -> str:
     _ = tr.gettext
     calls, refused_by = sequences.pop(0) if sequences else ([ENVIDO], None)
     said = " + ".join(CALL_NAMES[c] for c in calls)
     if refused_by is not None:
+        if refused_by == you:
+            return _("{calls}: you did not want it — {gain}").format(
+                calls=said.capitalize(), gain=gain
+            )
         return _("{calls}: {name} did not want it — {gain}").format(
             calls=said.capitalize(), name=names[refused_by], gain=gain
         )
@@ -211,6 +228,10 @@ def _envido_line(
     if not winners:
         return f"{said.capitalize()} — {gain}"
     best = max(winners, key=lambda d: d.tanto or 0)
+    if best.seat == you:
+        return _("{calls}: you won with {tanto} — {gain}").format(
+            calls=said.capitalize(), tanto=best.tanto, gain=gain
+        )
     return _("{calls}: {name} won with {tanto} — {gain}").format(
         calls=said.capitalize(), name=names[best.seat], tanto=best.tanto, gain=gain
     )
@@ -224,15 +245,22 @@ def _truco_line(
     gain: str,
     names: Sequence[str],
     team_names: Sequence[str],
+    you: int | None,
 ) -> str:
     _ = tr.gettext
     last_seat, last = actions[-1] if actions else (None, None)
     left = {s for s, a in actions if a == MAZO}
     in_hand = set(range(players)) - left
     if last == MAZO and last_seat is not None and not _team_in_hand(last_seat, in_hand):
+        if last_seat == you:
+            return _("Truco: you went to the mazo — {gain}").format(gain=gain)
         return _("Truco: {name} went to the mazo — {gain}").format(name=names[last_seat], gain=gain)
     if last == NO_QUIERO and last_seat is not None:
         refused = next((a for _s, a in reversed(actions) if a in TRUCO_CALLS), TRUCO)
+        if last_seat == you:
+            return _("Truco: you did not want the {call} — {gain}").format(
+                call=CALL_NAMES[refused], gain=gain
+            )
         return _("Truco: {name} did not want the {call} — {gain}").format(
             name=names[last_seat], call=CALL_NAMES[refused], gain=gain
         )

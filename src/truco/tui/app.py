@@ -200,7 +200,13 @@ class TrucoApp(App[None]):
         last = view.last_hand
         self.query_one("#last", Panel).update(
             render.last_hand_markup(
-                last, names, teams, view.rules, self.score_before(last), compact=compact
+                last,
+                names,
+                teams,
+                view.rules,
+                self.score_before(last),
+                compact=compact,
+                you=s.seat,
             )
         )
         self._draw_log(view)
@@ -295,7 +301,12 @@ class TrucoApp(App[None]):
     def _result_markup(self, hand: PublicHand) -> str:
         s = self.session
         return render.hand_result_markup(
-            hand, s.names, s.team_names, self.score_before(hand), self._view.rules.target
+            hand,
+            s.names,
+            s.team_names,
+            self.score_before(hand),
+            self._view.rules.target,
+            you=s.seat,
         )
 
     def spectator(self) -> bool:

@@ -321,9 +321,11 @@ def last_hand_markup(
     before: tuple[int, int] | None,
     *,
     compact: bool = False,
+    you: int | None = None,
 ) -> str:
     """The last closed hand: its bazas laid out per seat, what it scored explained in
-    words (envido, truco and how, points dropped), the cards shown and the score."""
+    words (envido, truco and how, points dropped; ``you``, the person's seat, in the
+    second person), the cards shown and the score."""
     if hand is None:
         return "[dim]" + _("No hand played yet.") + "[/dim]"
     lines = [f"[b]{escape(_('Hand {number}').format(number=hand.index + 1))}[/b]"]
@@ -341,7 +343,7 @@ def last_hand_markup(
     elif hand.played:
         lines.append("  ".join(f"{escape(names[s])} {card_markup(c)}" for s, c in hand.played))
     target = rules.target if before is not None else None
-    lines += [escape(line) for line in _explain(hand, names, team_names, before, target)]
+    lines += [escape(line) for line in _explain(hand, names, team_names, before, target, you)]
     for declarations in hand.showdowns:
         lines.append("Envido: " + showdown_text(declarations, names))
     for seat, cards in hand.revealed:
@@ -365,11 +367,12 @@ def _explain(
     team_names: Sequence[str],
     before: tuple[int, int] | None,
     target: int | None,
+    you: int | None = None,
 ) -> list[str]:
     from ..locale import current_language
 
     return explain_hand(
-        hand, names, team_names, before or (0, 0), current_language(), target=target
+        hand, names, team_names, before or (0, 0), current_language(), target=target, you=you
     )
 
 
@@ -379,9 +382,12 @@ def hand_result_markup(
     team_names: Sequence[str],
     before: tuple[int, int] | None,
     target: int,
+    *,
+    you: int | None = None,
 ) -> str:
     """The close of a hand for the log: what each team scored (points dropped because
-    the chico was decided are not counted), then the hand explained in words."""
+    the chico was decided are not counted), then the hand explained in words (``you``,
+    the person's seat, in the second person)."""
     gains = hand_gains(hand, before)
     scored = ", ".join(f"{team_names[team]} +{gains[team]}" for team in (0, 1) if gains[team]) or _(
         "no points"
@@ -390,6 +396,8 @@ def hand_result_markup(
         number=hand.index + 1, scored=scored, score=f"{hand.score[0]}-{hand.score[1]}"
     )
     lines = [f"[b]{escape(head)}[/b]"]
-    explained = _explain(hand, names, team_names, before, target if before is not None else None)
+    explained = _explain(
+        hand, names, team_names, before, target if before is not None else None, you
+    )
     lines += [f"  [i]{escape(line)}[/i]" for line in explained]
     return "\n".join(lines)
