@@ -332,7 +332,7 @@ def test_a_tampered_record_fails_and_names_the_first_bad_hand(
     assert line.startswith(f"hand {bad}: MISMATCH: ") and reason in line, line
     assert "all" not in lines[-1] and "Traceback" not in done.stderr
     assert all(x.startswith(f"hand {h}: ") for h, x in enumerate(lines[:-1], 1))
-    assert [x for x in lines if "MISMATCH" in x][0] == line  # the first bad hand
+    assert next(x for x in lines if "MISMATCH" in x) == line  # the first bad hand
 
 
 def test_every_hand_of_the_untouched_record_verifies(tmp_path: Path, ten: dict[str, Any]) -> None:
@@ -365,7 +365,8 @@ def test_a_malformed_match_key_is_a_mismatch(tmp_path: Path, ten: dict[str, Any]
     done = run("verify", write(tmp_path, record))
     assert done.returncode == 1
     assert done.stdout.splitlines()[0] == (
-        "hand 1: MISMATCH: the match's fairness data: the match key must be 64 lower-case hex digits"
+        "hand 1: MISMATCH: the match's fairness data: "
+        "the match key must be 64 lower-case hex digits"
     )
 
 

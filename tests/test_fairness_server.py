@@ -6,7 +6,6 @@ restarted in the middle of a hand honours the commitment it published."""
 from __future__ import annotations
 
 import copy
-
 import json
 import random
 from pathlib import Path

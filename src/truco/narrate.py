@@ -48,9 +48,11 @@ from .actions import (
     TRUCO,
     TRUCO_CALLS,
     VALE_CUATRO,
+    action_token,
     is_play,
+    is_say,
 )
-from .cards import STRENGTH
+from .cards import RANK, STRENGTH, SUIT
 from .game import Declaration, HandResult
 from .locale import DEFAULT_LANGUAGE, LANGUAGES, translation
 from .view import PublicHand, public_hand
@@ -369,3 +371,80 @@ def explain_last_hand(
             for lang in LANGUAGES
         },
     }
+
+
+# ---------------------------------------------------------------- cards and moves in words
+#: The suits as message ids (espadas, bastos, oros, copas in Spanish).
+SUIT_WORDS = ("swords", "clubs", "coins", "cups")
+#: The grades of ``truco analyze``, as message ids.
+GRADE_WORDS = {"inaccuracy": "Inaccuracy", "mistake": "Mistake", "blunder": "Blunder"}
+
+
+def card_words(card: int, lang: str = DEFAULT_LANGUAGE) -> str:
+    """A card as a person says it: "12 de bastos", "12 of clubs".
+
+    >>> card_words(11), card_words(11, "en")
+    ('2 de bastos', '2 of clubs')
+    """
+    _ = translation(lang).gettext
+    return _("{rank} of {suit}").format(rank=RANK[card], suit=_(SUIT_WORDS[SUIT[card]]))
+
+
+def move_words(action: int, lang: str = DEFAULT_LANGUAGE) -> str:
+    """What an action is, to be done: "jugar el 12 de bastos", "cantar vale cuatro",
+    "decir quiero", "irse al mazo" (in English "play the 12 of clubs", "call vale cuatro"...).
+
+    >>> move_words(VALE_CUATRO), move_words(11, "en")
+    ('cantar vale cuatro', 'play the 2 of clubs')
+    """
+    _ = translation(lang).gettext
+    if is_play(action):
+        return _("play the {card}").format(card=card_words(action, lang))
+    if action == MAZO:
+        return _("go to the mazo")
+    if action in (QUIERO, NO_QUIERO):
+        return _("say {answer}").format(answer=action_token(action).replace("-", " "))
+    if is_say(action):
+        return _("say {answer}").format(answer=action_token(action).removeprefix("say "))
+    return _("call {call}").format(call=CALL_NAMES[action])
+
+
+def did_words(name: str, action: int, lang: str = DEFAULT_LANGUAGE) -> str:
+    """Who did what: "Lugar 1 jugó el 12 de bastos", "Seat 1 called truco".
+
+    >>> did_words("Ana", MAZO), did_words("Ana", QUIERO, "en")
+    ('Ana se fue al mazo', 'Ana said quiero')
+    """
+    _ = translation(lang).gettext
+    if is_play(action):
+        return _("{name} played the {card}").format(name=name, card=card_words(action, lang))
+    if action == MAZO:
+        return _("{name} went to the mazo").format(name=name)
+    if action in (QUIERO, NO_QUIERO):
+        answer = action_token(action).replace("-", " ")
+        return _("{name} said {answer}").format(name=name, answer=answer)
+    if is_say(action):
+        answer = action_token(action).removeprefix("say ")
+        return _("{name} said {answer}").format(name=name, answer=answer)
+    return _("{name} called {call}").format(name=name, call=CALL_NAMES[action])
+
+
+def decision_words(
+    grade: str, name: str, chosen: int, best: int, loss: float, lang: str = DEFAULT_LANGUAGE
+) -> str:
+    """A graded decision of ``truco analyze`` in words, for a person:
+    "Imprecisión: Lugar 1 jugó el 12 de bastos (pierde 0,62 puntos); mejor: cantar truco".
+
+    >>> decision_words("mistake", "Seat 1", 35, TRUCO, 1.234, "en")
+    'Mistake: Seat 1 played the 6 of cups (loses 1.23 points); better: call truco'
+    """
+    _ = translation(lang).gettext
+    points = f"{loss:.2f}"
+    if lang == "es":
+        points = points.replace(".", ",")
+    return _("{grade}: {did} (loses {points} points); better: {better}").format(
+        grade=_(GRADE_WORDS.get(grade, grade)),
+        did=did_words(name, chosen, lang),
+        points=points,
+        better=move_words(best, lang),
+    )

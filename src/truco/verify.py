@@ -109,9 +109,7 @@ def check_record(text: str | bytes) -> RecordCheck:
     checks, game = _replay(record, raw_hands, verdicts)
     result = None
     if game is not None:
-        result = _ending(
-            record, game, raw_hands, checks, key is not None or key_problem is not None
-        )
+        result = _ending(record, game, checks, key is not None or key_problem is not None)
     return RecordCheck(checks, result)
 
 
@@ -190,39 +188,24 @@ _TEAM = re.compile(r"\bteam (\d+)\b")
 _CHICOS = re.compile(r"\b(\d+)-(\d+)\b")
 
 
-def _ending(
-    record: Record,
-    game: Game,
-    raw_hands: list[Any],
-    checks: list[HandCheck],
-    keyed: bool,
-) -> str | None:
+def _ending(record: Record, game: Game, checks: list[HandCheck], keyed: bool) -> str | None:
     """Check that the match ends where the record says it does; the replayed result."""
     n = len(checks)
     claimed = record.headers.get("result")
     if not game.is_over:
         if n and checks[-1].status == "pending" and not keyed and claimed is None:
             return None  # a match in progress, as written while it is played
-        stop = f"the match is not over after hand {n} ({game.score[0]}-{game.score[1]}, to {record.rules.target})"
+        score, target = f"{game.score[0]}-{game.score[1]}", record.rules.target
+        stop = f"the match is not over after hand {n} ({score}, to {target})"
+        removed = "hands or actions were removed"
         if keyed:
-            checks.append(
-                HandCheck(
-                    n,
-                    "mismatch",
-                    f"missing: {stop}, but the record carries the match key, written only when it ends: hands or actions were removed",
-                )
-            )
+            why = f"the record carries the match key, written only when it ends: {removed}"
+            checks.append(HandCheck(n, "mismatch", f"missing: {stop}, but {why}"))
         elif claimed is not None:
-            checks.append(
-                HandCheck(
-                    n,
-                    "mismatch",
-                    f"missing: {stop}, but the record's result is {claimed!r}: hands or actions were removed",
-                )
-            )
-        elif n and all(c.status == "missing" for c in checks):
-            pass  # no fairness data at all, written by hand: nothing says where it ends
-        else:
+            why = f"the record's result is {claimed!r}: {removed}"
+            checks.append(HandCheck(n, "mismatch", f"missing: {stop}, but {why}"))
+        elif not all(c.status == "missing" for c in checks):
+            # (a record without any fairness data, written by hand, says nothing of its end)
             checks.append(HandCheck(n, "unfinished", f"{stop}: the record stops before it ends"))
         return None
     winner = game.winner

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from typing import Any
 
-from ..actions import action_token
+from ..locale import DEFAULT_LANGUAGE
+from ..narrate import decision_words
 from ..record import RecordError, load_record, replay
 from .engine import DEFAULT_WORLDS, Analysis, analyze
 
@@ -74,11 +76,14 @@ def run_analyze(args: argparse.Namespace) -> int:
     return 0
 
 
-def marks_text(analysis: Analysis) -> dict[tuple[int, int], str]:
-    """One line per graded decision, by (hand, action number), for the record viewer."""
+def marks_text(
+    analysis: Analysis, names: Sequence[str], lang: str = DEFAULT_LANGUAGE
+) -> dict[tuple[int, int], str]:
+    """One sentence per graded decision, by (hand, action number), for the record viewer:
+    in ``lang``, the seats by ``names``, the moves in words ("Imprecisión: Lugar 1 jugó el
+    12 de bastos (pierde 0,62 puntos); mejor: cantar truco")."""
     return {
-        key: f"{d.grade.upper()}: seat {d.seat} {action_token(d.chosen)} "
-        f"(-{d.loss:.2f}), better {action_token(d.best)}"
+        key: decision_words(d.grade, names[d.seat], d.chosen, d.best, d.loss, lang)
         for key, d in analysis.marks().items()
         if d.grade is not None
     }

@@ -30,11 +30,11 @@ from . import render
 from .cards_text import card_markup
 from .keys import (
     CALL_KEYS,
-    CALL_LABELS,
     CARD_KEYS,
     KEY_CALLS,
     MEGAPHONE_KEY,
     call_label,
+    call_words,
 )
 from .reasons import translate_reason
 from .session import BotTurn, TableSession
@@ -138,7 +138,7 @@ class TrucoApp(App[None]):
                 yield KeyButton("", id=f"card-{i}")
         with Grid(id="calls"):
             for action in _CALL_BUTTONS:
-                yield KeyButton(CALL_LABELS[action], id=f"act-{action}")
+                yield KeyButton(call_words(action), id=f"act-{action}")
             yield KeyButton(f"{MEGAPHONE_KEY} 📣 " + _("megaphone"), id="megaphone")
         yield Static(id="keys")
 
@@ -211,7 +211,10 @@ class TrucoApp(App[None]):
         )
         self._draw_log(view)
         self.query_one("#turn", Static).update(self._turn_line())
-        self.query_one("#message", Static).update(escape(self.message))
+        message = self.message
+        if not message and isinstance(s, RecordViewer):
+            message = s.mark()  # the analysis' word on this step, whole, on its own line
+        self.query_one("#message", Static).update(escape(message))
         self._draw_buttons(view)
         self.query_one("#keys", Static).update(self._keys_line())
         self._pace()

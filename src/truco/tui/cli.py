@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..locale import LANGUAGES, _, choose_language, current_language, set_language
@@ -181,8 +181,9 @@ def show_record(
         )
     try:
         record = load_record(text)
-        marks = _analysis_marks(record, analysis or {}) if analyze else None
-        viewer = RecordViewer(record, marks)
+        viewer = RecordViewer(record)
+        if analyze:
+            viewer.marks = _analysis_marks(record, viewer.names, analysis or {})
     except RecordError as exc:
         return _fail(command, f"{file}: {exc}")
     from .app import TrucoApp
@@ -191,12 +192,14 @@ def show_record(
     return 0
 
 
-def _analysis_marks(record: Any, options: Mapping[str, Any]) -> dict[tuple[int, int], str]:
-    """``truco analyze``'s grades of the record's decisions, for the viewer's caption."""
+def _analysis_marks(
+    record: Any, names: Sequence[str], options: Mapping[str, Any]
+) -> dict[tuple[int, int], str]:
+    """``truco analyze``'s grades of the record's decisions in words, for the viewer."""
     from ..analysis import analyze
     from ..analysis.cli import marks_text
 
-    return marks_text(analyze(record, **options))
+    return marks_text(analyze(record, **options), names, current_language())
 
 
 def _cmd_show(args: argparse.Namespace) -> int:

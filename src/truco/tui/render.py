@@ -11,14 +11,14 @@ from collections.abc import Mapping, Sequence
 from textual.markup import escape
 
 from ..actions import SAY_FIRST, is_play, is_say
-from ..cards import RANK, SUIT, SUIT_NAMES
+from ..cards import RANK, SUIT
 from ..game import PARDA, Declaration
 from ..locale import _
 from ..narrate import explain_hand, hand_bazas
 from ..rules import Rules
 from ..view import PendingCall, PublicHand, SeatView
-from .cards_text import SUIT_STYLES, card_markup, card_short_markup
-from .keys import CALL_LABELS, WORD_LABELS
+from .cards_text import SUIT_STYLES, card_markup, card_short_markup, suit_text
+from .keys import WORD_LABELS, call_words
 
 TRUCO_LEVELS = ("", "truco", "retruco", "vale cuatro")
 #: Each team's colour, for its name and its seats; the same for every viewer.
@@ -149,7 +149,7 @@ def pending_text(pending: PendingCall, team_names: Sequence[str]) -> str:
 def card_cell(card: int, width: int) -> str:
     """A card for a cell of the bazas grid, ``width`` columns: ``12 espadas``, or
     ``12 esp`` in narrow cells; its suit coloured."""
-    suit = SUIT_NAMES[SUIT[card]]
+    suit = suit_text(card)
     text = f"{RANK[card]} {suit if width > 10 else suit[:3]}"
     return f"[{SUIT_STYLES[SUIT[card]]}]{text}[/]" + " " * max(1, width - len(text))
 
@@ -275,7 +275,7 @@ def action_text(seat: int, action: int, names: Sequence[str]) -> str:
         return f"{name}: {card_markup(action)}"
     if is_say(action):
         return f"{name} 📣 [i]{WORD_LABELS[action - SAY_FIRST]}[/i]"
-    return f"{name}: [b]{CALL_LABELS[action]}[/b]"
+    return f"{name}: [b]{call_words(action)}[/b]"
 
 
 def log_markup(
