@@ -6,6 +6,10 @@ Seat ``s`` is dealt ``deck[3s], deck[3s+1], deck[3s+2]`` (:func:`deal_from_deck`
 the hand closes the deck and the salt are revealed, and anyone can check that they hash
 to the commitment and give the cards that were dealt (:func:`check_hand`).
 
+When the match is over the record also carries the match's key (:func:`match_fairness`):
+every hand's deck and salt derive from it (:meth:`SealedDeck.derive`), so each hand's
+commitment is bound to its place in that match (:func:`check_match_key`).
+
 The canonical encoding is ASCII text, the fields joined by ``|``::
 
     truco-fair/1|<hand index, decimal>|<the 40 cards, comma-separated>|<salt, 64 hex digits>
