@@ -105,8 +105,13 @@ def test_the_record_viewer_marks_the_graded_decisions() -> None:
     from truco.tui.viewer import RecordViewer
 
     record = record_from_json(REFUSED_TRUCO)
-    viewer = RecordViewer(record, marks_text(analyze(record, seed=1)))
+    analysis = analyze(record, seed=1)
+    viewer = RecordViewer(record)
+    viewer.marks = marks_text(analysis, viewer.names)  # in words, in Spanish by default
     viewer.last()  # the step after seat 0's no-quiero
-    assert "BLUNDER: seat 0 no-quiero" in viewer.caption()
+    assert viewer.mark().startswith("Error grave: Lugar 1 dijo no quiero (pierde ")
+    assert "; mejor: " in viewer.mark()
     viewer.first()
-    assert "BLUNDER" not in viewer.caption()
+    assert viewer.mark() == ""
+    english = marks_text(analysis, ("Ana", "Beto"), "en")[(0, 4)]
+    assert english.startswith("Blunder: Ana said no quiero (loses ") and "; better: " in english

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -210,3 +211,70 @@ def test_serve_says_open_once_it_listens(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+# ---------------------------------------------------------------- output cut short
+GOLDEN = Path(__file__).parent / "records"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("replay", str(GOLDEN / "24_three_chicos.json")),
+        ("analyze", str(GOLDEN / "01_plain_hand.json"), "--worlds", "2"),
+        ("--help",),
+        ("analyze", "--help"),
+    ],
+    ids=lambda a: " ".join(a[:1] + a[-1:]),
+)
+def test_a_reader_that_goes_away_ends_the_command_quietly(args: tuple[str, ...]) -> None:
+    """``truco analyze FILE | head``: the reader closes the pipe before the command writes;
+    no BrokenPipeError traceback, no "Exception ignored", exit 141 (128 + SIGPIPE)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before a byte is written: a certain EPIPE
+    try:
+        done = subprocess.run(
+            [*TRUCO, *args], stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120
+        )
+    finally:
+        os.close(write_end)
+    assert done.stderr == "", done.stderr
+    # argparse's help swallows its own write error and exits 0: silent either way
+    assert done.returncode in ((0, 141) if "--help" in args else (141,)), done.returncode
+
+
+def test_piped_to_head_through_a_shell() -> None:
+    """The same through a real shell pipeline: whatever head leaves unread, no traceback."""
+    command = " ".join([*TRUCO, "--help"]) + " | head -n 1"
+    done = subprocess.run(
+        ["sh", "-c", command], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.stdout.startswith("usage: truco") and done.stderr == ""
+
+
+def test_analyze_show_is_show_analyze(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's ``truco analyze RECORD --show`` opens the viewer with the grades, as
+    ``truco show RECORD --analyze`` does; each command's help names the other."""
+    import truco.tui.cli
+
+    calls: list[tuple[str, str, bool, object]] = []
+
+    def viewer(
+        file: str,
+        command: str = "show",
+        lang: object = None,
+        analyze: bool = False,
+        analysis: object = None,
+    ) -> int:
+        calls.append((file, command, analyze, analysis))
+        return 0
+
+    monkeypatch.setattr(truco.tui.cli, "show_record", viewer)
+    record = str(GOLDEN / "01_plain_hand.json")
+    assert main(["analyze", record, "--show", "--worlds", "5", "--seat", "1"]) == 0
+    assert calls == [(record, "analyze", True, {"seats": {1}, "seed": 0, "worlds": 5})]
+    helps = subparsers()
+    analyze_help = " ".join(helps["analyze"].format_help().split())
+    show_help = " ".join(helps["show"].format_help().split())
+    assert "the same as: truco show RECORD --analyze" in analyze_help
+    assert re.search(r"truco analyze (FILE|ARCHIVO) --show", show_help), show_help

@@ -80,7 +80,9 @@ def test_a_tampered_deck_is_detected(sealed: SealedDeck, n: int, data: st.DataOb
     tampered = {**sealed.revealed(), "deck": [card_name(c) for c in deck]}
     reason = check_hand(tampered, sealed.deal(n), sealed.hand)
     assert (
-        reason == f"the commitment is not the SHA-256 of hand {sealed.hand}, its deck and its salt"
+        reason
+        == f"the commitment is not the SHA-256 of this hand (index {sealed.hand} in the encoding), "
+        "its deck and its salt"
     )
 
 
@@ -133,7 +135,10 @@ def test_another_hands_data_is_detected(sealed: SealedDeck, n: int, other: int) 
     if other == sealed.hand:
         return
     reason = check_hand(sealed.revealed(), sealed.deal(n), other)
-    assert reason == f"the commitment is not the SHA-256 of hand {other}, its deck and its salt"
+    assert reason == (
+        f"the commitment is not the SHA-256 of this hand (index {other} in the encoding), "
+        "its deck and its salt"
+    )
 
 
 @pytest.mark.parametrize(

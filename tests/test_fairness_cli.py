@@ -43,8 +43,16 @@ def fair_record(players: int = 2, seed: int = 1, finish: bool = True) -> dict[st
     while not game.is_over and (finish or len(game.history) < 3):
         seat = game.actors()[0]
         game.apply(seat, rng.choice(game.legal_actions(seat, megaphone=False)))
-    record = game_to_record(game)
-    add_to_record(record, dealer.sealed_decks(len(record["hands"])), closed=len(game.history))
+    # as the online table writes it (server/table/stored.py): the result and the match key
+    # once the match is over
+    headers = {"result": f"team {game.winner} wins {game.chicos[0]}-{game.chicos[1]}"}
+    record = game_to_record(game, headers if game.is_over else None)
+    add_to_record(
+        record,
+        dealer.sealed_decks(len(record["hands"])),
+        closed=len(game.history),
+        key=dealer.key if game.is_over else None,
+    )
     return record
 
 
@@ -66,7 +74,8 @@ def test_an_honest_record_verifies_hand_by_hand(tmp_path: Path, good: dict[str, 
     lines = done.stdout.splitlines()
     n = len(good["hands"])
     assert lines[:n] == [f"hand {h}: ok" for h in range(1, n + 1)]  # counted from 1
-    assert lines[n].endswith(f"all {n} hands verified") and len(lines) == n + 1
+    assert f": all {n} hands verified: deals, actions and result (team " in lines[n]
+    assert len(lines) == n + 1
     assert done.stderr == ""
 
 
@@ -96,9 +105,9 @@ def tampered(good: dict[str, Any], hand: int, how: str) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("how", "reason"),
     [
-        ("deck", "the commitment is not the SHA-256 of hand 1, its deck and its salt"),
-        ("salt", "the commitment is not the SHA-256 of hand 1, its deck and its salt"),
-        ("other-hand", "the commitment is not the SHA-256 of hand 1, its deck and its salt"),
+        ("deck", "the commitment is not the SHA-256 of this hand (index 1 in the encoding)"),
+        ("salt", "the commitment is not the SHA-256 of this hand (index 1 in the encoding)"),
+        ("other-hand", "the commitment is not the SHA-256 of this hand (index 1 in the encoding)"),
         ("swap", "seat 0 was dealt "),
         ("undealt", "seat 2 was dealt "),
     ],
@@ -111,7 +120,7 @@ def test_tampering_is_a_mismatch_with_a_reason(
     lines = done.stdout.splitlines()
     assert lines[0] == "hand 1: ok" and lines[2] == "hand 3: ok"
     assert lines[1].startswith(f"hand 2: MISMATCH: {reason}")
-    assert lines[-1].endswith("1 hand(s) do not verify")
+    assert lines[-1].endswith("1 hand(s) do not verify; the first is hand 2")
     assert "Traceback" not in done.stderr
 
 
@@ -137,6 +146,7 @@ def test_the_replay_output_does_not_change(tmp_path: Path, good: dict[str, Any])
 
 def test_a_record_without_fairness_data_says_so(tmp_path: Path, good: dict[str, Any]) -> None:
     plain = copy.deepcopy(good)
+    del plain["fairness"]  # (a record written without commit-reveal deals has no match key)
     for hand in plain["hands"]:
         del hand["fairness"]
     done = run("verify", write(tmp_path, plain))
@@ -153,6 +163,7 @@ def test_some_hands_without_fairness_data_are_unverified(
 ) -> None:
     record = copy.deepcopy(good)
     del record["hands"][0]["fairness"]
+    record["fairness"]["first_hand"] = 1  # (a match the key took over after its first hand)
     done = run("verify", write(tmp_path, record))
     assert done.returncode == 3
     lines = done.stdout.splitlines()
@@ -236,4 +247,133 @@ def test_card_names_in_the_deck_are_case_insensitive(tmp_path: Path, good: dict[
     fair = record["hands"][0]["fairness"]
     fair["deck"] = [c.upper() for c in fair["deck"]]
     assert [card_name(parse_card(c)) for c in fair["deck"]] == good["hands"][0]["fairness"]["deck"]
+    assert run("verify", write(tmp_path, record)).returncode == 0
+
+
+# ---------------------------------------------------------------- the whole record
+@pytest.fixture(scope="module")
+def ten() -> dict[str, Any]:
+    """A finished 1v1 match of ten hands or more."""
+    return next(r for seed in range(100) if len((r := fair_record(2, seed))["hands"]) >= 10)
+
+
+def cut(record: dict[str, Any], how: str, other: dict[str, Any]) -> dict[str, Any]:
+    """A tampered copy of ``record``; ``other`` is an honest record of another match."""
+    r = copy.deepcopy(record)
+    hands = r["hands"]
+    if how == "last-hands":  # 7 of 10 hands removed from the end (the result left as it was)
+        del hands[len(hands) - 7 :]
+    elif how == "last-hands-and-result":  # ... and the result with them
+        del hands[len(hands) - 7 :]
+        del r["headers"]
+    elif how == "middle-hand":
+        del hands[4]
+    elif how == "reordered":
+        hands[3], hands[4] = hands[4], hands[3]
+    elif how == "inserted":  # a hand of another match, at the same place, honest in itself
+        hands[2] = copy.deepcopy(other["hands"][2])
+    elif how == "last-actions":  # the deciding actions of the last hand
+        del hands[-1]["actions"][-1]
+    elif how == "middle-actions":
+        del hands[2]["actions"][-1]
+    elif how == "action-edited":  # a card played that the seat never held
+        seat, _ = hands[1]["actions"][0]
+        hands[1]["actions"][0] = [seat, "play " + hands[1]["fairness"]["deck"][-1]]
+    elif how == "result-winner":
+        r["headers"]["result"] = (
+            r["headers"]["result"]
+            .replace("team 0", "team 2")
+            .replace("team 1", "team 0")
+            .replace("team 2", "team 1")
+        )
+    elif how == "result-chicos":
+        r["headers"]["result"] = r["headers"]["result"][:-3] + "3-2"
+    elif how == "other-key":  # the key of another match
+        r["fairness"] = copy.deepcopy(other["fairness"])
+    elif how == "hand-without-fairness":  # a keyed hand that lost its proof
+        del hands[5]["fairness"]
+    return r
+
+
+@pytest.mark.parametrize(
+    ("how", "code", "first_bad", "reason"),
+    [
+        ("last-hands", 1, None, "missing: the match is not over after hand "),
+        ("last-hands-and-result", 1, None, "but the record carries the match key"),
+        ("middle-hand", 1, 5, "the commitment is not the SHA-256 of this hand (index 4 in"),
+        ("reordered", 1, 4, "the commitment is not the SHA-256 of this hand (index 3 in"),
+        ("inserted", 1, 3, "the commitment is not the one the match key gives hand 3"),
+        ("last-actions", 1, -1, "the hand stops before it closes, but its deck is revealed"),
+        ("middle-actions", 1, 3, "the hand stops before it closes (actions removed?)"),
+        ("action-edited", 1, 2, "action 1 ["),
+        ("result-winner", 1, -1, "the record's result is 'team "),
+        ("result-chicos", 1, -1, "but the replay ends: team "),
+        ("other-key", 1, 1, "the commitment is not the one the match key gives hand 1"),
+        ("hand-without-fairness", 1, 6, "no fairness data, though the match key deals this hand"),
+    ],
+)
+def test_a_tampered_record_fails_and_names_the_first_bad_hand(
+    tmp_path: Path,
+    ten: dict[str, Any],
+    good: dict[str, Any],
+    how: str,
+    code: int,
+    first_bad: int | None,
+    reason: str,
+) -> None:
+    record = cut(ten, how, fair_record(2, seed=99))
+    done = run("verify", write(tmp_path, record))
+    assert done.returncode == code, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    n = len(record["hands"])
+    bad = {None: n + 1, -1: n}.get(first_bad, first_bad)
+    assert lines[-1].endswith(f"hand(s) do not verify; the first is hand {bad}"), lines[-1]
+    line = next(x for x in lines if x.startswith(f"hand {bad}: "))
+    assert line.startswith(f"hand {bad}: MISMATCH: ") and reason in line, line
+    assert "all" not in lines[-1] and "Traceback" not in done.stderr
+    assert all(x.startswith(f"hand {h}: ") for h, x in enumerate(lines[:-1], 1))
+    assert next(x for x in lines if "MISMATCH" in x) == line  # the first bad hand
+
+
+def test_every_hand_of_the_untouched_record_verifies(tmp_path: Path, ten: dict[str, Any]) -> None:
+    assert ten["fairness"]["key"] and ten["headers"]["result"].startswith("team ")
+    done = run("verify", write(tmp_path, ten))
+    assert done.returncode == 0, done.stdout
+    n = len(ten["hands"])
+    assert done.stdout.splitlines()[-1].endswith(
+        f"all {n} hands verified: deals, actions and result ({ten['headers']['result']})"
+    )
+
+
+def test_hands_removed_from_a_record_without_key_or_result_are_not_verified(
+    tmp_path: Path, ten: dict[str, Any]
+) -> None:
+    """With the key and the result gone too, nothing says the match ended: not a pass."""
+    record = cut(ten, "last-hands-and-result", ten)
+    del record["fairness"]
+    done = run("verify", write(tmp_path, record))
+    assert done.returncode == 3, done.stdout
+    lines = done.stdout.splitlines()
+    n = len(record["hands"])
+    assert lines[-2].startswith(f"hand {n + 1}: unfinished: the match is not over after hand {n} (")
+    assert lines[-1].endswith(f"{n} of {n + 1} hands verified; the others cannot be checked")
+
+
+def test_a_malformed_match_key_is_a_mismatch(tmp_path: Path, ten: dict[str, Any]) -> None:
+    record = copy.deepcopy(ten)
+    record["fairness"]["key"] = "zz"
+    done = run("verify", write(tmp_path, record))
+    assert done.returncode == 1
+    assert done.stdout.splitlines()[0] == (
+        "hand 1: MISMATCH: the match's fairness data: "
+        "the match key must be 64 lower-case hex digits"
+    )
+
+
+def test_a_record_written_before_the_match_key_still_verifies(
+    tmp_path: Path, ten: dict[str, Any]
+) -> None:
+    """Backwards compatible: per-hand commitments alone, a finished replay, exit 0."""
+    record = copy.deepcopy(ten)
+    del record["fairness"]
     assert run("verify", write(tmp_path, record)).returncode == 0

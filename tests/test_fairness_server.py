@@ -5,6 +5,7 @@ restarted in the middle of a hand honours the commitment it published."""
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 from pathlib import Path
@@ -125,9 +126,29 @@ def test_a_whole_match_verifies_and_no_deck_goes_out_before_the_end(tmp_path: Pa
         checks = verify_record(json.dumps(record))
         assert [c.status for c in checks] == ["ok"] * len(record["hands"])
         assert exit_status(checks) == 0
+        assert_tampering_fails(record)
         for client in [*clients, spectator]:
             check_commit_then_reveal(client, record)
             client.close()
+
+
+def assert_tampering_fails(record: dict[str, Any]) -> None:
+    """The real record carries the match key and its result; copies with the last hand
+    removed, the last action cut or the result edited do not verify (exit 1)."""
+    assert set(record["fairness"]) == {"scheme", "key", "first_hand"}
+    assert record["headers"]["result"].startswith("team ")
+    without_last = copy.deepcopy(record)
+    del without_last["hands"][-1]
+    cut_short = copy.deepcopy(record)
+    del cut_short["hands"][-1]["actions"][-1]
+    edited = copy.deepcopy(record)
+    edited["headers"]["result"] = (
+        "team 1 wins 0-1" if record["headers"]["result"].startswith("team 0") else "team 0 wins 1-0"
+    )
+    for tampered in (without_last, cut_short, edited):
+        checks = verify_record(json.dumps(tampered))
+        assert exit_status(checks) == 1, checks
+        assert [c.status for c in checks].count("mismatch") == 1, checks
 
 
 def test_a_restart_in_the_middle_of_a_hand_honours_its_commitment(tmp_path: Path) -> None:

@@ -194,3 +194,45 @@ def test_the_score_before_a_hand_starts_again_after_a_chico() -> None:
         previous = scores[index - 1] if index else (0, 0)
         assert before == ((0, 0) if max(previous) >= 15 else previous)
         assert hand.score[0] - before[0] + hand.score[1] - before[1] == sum(hand.points)
+
+
+# ---------------------------------------------------------------- the reader's own seat
+YOU = {"es": ("Vos", "Beto"), "en": ("You", "Beto")}
+US = {"es": ("Nosotros", "Ellos"), "en": ("Us", "Them")}
+
+
+@pytest.mark.parametrize(
+    ("tokens", "lang", "expected"),
+    [
+        ([(0, "mazo")], "es", "Truco: te fuiste al mazo — Ellos +1"),
+        ([(0, "mazo")], "en", "Truco: you went to the mazo — Them +1"),
+        (
+            [(0, "play 4c"), (1, "truco"), (0, "no-quiero")],
+            "es",
+            "Truco: no quisiste el truco — Ellos +1",
+        ),
+        (
+            [(0, "play 4c"), (1, "truco"), (0, "no-quiero")],
+            "en",
+            "Truco: you did not want the truco — Them +1",
+        ),
+        ([(0, "envido"), (1, "quiero"), (0, "mazo")], "es", "Envido: ganaste con 33 — Nosotros +2"),
+        ([(0, "envido"), (1, "quiero"), (0, "mazo")], "en", "Envido: you won with 33 — Us +2"),
+    ],
+)
+def test_the_person_reading_is_told_in_the_second_person(
+    tokens: list[tuple[int, str]], lang: str, expected: str
+) -> None:
+    """Not "Vos no quiso el truco", "Vos se fue al mazo": the reader's seat (``you``)."""
+    hand = closed_hand(("7e 6e 4c", "3b 2c 12o"), tokens)
+    lines = explain_hand(hand, YOU[lang], US[lang], (0, 0), lang, you=0)
+    assert expected in lines, lines
+    assert not any("Vos " in line or "You " in line for line in lines)
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_the_rivals_refusal_is_still_told_in_the_third_person(lang: str) -> None:
+    hand = closed_hand(("1e 7e 4c", "3b 2c 12o"), [(0, "truco"), (1, "no-quiero")])
+    lines = explain_hand(hand, YOU[lang], US[lang], (0, 0), lang, you=0)
+    expected = {"es": "Truco: Beto no quiso el truco", "en": "Truco: Beto did not want the truco"}
+    assert any(line.startswith(expected[lang]) for line in lines), lines

@@ -14,7 +14,7 @@ import pytest
 
 from truco.actions import ENVIDO, MAZO, QUIERO, is_play, is_say, parse_action
 from truco.bots import Bot
-from truco.cards import RANK, SUIT, SUIT_NAMES, parse_card
+from truco.cards import RANK, parse_card
 from truco.cli import main as truco_main
 from truco.deal import Deal, SeededDealer
 from truco.game import Game
@@ -22,7 +22,7 @@ from truco.locale import DEFAULT_LANGUAGE, set_language
 from truco.record import load_record
 from truco.rules import Rules
 from truco.tui.app import TrucoApp
-from truco.tui.cards_text import card_text
+from truco.tui.cards_text import card_text, suit_text
 from truco.tui.keys import CALL_KEYS, CARD_KEYS
 from truco.tui.session import LocalSession
 from truco.tui.viewer import RecordViewer
@@ -97,7 +97,7 @@ def person_key(app: TrucoApp) -> str:
 
 
 def card_short(card: int) -> str:
-    return f"{RANK[card]} {SUIT_NAMES[SUIT[card]]}"
+    return f"{RANK[card]} {suit_text(card)}"
 
 
 def shows(text: str, card: int) -> bool:
@@ -121,21 +121,23 @@ async def test_a_hand_of_1v1_call_answer_play_and_score() -> None:
         await settle(pilot, app)
         text = app.screen_text()
         assert "Your turn" in text
-        assert "1 1 de espadas" in text and "e envido" in text and "t truco" in text
+        # English words on an English screen: "1 of swords", not "1 de espadas"
+        assert "1 1 of swords" in text and "e envido" in text and "t truco" in text
+        assert "m go to the mazo" in text and " de espadas" not in text and "irse" not in text
         await pilot.press("e")  # envido; the bot answers quiero at once
         await settle(pilot, app)
         assert [a for _, a in session.game.actions][-1] == QUIERO
         text = app.screen_text()
         assert "You: envido" in text and "quiero" in text
         assert "Envido: You 4 · Bot 1 6" in text  # the showdown
-        await pilot.press("1")  # 1 de espadas; the bot plays 2 de oros
+        await pilot.press("1")  # 1 of swords; the bot plays 2 of coins
         await settle(pilot, app)
         table = app.query_one("#table").render().plain
         rows = [line.split() for line in table.splitlines()]
         assert ["1st"] in rows  # the bazas laid out per seat, who won each under them
-        assert ["●", "You", "1", "espadas"] in rows and ["◆", "Bot", "1", "2", "oros"] in rows
+        assert ["●", "You", "1", "swords"] in rows and ["◆", "Bot", "1", "2", "coins"] in rows
         assert ["Us"] in rows
-        await pilot.press("1")  # 3 de copas beats 5 de copas: the hand is ours
+        await pilot.press("1")  # 3 of cups beats 5 of cups: the hand is ours
         await settle(pilot, app)
         assert session.game.score == (1, 2)
         assert app.hand_over()
@@ -144,8 +146,8 @@ async def test_a_hand_of_1v1_call_answer_play_and_score() -> None:
         assert "— Hand 1: Us +1, Them +2 (1-2)" in text  # the log: what each team scored...
         assert "Envido: Bot 1 won with 6 — Them +2" in text  # ...and why, in words
         assert "Truco: not called, won on the bazas (1st Us, 2nd Us) — Us +1" in text
-        assert "You: 3 de copas" in text  # the card that closed the hand is in the log
-        assert "shows 6 de espadas" in text  # the winning tanto is shown when the hand closes
+        assert "You: 3 of cups" in text  # the card that closed the hand is in the log
+        assert "shows 6 of swords" in text  # the winning tanto is shown when the hand closes
         assert "1 · 1 malas" in text and "2 · 2 malas" in text
         await pilot.press("1")  # the next hand waits for Enter
         assert "press Enter" in app.message
@@ -365,7 +367,7 @@ async def test_the_mouse_presses_the_same_actions() -> None:
         await pilot.click(f"#act-{ENVIDO}")
         await settle(pilot, app)
         assert [a for _, a in session.game.actions[:2]] == [ENVIDO, QUIERO]
-        await pilot.click("#card-1")  # 3 de copas
+        await pilot.click("#card-1")  # 3 of cups
         await settle(pilot, app)
         assert session.game.actions[2] == (0, parse_card("3c"))
 

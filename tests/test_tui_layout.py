@@ -100,16 +100,16 @@ async def test_the_table_at_every_size(size: tuple[int, int], tmp_path: Path) ->
         assert "Ctrl+Q: quit" in screen[-1]
 
         # the hand's closing action reaches the log, and the log shows its end
-        await pilot.press("m")  # the person goes to the mazo; the partner plays on
+        await pilot.press("m", "m")  # the person goes to the mazo; the partner plays on
         await settle(pilot, app)
         while not session.game.history:
-            await pilot.press("enter" if app.hand_over() else "m")
+            await pilot.press(*(["enter"] if app.hand_over() else ["m", "m"]))
             await settle(pilot, app)
         closed = session.game.history[0]
         seat, action = closed.actions[-1]
         last_line = Content.from_markup(action_text(seat, action, session.names)).plain
         log = app.query_one("#log").render().plain
-        assert last_line in log.splitlines()  # e.g. "Bot 3: irse al mazo"
+        assert last_line in log.splitlines()  # e.g. "Bot 3: go to the mazo"
         assert "— Hand 1:" in log
         shown = [line.strip(" │") for line in rendered(app, "#log-box")]
         shown = [line for line in shown if line.strip("╭╮╰╯─ ")]
@@ -164,3 +164,167 @@ async def test_quitting_a_finished_match_or_a_record_does_not_ask(tmp_path: Path
         await pilot.press("ctrl+q")
         await pilot.pause()
     assert not app.is_running and not files_in(tmp_path, "*")
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
+@headless
+async def test_card_buttons_never_cut_a_cards_name(size: tuple[int, int], tmp_path: Path) -> None:
+    """Each card button is as wide as its card's name, hand after hand: a button never
+    keeps the width of the card it held before ("1 10 de   2 5 de   3 3 de oros")."""
+    session = LocalSession(Rules(players=2), human=0, bots=[PlainBot()], seed=3)
+    app = TrucoApp(session, delay=0, save_dir=tmp_path)
+    checked = 0
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        while not session.game.is_over and checked < 80:
+            row = " ".join(rendered(app, "#hand"))
+            if not app.hand_over():
+                for i, card in enumerate(app.view.hand):
+                    assert f"{i + 1} {card_text(card)}" in row, (row, app.view.hand)
+                checked += 1
+            await pilot.press("enter" if app.hand_over() else "1")
+            await settle(pilot, app)
+    assert checked >= 20
+
+
+@headless
+async def test_the_mazo_asks_before_leaving_the_hand(tmp_path: Path) -> None:
+    """ "m" asks; a second "m" (or "y") goes; any other key says no and does its own job."""
+    session = LocalSession(Rules(players=2), human=0, bots=[PlainBot()], seed=5)
+    app = TrucoApp(session, delay=0, save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        assert MAZO in app.view.legal
+        await pilot.press("m")
+        await settle(pilot, app)
+        assert not session.game.history and MAZO not in dict(session.game.actions).values()
+        assert any("Press m again (or y)" in line for line in rendered(app, "#message"))
+
+        await pilot.press("escape")  # another key: no
+        await settle(pilot, app)
+        assert not any("Press m again" in line for line in rendered(app, "#message"))
+        await pilot.press("m")
+        await settle(pilot, app)
+        assert not session.game.history  # asked again, not gone
+
+        await pilot.press("y")
+        await settle(pilot, app)
+        assert session.game.history and session.game.history[0].actions[-1] == (0, MAZO)
+
+        await pilot.press("enter")
+        await settle(pilot, app)
+        await pilot.press("m")
+        await pilot.press("1")  # a card instead: no mazo, the card is played
+        await settle(pilot, app)
+        assert len(session.game.history) == 1 or session.game.history[1].actions[-1] != (0, MAZO)
+        assert (0, MAZO) not in session.game.actions
+
+
+@headless
+async def test_the_mazo_button_asks_too(tmp_path: Path) -> None:
+    session = LocalSession(Rules(players=2), human=0, bots=[PlainBot()], seed=5)
+    app = TrucoApp(session, delay=0, save_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.click(f"#act-{MAZO}")
+        await settle(pilot, app)
+        assert not session.game.history
+        await pilot.pause(0.3)  # (a button ignores a click while it shows the last one)
+        await pilot.click(f"#act-{MAZO}")
+        await settle(pilot, app)
+        assert session.game.history[0].actions[-1] == (0, MAZO)
+
+
+@headless
+async def test_the_screen_tells_the_person_in_the_second_person(tmp_path: Path) -> None:
+    set_language(DEFAULT_LANGUAGE)
+    session = LocalSession(Rules(players=2), human=0, bots=[PlainBot()], seed=5)
+    app = TrucoApp(session, delay=0, save_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("m", "m")
+        await settle(pilot, app)
+        screen = "\n".join(rendered(app))
+        assert "Truco: te fuiste al mazo" in screen
+        assert "Vos se fue" not in screen
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
+@headless
+async def test_an_analysis_mark_is_whole_and_in_the_screens_language(
+    size: tuple[int, int], tmp_path: Path
+) -> None:
+    """Not "INACCURACY: seat 0 play 12b" cut in the title: a sentence in Spanish on a
+    Spanish screen, the seat by its name and the cards in words, shown whole."""
+    from truco.analysis import analyze
+    from truco.analysis.cli import marks_text
+    from truco.record import record_from_json
+    from truco.tui.viewer import RecordViewer
+
+    set_language(DEFAULT_LANGUAGE)
+    record = record_from_json(
+        {
+            "format": "truco-record/1",
+            "rules": {"players": 2, "flor": False, "target": 30},
+            "hands": [
+                {
+                    "deal": [["1e", "1b", "7e"], ["4c", "5o", "6b"]],
+                    "actions": [
+                        [0, "play 7e"],
+                        [1, "play 4c"],
+                        [0, "play 1b"],
+                        [1, "truco"],
+                        [0, "no-quiero"],
+                    ],
+                }
+            ],
+        }
+    )
+    viewer = RecordViewer(record)
+    viewer.marks = marks_text(analyze(record, seed=1), viewer.names)
+    mark = viewer.marks[(0, 4)]
+    assert mark.startswith("Error grave: Lugar 1 dijo no quiero")
+    app = TrucoApp(viewer, save_dir=tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("end")
+        await pilot.pause()
+        screen = rendered(app)
+        shown = " ".join(" ".join(line.split()) for line in rendered(app, "#message"))
+        assert mark in shown, (mark, shown)
+        text = "\n".join(screen)
+        assert "BLUNDER" not in text and "seat 0" not in text and "Lugar 0" not in text
+        assert "Equipo 1" in text and "Equipo 0" not in text  # teams counted from 1 too
+
+
+def test_seats_and_teams_are_counted_from_one_in_every_screen() -> None:
+    """``show`` says "Lugar 1", "Equipo 1" as ``watch`` does (never "Lugar 0")."""
+    from truco.record import record_from_json
+    from truco.tui.viewer import RecordViewer
+
+    set_language(DEFAULT_LANGUAGE)
+    hand = {"deal": [["1e", "1b", "7e"], ["4c", "5o", "6b"]], "actions": []}
+    record = {"format": "truco-record/1", "rules": {"players": 2}, "hands": [hand]}
+    viewer = RecordViewer(record_from_json(record))
+    watching = LocalSession(Rules(players=2), human=None, bots=["random"], seed=1)
+    assert viewer.names == watching.names == ("Lugar 1", "Lugar 2")
+    assert viewer.team_names == watching.team_names == ("Equipo 1", "Equipo 2")
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+@headless
+async def test_the_help_says_the_tanto_and_the_mazo_in_words(lang: str, tmp_path: Path) -> None:
+    set_language(lang)
+    app, _session = table_for_two_teams(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("h")
+        await pilot.pause()
+        from textual.widgets import Markdown
+
+        help_text = " ".join(app.screen.query_one("#help-text", Markdown).source.split())
+    assert "+ 20" not in help_text
+    if lang == "es":
+        assert "20 más las dos cartas" in help_text and "irse al mazo (m pregunta" in help_text
+    else:
+        assert "20 plus the two cards" in help_text and "1 of swords" in help_text
+        assert "go to the mazo (m asks first" in help_text and "irse" not in help_text

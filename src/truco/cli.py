@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -79,6 +80,16 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         return 2
     print(json.dumps(result.to_json(), ensure_ascii=False))
     return 1 if result.error else 0
+
+
+def _cmd_analyze_show(args: argparse.Namespace) -> int:
+    """``truco analyze RECORD --show``: ``truco show RECORD --analyze`` with its options."""
+    from .tui.cli import show_record
+
+    options = {"seats": set(args.seat) if args.seat else None, "seed": args.seed}
+    return show_record(
+        args.file, "analyze", analyze=True, analysis={**options, "worlds": args.worlds}
+    )
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
@@ -231,13 +242,41 @@ def _screen_language(argv: Sequence[str]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one ``truco`` command; its exit status. Output cut short by the reader (``truco
+    analyze FILE | head``) ends the command quietly with 141, as a shell's SIGPIPE would."""
+    try:
+        try:
+            code = _main(argv)
+        finally:  # (--help exits through here: its text may still be in the buffer)
+            sys.stdout.flush()
+    except BrokenPipeError:
+        return _reader_gone()
+    return code
+
+
+#: The exit status of a command whose reader went away (128 + SIGPIPE, as shells report it).
+EXIT_BROKEN_PIPE = 141
+
+
+def _reader_gone() -> int:
+    """The standard recipe (Python's signal docs): point standard output at devnull, so
+    that the interpreter's last flush at exit does not fail a second time."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_BROKEN_PIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in argv if not a.startswith("-")), None)
     if command in _SCREEN_COMMANDS:
         _screen_language(argv)
     args = build_parser(with_plugins=command not in _CORE_COMMANDS).parse_args(argv)
+    # ``analyze --show`` opens the terminal viewer, a front end the analysis may not import
+    func = _cmd_analyze_show if args.command == "analyze" and args.show else args.func
     try:
-        code: int = args.func(args)
+        code: int = func(args)
     except KeyboardInterrupt:
         return 130
     except ImportError as exc:

@@ -6,6 +6,10 @@ Seat ``s`` is dealt ``deck[3s], deck[3s+1], deck[3s+2]`` (:func:`deal_from_deck`
 the hand closes the deck and the salt are revealed, and anyone can check that they hash
 to the commitment and give the cards that were dealt (:func:`check_hand`).
 
+When the match is over the record also carries the match's key (:func:`match_fairness`):
+every hand's deck and salt derive from it (:meth:`SealedDeck.derive`), so each hand's
+commitment is bound to its place in that match (:func:`check_match_key`).
+
 The canonical encoding is ASCII text, the fields joined by ``|``::
 
     truco-fair/1|<hand index, decimal>|<the 40 cards, comma-separated>|<salt, 64 hex digits>
@@ -16,7 +20,7 @@ b'truco-fair/1|0|1e,2e,3e,4e,5e,6e,7e'
 >>> check_hand(sealed.revealed(), sealed.deal(2), 0) is None
 True
 >>> check_hand(sealed.revealed(), sealed.deal(2), 1)
-'the commitment is not the SHA-256 of hand 1, its deck and its salt'
+'the commitment is not the SHA-256 of this hand (index 1 in the encoding), its deck and its salt'
 """
 
 from __future__ import annotations
@@ -221,7 +225,10 @@ def check_hand(data: Any, deal: Sequence[Sequence[int]], hand: int) -> str | Non
     except FairnessError as exc:
         return str(exc)
     if commitment(hand, deck, salt) != claimed.lower():
-        return f"the commitment is not the SHA-256 of hand {hand}, its deck and its salt"
+        return (
+            f"the commitment is not the SHA-256 of this hand (index {hand} in the encoding), "
+            "its deck and its salt"
+        )
     expected = deal_from_deck(deck, len(deal))
     for seat, (got, want) in enumerate(zip(deal, expected, strict=True)):
         if tuple(got) != want:
@@ -233,10 +240,19 @@ def _names(cards: Sequence[int]) -> str:
     return " ".join(card_name(c) for c in cards)
 
 
-def add_to_record(record: dict[str, Any], decks: Mapping[int, SealedDeck], closed: int) -> None:
+def add_to_record(
+    record: dict[str, Any],
+    decks: Mapping[int, SealedDeck],
+    closed: int,
+    *,
+    key: bytes | None = None,
+    first_hand: int = 0,
+) -> None:
     """Write the ``fairness`` object of each hand of a ``truco-record/1`` (a JSON dict)
     whose deck is in ``decks``: revealed for hands ``< closed`` (they are over), the
-    commitment alone for the others.
+    commitment alone for the others. Give ``key`` (the match's secret, the decks of
+    hands ``first_hand`` on derived from it) only when the match is over: the record then
+    carries it (:func:`match_fairness`), binding every hand's commitment to the match.
 
     >>> record = {"hands": [{"deal": [], "actions": []}, {"deal": [], "actions": []}]}
     >>> add_to_record(record, {0: SealedDeck.shuffle(0), 1: SealedDeck.shuffle(1)}, 1)
@@ -247,3 +263,68 @@ def add_to_record(record: dict[str, Any], decks: Mapping[int, SealedDeck], close
         sealed = decks.get(h)
         if sealed is not None:
             hand[FAIRNESS_KEY] = sealed.revealed() if h < closed else sealed.public()
+    if key is not None:
+        record[FAIRNESS_KEY] = match_fairness(key, first_hand)
+
+
+# ---------------------------------------------------------------- the match's key
+def match_fairness(key: bytes, first_hand: int = 0) -> dict[str, Any]:
+    """The record's own ``fairness`` object, written when the match is over: the secret
+    key every hand's deck and salt were derived from (:meth:`SealedDeck.derive`), from hand
+    ``first_hand`` on. With it each hand's commitment can only be the one its place in this
+    match gives: a hand cannot be taken from another match, moved or invented.
+
+    >>> match_fairness(bytes(32), 2)["first_hand"], len(match_fairness(bytes(32))["key"])
+    (2, 64)
+    """
+    return {"scheme": SCHEME, "key": key.hex(), "first_hand": first_hand}
+
+
+def read_match_key(data: Any) -> tuple[bytes, int]:
+    """The key and first hand of a record's ``fairness`` object (:func:`match_fairness`);
+    raise :class:`FairnessError` when it is malformed.
+
+    >>> read_match_key(match_fairness(bytes(32), 1)) == (bytes(32), 1)
+    True
+    """
+    if not isinstance(data, Mapping):
+        raise FairnessError("the match's fairness data must be a JSON object")
+    if data.get("scheme", SCHEME) != SCHEME:
+        raise FairnessError(
+            f"unknown fairness scheme {data.get('scheme')!r} (this tool knows {SCHEME})"
+        )
+    raw_key, first = data.get("key"), data.get("first_hand", 0)
+    if (
+        not isinstance(raw_key, str)
+        or len(raw_key) != 2 * KEY_BYTES
+        or any(ch not in "0123456789abcdef" for ch in raw_key)
+    ):
+        raise FairnessError(f"the match key must be {2 * KEY_BYTES} lower-case hex digits")
+    if not isinstance(first, int) or isinstance(first, bool) or first < 0:
+        raise FairnessError("the match key's first_hand must be a hand index (0 or more)")
+    return bytes.fromhex(raw_key), first
+
+
+def check_match_key(key: bytes, hand: int, data: Any) -> str | None:
+    """Hand ``hand``'s ``fairness`` object against the match key: ``None`` when its
+    commitment is the one the key gives that hand, else the reason (one line).
+
+    >>> key = bytes(32)
+    >>> check_match_key(key, 3, SealedDeck.derive(key, 3).public()) is None
+    True
+    >>> check_match_key(key, 2, SealedDeck.derive(key, 3).public())[:40]
+    'the commitment is not the one the match '
+    """
+    if not isinstance(data, Mapping):
+        return "no fairness data, though the match key deals this hand"
+    if data.get("commitment") != _derived(key, hand).commitment:
+        return (
+            f"the commitment is not the one the match key gives hand {hand + 1} "
+            "(a hand moved, inserted or taken from another match)"
+        )
+    return None
+
+
+@functools.lru_cache(maxsize=256)
+def _derived(key: bytes, hand: int) -> SealedDeck:
+    return SealedDeck.derive(key, hand)

@@ -48,9 +48,11 @@ from .actions import (
     TRUCO,
     TRUCO_CALLS,
     VALE_CUATRO,
+    action_token,
     is_play,
+    is_say,
 )
-from .cards import STRENGTH
+from .cards import RANK, STRENGTH, SUIT
 from .game import Declaration, HandResult
 from .locale import DEFAULT_LANGUAGE, LANGUAGES, translation
 from .view import PublicHand, public_hand
@@ -143,12 +145,24 @@ def explain_hand(
     lang: str = DEFAULT_LANGUAGE,
     *,
     target: int | None = None,
+    you: int | None = None,
 ) -> list[str]:
     """The sentences that explain what a closed hand scored, in ``lang``: the flor, the
     envido (who won it and with what tanto, or who refused it), the truco (won on the
     bazas, refused, or by the mazo) and the points dropped because the chico was decided.
     ``before`` is the score when the hand was dealt; ``target`` the chico's points (a
-    dropped point is only told when it is given)."""
+    dropped point is only told when it is given); ``you`` the seat of the person who
+    reads it, told in the second person ("no quisiste el truco", "te fuiste al mazo").
+
+    >>> from truco import Game
+    >>> game = Game(seed=1)
+    >>> game.play(0, "mazo")
+    >>> hand = public_hand(game.history[-1])
+    >>> explain_hand(hand, ("Vos", "Beto"), ("Nosotros", "Ellos"), (0, 0), you=0)
+    ['Truco: te fuiste al mazo — Ellos +1']
+    >>> explain_hand(hand, ("You", "Beto"), ("Us", "Them"), (0, 0), "en", you=0)
+    ['Truco: you went to the mazo — Them +1']
+    """
     tr = translation(lang)
     _ = tr.gettext
     actions = tuple(hand.actions)
@@ -165,12 +179,12 @@ def explain_hand(
             calls = ", ".join(dict.fromkeys([*singers, *flor_calls])) or "flor"
             lines.append(_("Flor ({calls}) — {gain}").format(calls=calls, gain=gain))
         elif source == "envido":
-            lines.append(_envido_line(tr, envido_steps, showdowns, team, gain, names))
+            lines.append(_envido_line(tr, envido_steps, showdowns, team, gain, names, you))
         elif rounds > 1:  # pica-pica: each pair played its own round
             round_number += 1
             lines.append(_("Truco, round {number} — {gain}").format(number=round_number, gain=gain))
         else:
-            lines.append(_truco_line(tr, actions, len(names), points, gain, names, team_names))
+            lines.append(_truco_line(tr, actions, len(names), points, gain, names, team_names, you))
     if not hand.why:
         lines.append(_("No points this hand."))
     if target is not None:
@@ -198,11 +212,16 @@ def _envido_line(
     team: int,
     gain: str,
     names: Sequence[str],
+    you: int | None,
 ) -> str:
     _ = tr.gettext
     calls, refused_by = sequences.pop(0) if sequences else ([ENVIDO], None)
     said = " + ".join(CALL_NAMES[c] for c in calls)
     if refused_by is not None:
+        if refused_by == you:
+            return _("{calls}: you did not want it — {gain}").format(
+                calls=said.capitalize(), gain=gain
+            )
         return _("{calls}: {name} did not want it — {gain}").format(
             calls=said.capitalize(), name=names[refused_by], gain=gain
         )
@@ -211,6 +230,10 @@ def _envido_line(
     if not winners:
         return f"{said.capitalize()} — {gain}"
     best = max(winners, key=lambda d: d.tanto or 0)
+    if best.seat == you:
+        return _("{calls}: you won with {tanto} — {gain}").format(
+            calls=said.capitalize(), tanto=best.tanto, gain=gain
+        )
     return _("{calls}: {name} won with {tanto} — {gain}").format(
         calls=said.capitalize(), name=names[best.seat], tanto=best.tanto, gain=gain
     )
@@ -224,15 +247,22 @@ def _truco_line(
     gain: str,
     names: Sequence[str],
     team_names: Sequence[str],
+    you: int | None,
 ) -> str:
     _ = tr.gettext
     last_seat, last = actions[-1] if actions else (None, None)
     left = {s for s, a in actions if a == MAZO}
     in_hand = set(range(players)) - left
     if last == MAZO and last_seat is not None and not _team_in_hand(last_seat, in_hand):
+        if last_seat == you:
+            return _("Truco: you went to the mazo — {gain}").format(gain=gain)
         return _("Truco: {name} went to the mazo — {gain}").format(name=names[last_seat], gain=gain)
     if last == NO_QUIERO and last_seat is not None:
         refused = next((a for _s, a in reversed(actions) if a in TRUCO_CALLS), TRUCO)
+        if last_seat == you:
+            return _("Truco: you did not want the {call} — {gain}").format(
+                call=CALL_NAMES[refused], gain=gain
+            )
         return _("Truco: {name} did not want the {call} — {gain}").format(
             name=names[last_seat], call=CALL_NAMES[refused], gain=gain
         )
@@ -341,3 +371,80 @@ def explain_last_hand(
             for lang in LANGUAGES
         },
     }
+
+
+# ---------------------------------------------------------------- cards and moves in words
+#: The suits as message ids (espadas, bastos, oros, copas in Spanish).
+SUIT_WORDS = ("swords", "clubs", "coins", "cups")
+#: The grades of ``truco analyze``, as message ids.
+GRADE_WORDS = {"inaccuracy": "Inaccuracy", "mistake": "Mistake", "blunder": "Blunder"}
+
+
+def card_words(card: int, lang: str = DEFAULT_LANGUAGE) -> str:
+    """A card as a person says it: "12 de bastos", "12 of clubs".
+
+    >>> card_words(11), card_words(11, "en")
+    ('2 de bastos', '2 of clubs')
+    """
+    _ = translation(lang).gettext
+    return _("{rank} of {suit}").format(rank=RANK[card], suit=_(SUIT_WORDS[SUIT[card]]))
+
+
+def move_words(action: int, lang: str = DEFAULT_LANGUAGE) -> str:
+    """What an action is, to be done: "jugar el 12 de bastos", "cantar vale cuatro",
+    "decir quiero", "irse al mazo" (in English "play the 12 of clubs", "call vale cuatro"...).
+
+    >>> move_words(VALE_CUATRO), move_words(11, "en")
+    ('cantar vale cuatro', 'play the 2 of clubs')
+    """
+    _ = translation(lang).gettext
+    if is_play(action):
+        return _("play the {card}").format(card=card_words(action, lang))
+    if action == MAZO:
+        return _("go to the mazo")
+    if action in (QUIERO, NO_QUIERO):
+        return _("say {answer}").format(answer=action_token(action).replace("-", " "))
+    if is_say(action):
+        return _("say {answer}").format(answer=action_token(action).removeprefix("say "))
+    return _("call {call}").format(call=CALL_NAMES[action])
+
+
+def did_words(name: str, action: int, lang: str = DEFAULT_LANGUAGE) -> str:
+    """Who did what: "Lugar 1 jugó el 12 de bastos", "Seat 1 called truco".
+
+    >>> did_words("Ana", MAZO), did_words("Ana", QUIERO, "en")
+    ('Ana se fue al mazo', 'Ana said quiero')
+    """
+    _ = translation(lang).gettext
+    if is_play(action):
+        return _("{name} played the {card}").format(name=name, card=card_words(action, lang))
+    if action == MAZO:
+        return _("{name} went to the mazo").format(name=name)
+    if action in (QUIERO, NO_QUIERO):
+        answer = action_token(action).replace("-", " ")
+        return _("{name} said {answer}").format(name=name, answer=answer)
+    if is_say(action):
+        answer = action_token(action).removeprefix("say ")
+        return _("{name} said {answer}").format(name=name, answer=answer)
+    return _("{name} called {call}").format(name=name, call=CALL_NAMES[action])
+
+
+def decision_words(
+    grade: str, name: str, chosen: int, best: int, loss: float, lang: str = DEFAULT_LANGUAGE
+) -> str:
+    """A graded decision of ``truco analyze`` in words, for a person:
+    "Imprecisión: Lugar 1 jugó el 12 de bastos (pierde 0,62 puntos); mejor: cantar truco".
+
+    >>> decision_words("mistake", "Seat 1", 35, TRUCO, 1.234, "en")
+    'Mistake: Seat 1 played the 6 of cups (loses 1.23 points); better: call truco'
+    """
+    _ = translation(lang).gettext
+    points = f"{loss:.2f}"
+    if lang == "es":
+        points = points.replace(".", ",")
+    return _("{grade}: {did} (loses {points} points); better: {better}").format(
+        grade=_(GRADE_WORDS.get(grade, grade)),
+        did=did_words(name, chosen, lang),
+        points=points,
+        better=move_words(best, lang),
+    )

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from typing import Any
 
-from ..actions import action_token
+from ..locale import DEFAULT_LANGUAGE
+from ..narrate import decision_words
 from ..record import RecordError, load_record, replay
 from .engine import DEFAULT_WORLDS, Analysis, analyze
 
@@ -29,6 +31,12 @@ def register(subparsers: Any) -> None:
         help=f"worlds sampled per decision, the cost bound (default {DEFAULT_WORLDS})",
     )
     p.add_argument("--json", action="store_true", help="print the analysis as one JSON object")
+    p.add_argument(
+        "--show",
+        action="store_true",
+        help="step through the record in the terminal viewer with the graded decisions "
+        "marked (the same as: truco show RECORD --analyze; needs the 'tui' extra)",
+    )
 
     p.set_defaults(func=run_analyze)
 
@@ -68,11 +76,14 @@ def run_analyze(args: argparse.Namespace) -> int:
     return 0
 
 
-def marks_text(analysis: Analysis) -> dict[tuple[int, int], str]:
-    """One line per graded decision, by (hand, action number), for the record viewer."""
+def marks_text(
+    analysis: Analysis, names: Sequence[str], lang: str = DEFAULT_LANGUAGE
+) -> dict[tuple[int, int], str]:
+    """One sentence per graded decision, by (hand, action number), for the record viewer:
+    in ``lang``, the seats by ``names``, the moves in words ("Imprecisión: Lugar 1 jugó el
+    12 de bastos (pierde 0,62 puntos); mejor: cantar truco")."""
     return {
-        key: f"{d.grade.upper()}: seat {d.seat} {action_token(d.chosen)} "
-        f"(-{d.loss:.2f}), better {action_token(d.best)}"
+        key: decision_words(d.grade, names[d.seat], d.chosen, d.best, d.loss, lang)
         for key, d in analysis.marks().items()
         if d.grade is not None
     }

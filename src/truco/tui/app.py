@@ -22,7 +22,7 @@ from textual.content import Content
 from textual.markup import escape
 from textual.widgets import Button, Static
 
-from ..actions import SAY_ACTIONS, TRUCO, VALE_CUATRO, is_say
+from ..actions import MAZO, SAY_ACTIONS, TRUCO, VALE_CUATRO, is_say
 from ..locale import _
 from ..record import RecordError, load_record, replay
 from ..view import PublicHand, SeatView
@@ -30,11 +30,11 @@ from . import render
 from .cards_text import card_markup
 from .keys import (
     CALL_KEYS,
-    CALL_LABELS,
     CARD_KEYS,
     KEY_CALLS,
     MEGAPHONE_KEY,
     call_label,
+    call_words,
 )
 from .reasons import translate_reason
 from .session import BotTurn, TableSession
@@ -116,6 +116,7 @@ class TrucoApp(App[None]):
         self._start_scores: dict[int, tuple[int, int]] = {}
         self._closed_hands: dict[int, PublicHand] = {}
         self.compact = False  # a small terminal: shorter texts
+        self._mazo_asked = False  # "m" was pressed once: the next "m" (or "y") leaves the hand
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -137,7 +138,7 @@ class TrucoApp(App[None]):
                 yield KeyButton("", id=f"card-{i}")
         with Grid(id="calls"):
             for action in _CALL_BUTTONS:
-                yield KeyButton(CALL_LABELS[action], id=f"act-{action}")
+                yield KeyButton(call_words(action), id=f"act-{action}")
             yield KeyButton(f"{MEGAPHONE_KEY} 📣 " + _("megaphone"), id="megaphone")
         yield Static(id="keys")
 
@@ -199,12 +200,21 @@ class TrucoApp(App[None]):
         last = view.last_hand
         self.query_one("#last", Panel).update(
             render.last_hand_markup(
-                last, names, teams, view.rules, self.score_before(last), compact=compact
+                last,
+                names,
+                teams,
+                view.rules,
+                self.score_before(last),
+                compact=compact,
+                you=s.seat,
             )
         )
         self._draw_log(view)
         self.query_one("#turn", Static).update(self._turn_line())
-        self.query_one("#message", Static).update(escape(self.message))
+        message = self.message
+        if not message and isinstance(s, RecordViewer):
+            message = s.mark()  # the analysis' word on this step, whole, on its own line
+        self.query_one("#message", Static).update(escape(message))
         self._draw_buttons(view)
         self.query_one("#keys", Static).update(self._keys_line())
         self._pace()
@@ -294,7 +304,12 @@ class TrucoApp(App[None]):
     def _result_markup(self, hand: PublicHand) -> str:
         s = self.session
         return render.hand_result_markup(
-            hand, s.names, s.team_names, self.score_before(hand), self._view.rules.target
+            hand,
+            s.names,
+            s.team_names,
+            self.score_before(hand),
+            self._view.rules.target,
+            you=s.seat,
         )
 
     def spectator(self) -> bool:
@@ -349,6 +364,9 @@ class TrucoApp(App[None]):
             if seated and i < len(view.hand):
                 card = view.hand[i]
                 button.label = self._markup_label(f"[b]{CARD_KEYS[i]}[/b] {card_markup(card)}")
+                # a new label only repaints a button: without a layout it keeps the width of
+                # the card it held before, and the new card's name is cut
+                button.refresh(layout=True)
                 button.display = True
                 button.disabled = card not in legal
             else:
@@ -459,6 +477,8 @@ class TrucoApp(App[None]):
             index = int(button_id.removeprefix("card-"))
             if index < len(self._view.hand):
                 self.take(self._view.hand[index])
+        elif button_id == f"act-{MAZO}":
+            self.go_to_mazo()
         elif button_id.startswith("act-"):
             self.take(int(button_id.removeprefix("act-")))
         elif button_id == "megaphone":
@@ -475,10 +495,23 @@ class TrucoApp(App[None]):
 
         self.push_screen(MegaphoneScreen(), spoken)
 
+    def go_to_mazo(self) -> None:
+        """Leaving the hand cannot be taken back: the first "m" (or click) asks, the second
+        (or "y") goes. Refused at once when the mazo is not legal now (the engine says why)."""
+        if self._mazo_asked or MAZO not in self._view.legal:
+            self._mazo_asked = False
+            self.take(MAZO)
+            return
+        self._mazo_asked = True
+        self.say(_("Go to the mazo and leave this hand? Press m again (or y); any other key: no."))
+
     def on_key(self, event: events.Key) -> None:
         if len(self.screen_stack) > 1:
             return  # a modal screen has the keyboard
         key = event.key
+        if self._mazo_asked and key not in ("m", "y"):
+            self._mazo_asked = False  # any other key says no (and does what it does)
+            self.say("")
         handled = self.handle_key(key, event.character)
         if handled:
             event.stop()
@@ -522,6 +555,8 @@ class TrucoApp(App[None]):
                 self.say(_("Taking your seat back from the bot."))
             else:
                 self.say(_("Key 'b' takes your seat back when a bot covers it; it does not now."))
+        elif key == "m" or (key == "y" and self._mazo_asked):
+            self.go_to_mazo()
         elif key in KEY_CALLS:
             self.take(self._call_for_key(key))
         elif key == MEGAPHONE_KEY:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..locale import LANGUAGES, _, choose_language, current_language, set_language
@@ -155,11 +156,16 @@ def _cmd_watch(args: argparse.Namespace) -> int:
 
 
 def show_record(
-    file: str, command: str = "show", lang: str | None = None, analyze: bool = False
+    file: str,
+    command: str = "show",
+    lang: str | None = None,
+    analyze: bool = False,
+    analysis: Mapping[str, Any] | None = None,
 ) -> int:
     """Step through the record in ``file`` on the terminal table, in ``lang`` (default:
-    the environment's); a file that cannot be read or is not a record gets one line on
-    stderr and status 2."""
+    the environment's), with ``truco analyze``'s grades when ``analyze`` (``analysis``:
+    its options, ``seats``, ``seed``, ``worlds``); a file that cannot be read or is not a
+    record gets one line on stderr and status 2."""
     set_language(choose_language(lang))
     from ..record import RecordError, load_record
     from .viewer import RecordViewer
@@ -175,7 +181,9 @@ def show_record(
         )
     try:
         record = load_record(text)
-        viewer = RecordViewer(record, _analysis_marks(record) if analyze else None)
+        viewer = RecordViewer(record)
+        if analyze:
+            viewer.marks = _analysis_marks(record, viewer.names, analysis or {})
     except RecordError as exc:
         return _fail(command, f"{file}: {exc}")
     from .app import TrucoApp
@@ -184,12 +192,14 @@ def show_record(
     return 0
 
 
-def _analysis_marks(record: Any) -> dict[tuple[int, int], str]:
-    """``truco analyze``'s grades of the record's decisions, for the viewer's caption."""
+def _analysis_marks(
+    record: Any, names: Sequence[str], options: Mapping[str, Any]
+) -> dict[tuple[int, int], str]:
+    """``truco analyze``'s grades of the record's decisions in words, for the viewer."""
     from ..analysis import analyze
     from ..analysis.cli import marks_text
 
-    return marks_text(analyze(record))
+    return marks_text(analyze(record, **options), names, current_language())
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
@@ -244,7 +254,9 @@ def register(sub: Any) -> None:
     )
     p.add_argument("file", metavar="FILE", help=_("a truco-record/1 file"))
     p.add_argument(
-        "--analyze", action="store_true", help=_("mark the decisions truco analyze grades")
+        "--analyze",
+        action="store_true",
+        help=_("mark the decisions truco analyze grades (the same as: truco analyze FILE --show)"),
     )
     _lang_option(p)
     p.set_defaults(func=_cmd_show)

@@ -24,6 +24,7 @@ from ..actions import (
     TRUCO,
     VALE_CUATRO,
 )
+from ..locale import _
 
 CARD_KEYS = ("1", "2", "3")
 
@@ -57,7 +58,7 @@ CALL_LABELS: dict[int, str] = {
     VALE_CUATRO: "vale cuatro",
     QUIERO: "quiero",
     NO_QUIERO: "no quiero",
-    MAZO: "irse al mazo",
+    MAZO: "go to the mazo",  # (a message id: every other call is the same in both)
 }
 
 #: The calls one key stands for (``t`` is truco, retruco or vale cuatro, as the hand goes).
@@ -86,9 +87,15 @@ def say_action(word_index: int) -> int:
     return SAY_FIRST + word_index
 
 
+def call_words(action: int) -> str:
+    """A call as the screen says it: the table's words ("truco", "quiero"), and the mazo
+    in the screen's language ("irse al mazo", "go to the mazo")."""
+    return _(CALL_LABELS[action]) if action == MAZO else CALL_LABELS[action]
+
+
 def call_label(action: int, pending_truco: bool) -> str:
     """A call's button label; a truco raise given as an answer reads "quiero retruco"."""
-    label = CALL_LABELS[action]
+    label = call_words(action)
     if pending_truco and action in (RETRUCO, VALE_CUATRO):
         return f"quiero {label}"
     return label

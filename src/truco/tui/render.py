@@ -11,14 +11,14 @@ from collections.abc import Mapping, Sequence
 from textual.markup import escape
 
 from ..actions import SAY_FIRST, is_play, is_say
-from ..cards import RANK, SUIT, SUIT_NAMES
+from ..cards import RANK, SUIT
 from ..game import PARDA, Declaration
 from ..locale import _
 from ..narrate import explain_hand, hand_bazas
 from ..rules import Rules
 from ..view import PendingCall, PublicHand, SeatView
-from .cards_text import SUIT_STYLES, card_markup, card_short_markup
-from .keys import CALL_LABELS, WORD_LABELS
+from .cards_text import SUIT_STYLES, card_markup, card_short_markup, suit_text
+from .keys import WORD_LABELS, call_words
 
 TRUCO_LEVELS = ("", "truco", "retruco", "vale cuatro")
 #: Each team's colour, for its name and its seats; the same for every viewer.
@@ -149,7 +149,7 @@ def pending_text(pending: PendingCall, team_names: Sequence[str]) -> str:
 def card_cell(card: int, width: int) -> str:
     """A card for a cell of the bazas grid, ``width`` columns: ``12 espadas``, or
     ``12 esp`` in narrow cells; its suit coloured."""
-    suit = SUIT_NAMES[SUIT[card]]
+    suit = suit_text(card)
     text = f"{RANK[card]} {suit if width > 10 else suit[:3]}"
     return f"[{SUIT_STYLES[SUIT[card]]}]{text}[/]" + " " * max(1, width - len(text))
 
@@ -275,7 +275,7 @@ def action_text(seat: int, action: int, names: Sequence[str]) -> str:
         return f"{name}: {card_markup(action)}"
     if is_say(action):
         return f"{name} 📣 [i]{WORD_LABELS[action - SAY_FIRST]}[/i]"
-    return f"{name}: [b]{CALL_LABELS[action]}[/b]"
+    return f"{name}: [b]{call_words(action)}[/b]"
 
 
 def log_markup(
@@ -321,9 +321,11 @@ def last_hand_markup(
     before: tuple[int, int] | None,
     *,
     compact: bool = False,
+    you: int | None = None,
 ) -> str:
     """The last closed hand: its bazas laid out per seat, what it scored explained in
-    words (envido, truco and how, points dropped), the cards shown and the score."""
+    words (envido, truco and how, points dropped; ``you``, the person's seat, in the
+    second person), the cards shown and the score."""
     if hand is None:
         return "[dim]" + _("No hand played yet.") + "[/dim]"
     lines = [f"[b]{escape(_('Hand {number}').format(number=hand.index + 1))}[/b]"]
@@ -341,7 +343,7 @@ def last_hand_markup(
     elif hand.played:
         lines.append("  ".join(f"{escape(names[s])} {card_markup(c)}" for s, c in hand.played))
     target = rules.target if before is not None else None
-    lines += [escape(line) for line in _explain(hand, names, team_names, before, target)]
+    lines += [escape(line) for line in _explain(hand, names, team_names, before, target, you)]
     for declarations in hand.showdowns:
         lines.append("Envido: " + showdown_text(declarations, names))
     for seat, cards in hand.revealed:
@@ -365,11 +367,12 @@ def _explain(
     team_names: Sequence[str],
     before: tuple[int, int] | None,
     target: int | None,
+    you: int | None = None,
 ) -> list[str]:
     from ..locale import current_language
 
     return explain_hand(
-        hand, names, team_names, before or (0, 0), current_language(), target=target
+        hand, names, team_names, before or (0, 0), current_language(), target=target, you=you
     )
 
 
@@ -379,9 +382,12 @@ def hand_result_markup(
     team_names: Sequence[str],
     before: tuple[int, int] | None,
     target: int,
+    *,
+    you: int | None = None,
 ) -> str:
     """The close of a hand for the log: what each team scored (points dropped because
-    the chico was decided are not counted), then the hand explained in words."""
+    the chico was decided are not counted), then the hand explained in words (``you``,
+    the person's seat, in the second person)."""
     gains = hand_gains(hand, before)
     scored = ", ".join(f"{team_names[team]} +{gains[team]}" for team in (0, 1) if gains[team]) or _(
         "no points"
@@ -390,6 +396,8 @@ def hand_result_markup(
         number=hand.index + 1, scored=scored, score=f"{hand.score[0]}-{hand.score[1]}"
     )
     lines = [f"[b]{escape(head)}[/b]"]
-    explained = _explain(hand, names, team_names, before, target if before is not None else None)
+    explained = _explain(
+        hand, names, team_names, before, target if before is not None else None, you
+    )
     lines += [f"  [i]{escape(line)}[/i]" for line in explained]
     return "\n".join(lines)

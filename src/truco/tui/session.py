@@ -166,11 +166,16 @@ class BotTurn:
         return self.bot.choose(self.view, self.legal, self.view.rules)
 
 
+def numbered_teams() -> tuple[str, str]:
+    """The teams as people count them: "Team 1" (the first mano's) and "Team 2"."""
+    return (_("Team {number}").format(number=1), _("Team {number}").format(number=2))
+
+
 def team_names(seat: int | None) -> tuple[str, str]:
     """The teams' names for the person at ``seat``: "us" and "them" (in the client's
-    language), or "team 0" and "team 1" for a spectator."""
+    language), or "team 1" and "team 2" for a spectator."""
     if seat is None:
-        return (_("Team 0"), _("Team 1"))
+        return numbered_teams()
     return (_("Us"), _("Them")) if seat % 2 == 0 else (_("Them"), _("Us"))
 
 

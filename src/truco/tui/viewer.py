@@ -16,7 +16,7 @@ from ..game import Game, IllegalAction
 from ..locale import _
 from ..record import Record, RecordError
 from ..view import SeatView, seat_view
-from .session import SessionDefaults
+from .session import SessionDefaults, numbered_teams
 
 
 class RecordViewer(SessionDefaults):
@@ -35,8 +35,9 @@ class RecordViewer(SessionDefaults):
             self.seat_notes: tuple[str, ...] = tuple(seats)
         else:
             self.seat_notes = ("",) * n
-        self.names: tuple[str, ...] = tuple(_("Seat {seat}").format(seat=s) for s in range(n))
-        self.team_names = (_("Team 0"), _("Team 1"))
+        # seats and teams counted from 1, as people count them (and as watch does)
+        self.names: tuple[str, ...] = tuple(_("Seat {seat}").format(seat=s + 1) for s in range(n))
+        self.team_names = numbered_teams()
         self.error: str | None = None
         #: (game after the step, hand number, action number within the hand or -1)
         self.steps: list[tuple[Game, int, int]] = []
@@ -59,11 +60,11 @@ class RecordViewer(SessionDefaults):
                     game.apply(seat, action)
                 except IllegalAction as exc:
                     self.error = _(
-                        "hand {hand}, action {number}: seat {seat} may not {action}: {reason}"
+                        "hand {hand}, action {number}: {name} may not {action}: {reason}"
                     ).format(
                         hand=h + 1,
                         number=i + 1,
-                        seat=seat,
+                        name=self.names[seat],
                         action=repr(action_token(action)),
                         reason=exc.reason,
                     )
@@ -120,12 +121,15 @@ class RecordViewer(SessionDefaults):
         text = _("step {step}/{steps} · hand {hand}, {where}").format(
             step=self.index + 1, steps=len(self.steps), hand=hand + 1, where=where
         )
-        mark = self.marks.get((hand, action))
-        if mark:
-            text += f" · {mark}"
         if self.error and self.at_end():
             text += " · " + _("the record stops here (see below)")
         return text
+
+    def mark(self) -> str:
+        """``truco analyze``'s sentence on the action of this step, if it graded it (shown
+        on a line of its own: it does not fit the title beside the rules and the step)."""
+        _game, hand, action = self.steps[self.index]
+        return self.marks.get((hand, action), "")
 
     def hand_shown(self) -> tuple[int, int]:
         """The number of the hand the step belongs to, and its mano."""

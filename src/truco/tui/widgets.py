@@ -38,8 +38,10 @@ class KeyButton(Button):
 RULES_HELP = """\
 # Truco — the rules in short
 
-**Cards.** 40 Spanish cards. From high to low: 1 espadas, 1 bastos, 7 espadas, 7 oros,
-the 3s, the 2s, 1 oros and 1 copas, the 12s, 11s, 10s, 7 copas and 7 bastos, the 6s, 5s, 4s.
+**Cards.** 40 Spanish cards in four suits: swords (espadas), clubs (bastos), coins (oros)
+and cups (copas). From high to low: 1 of swords, 1 of clubs, 7 of swords, 7 of coins,
+the 3s, the 2s, 1 of coins and 1 of cups, the 12s, 11s, 10s, 7 of cups and 7 of clubs,
+the 6s, 5s, 4s.
 Equal cards of rival teams make the baza *parda*.
 
 **The hand.** Three cards each, three bazas; two bazas win the hand. After a parda the
@@ -47,7 +49,8 @@ next baza decides; a parda later goes to the winner of the first; all parda: the
 
 **Envido** (first baza only, before the truco is accepted): envido 2, envido-envido 4,
 real envido 3, falta envido (what the leader needs). *No quiero* gives the caller what was
-accepted before, or 1. Tanto: two cards of a suit, their sum + 20 (10, 11, 12 count 0).
+accepted before, or 1. Tanto: with two cards of a suit, 20 plus the two cards (10, 11, 12
+count 0).
 Each player declares from the mano; whoever cannot win says **son buenas**.
 In 2v2 and 3v3 only the *pie* (last of the team to play) opens the envido.
 
@@ -75,7 +78,7 @@ Cantale, Poné, No tengo nada.
 | c / a / x | contraflor / contraflor al resto / con flor me achico |
 | t | truco, retruco, vale cuatro |
 | q / n | quiero / no quiero |
-| m | irse al mazo |
+| m m | go to the mazo (m asks first; m again or y goes) |
 | s | megaphone (team games) |
 | Enter | next hand |
 | w | save the record (when the match is over) |

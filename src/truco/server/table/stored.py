@@ -46,7 +46,14 @@ def snapshot(table: Table) -> MatchRow:
             headers["result"] = f"team {game.winner} wins {game.chicos[0]}-{game.chicos[1]}"
         record = game_to_record(game, headers)
         hands = len(record["hands"])
-        add_to_record(record, table.dealer.sealed_decks(hands), closed=len(game.history))
+        add_to_record(
+            record,
+            table.dealer.sealed_decks(hands),
+            closed=len(game.history),
+            # the key binds every hand to the match; it is told only once the match is over
+            key=table.dealer.key if game.is_over else None,
+            first_hand=table.dealer.first_hand,
+        )
     return MatchRow(
         id=table.id,
         name=table.name,
