@@ -140,10 +140,10 @@ def _prototype(ch: str) -> str:
 
 
 def name_skeleton(name: str) -> str:
-    """What a name looks like: look-alike characters folded to one (TR39 confusables),
-    then accents, case, spaces and signs dropped. Two names with one skeleton could be
+    """What a name looks like: case folded, look-alike characters folded to one (TR39
+    confusables), then accents, spaces and signs dropped. Two names with one skeleton could be
     taken for each other."""
-    text = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", name))
+    text = unicodedata.normalize("NFD", unicodedata.normalize("NFKC", name).casefold())
     folded = "".join(_prototype(ch) for ch in text if not unicodedata.combining(ch))
     text = unicodedata.normalize("NFD", folded).casefold()
     return "".join(ch for ch in text if ch.isalnum() and not unicodedata.combining(ch))

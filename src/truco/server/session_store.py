@@ -357,7 +357,7 @@ class Sessions:
 
     async def _sweep_forever(self) -> None:
         while True:
-            await asyncio.sleep(self.recheck)
+            await asyncio.sleep(max(self.recheck, 0.5))
             try:
                 await self.sweep()
             except Exception:  # a database that does not answer: try again next time
