@@ -568,7 +568,7 @@ def test_refusals_carry_a_code_and_params(server: LiveServer) -> None:
     taken = sign_up(browser(server), name).json()
     assert taken["code"] == "name_taken" and taken["params"] == {"name": name}
     missing = browser(server).get("/api/players/Nadie%20Acá").json()
-    assert missing == {"detail": "no player 'Nadie Acá'", "code": "no_player", "params": {"name": "Nadie Acá"}}
+    assert missing == {"detail": "no player 'Nadie Acá'", "code": "player_not_found", "params": {"name": "Nadie Acá"}}
     anonymous = browser(server).get("/api/me").json()
     assert anonymous["code"] == "no_session"
     short = sign_up(browser(server), "x").json()
