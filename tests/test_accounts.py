@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -171,7 +171,11 @@ def test_a_wrong_password_and_an_unknown_name_get_the_same_answer(server: LiveSe
     unknown = http.post("/api/login", json={"name": fresh("Nadie"), "password": "otra-cosa1"})
     assert wrong.status_code == unknown.status_code == 401
     assert wrong.json() == unknown.json()
-    assert wrong.json() == {"detail": "wrong name or password", "code": "wrong_credentials", "params": {}}
+    assert wrong.json() == {
+        "detail": "wrong name or password",
+        "code": "wrong_credentials",
+        "params": {},
+    }
     assert COOKIE not in http.cookies
 
 
@@ -568,7 +572,11 @@ def test_refusals_carry_a_code_and_params(server: LiveServer) -> None:
     taken = sign_up(browser(server), name).json()
     assert taken["code"] == "name_taken" and taken["params"] == {"name": name}
     missing = browser(server).get("/api/players/Nadie%20Acá").json()
-    assert missing == {"detail": "no player 'Nadie Acá'", "code": "player_not_found", "params": {"name": "Nadie Acá"}}
+    assert missing == {
+        "detail": "no player 'Nadie Acá'",
+        "code": "player_not_found",
+        "params": {"name": "Nadie Acá"},
+    }
     anonymous = browser(server).get("/api/me").json()
     assert anonymous["code"] == "no_session"
     short = sign_up(browser(server), "x").json()

@@ -86,7 +86,7 @@ def closed(client: TableClient, timeout: float = 10) -> tuple[int, str]:
 def test_logging_out_ends_the_session_for_every_copy_of_the_token(
     server: LiveServer, how: str
 ) -> None:
-    name, http = account(server)
+    _name, http = account(server)
     token = http.cookies[COOKIE]
     assert replay(server, token) == (200, 200)
     if how == "logout":
@@ -100,7 +100,9 @@ def test_logging_out_ends_the_session_for_every_copy_of_the_token(
 def test_a_guest_who_logs_out_is_ended_too(server: LiveServer) -> None:
     guest = httpx.post(f"{server.url}/api/guest", json={"name": "Pasajera"}).json()
     assert replay(server, guest["token"]) == (200, 200)
-    assert httpx.delete(f"{server.url}/api/session", headers=bearer(guest["token"])).status_code == 204
+    assert (
+        httpx.delete(f"{server.url}/api/session", headers=bearer(guest["token"])).status_code == 204
+    )
     assert replay(server, guest["token"]) == (401, 401)
 
 
@@ -181,10 +183,11 @@ def test_a_session_ended_on_one_server_ends_on_another_within_the_recheck_time(
     out on one stops the token on the other, its HTTP and its open socket, within
     ``session_recheck_seconds``."""
     db = f"sqlite:///{tmp_path / 'shared.sqlite3'}"
-    with LiveServer(config(db, session_recheck_seconds=1)) as one, LiveServer(
-        config(db, session_recheck_seconds=1)
-    ) as two:
-        name, http = account(one)
+    with (
+        LiveServer(config(db, session_recheck_seconds=1)) as one,
+        LiveServer(config(db, session_recheck_seconds=1)) as two,
+    ):
+        _name, http = account(one)
         token = http.cookies[COOKIE]
         assert replay(two, token) == (200, 200)
         table = create_table(two.url, token, rules={"players": 2}, seat=0)
@@ -199,7 +202,7 @@ def test_a_session_ended_on_one_server_ends_on_another_within_the_recheck_time(
 
 def test_sessions_work_and_end_on_sqlite_and_postgresql(db_url: str) -> None:
     with LiveServer(config(db_url)) as live:
-        name, http = account(live)
+        _name, http = account(live)
         token = http.cookies[COOKIE]
     with LiveServer(config(db_url)) as again:  # a restart keeps the session
         assert replay(again, token) == (200, 200)

@@ -128,7 +128,9 @@ def test_sessions_expire_and_renewing_keeps_the_session_up_to_its_maximum(
         assert again["expires"] == pytest.approx(first["expires"] + 60, abs=0.01)
         assert renewed.headers["set-cookie"].startswith(f"{COOKIE}={again['token']}")
         Clock.now += 60  # past the first expiry: renewed, still live
-        assert httpx.get(f"{live.url}/api/me", headers=bearer, timeout=10).json()["id"] == first["id"]
+        assert (
+            httpx.get(f"{live.url}/api/me", headers=bearer, timeout=10).json()["id"] == first["id"]
+        )
         # renewing again cannot go past 200 s after the session opened
         late = httpx.post(f"{live.url}/api/session/renew", headers=bearer, timeout=10).json()
         assert late["expires"] == pytest.approx(first["expires"] + 100, abs=0.01)

@@ -10,7 +10,6 @@ from typing import Any
 
 import httpx
 import pytest
-
 from browser_kit import ARTIFACTS
 
 from server_testing import LiveServer

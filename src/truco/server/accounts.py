@@ -48,11 +48,11 @@ from typing import Any, TypeVar
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from confusable_homoglyphs.confusables import is_confusable
+from confusable_homoglyphs.confusables import is_confusable  # type: ignore[import-untyped]
 from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
-from zxcvbn import zxcvbn
+from zxcvbn import zxcvbn  # type: ignore[import-untyped]
 
 from .store import accounts_table, matches_table, participants_table
 

@@ -337,7 +337,5 @@ async def profile(
 
     found = await asyncio.to_thread(read)
     if found is None:
-        raise AccountError(
-            404, f"no player {name[:30]!r}", "player_not_found", {"name": name[:30]}
-        )
+        raise AccountError(404, f"no player {name[:30]!r}", "player_not_found", {"name": name[:30]})
     return found

@@ -21,9 +21,9 @@ from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import accounts, accounts_api, analysis_api, api, live, queue_api
+from .accounts import AccountError
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
-from .accounts import AccountError
 from .deps import ID_RE, NO_SESSION, NoSession, Server, ServerDep
 from .limits import AddressLimits, HttpLimits, parse_rate
 from .lobby import Lobby

@@ -312,7 +312,9 @@ class Sessions:
         now = time.time()
         watched = list(self._sockets)
         seen = {
-            s: at for s, at in self._seen.items() if at - self._written_seen.get(s, 0.0) > SEEN_EVERY
+            s: at
+            for s, at in self._seen.items()
+            if at - self._written_seen.get(s, 0.0) > SEEN_EVERY
         }
 
         purge = now - self._purged > SEEN_EVERY

@@ -20,7 +20,6 @@ from urllib.parse import urlsplit
 
 from starlette.responses import Response
 
-
 COOKIE = "truco_session"
 
 
