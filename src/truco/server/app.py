@@ -20,13 +20,14 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from . import accounts, accounts_api, analysis_api, api, live, queue_api
+from . import accounts, accounts_api, analysis_api, api, health, live, metrics, queue_api
 from .accounts import AccountError
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import ID_RE, NO_SESSION, NoSession, Server, ServerDep
 from .limits import AddressLimits, HttpLimits, parse_rate
 from .lobby import Lobby
+from .logs import RequestIds
 from .matchmaking import MemoryQueue
 from .pauses import keep_pauses_short
 from .players import TokenSigner
@@ -170,6 +171,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        metrics.LIVE.lobbies.append(lobby)
         await lobby.start()
         await matchmaker.start()
         sessions.start()
@@ -190,6 +192,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             await sessions.stop()
             await matchmaker.stop()
             await lobby.stop()
+            metrics.LIVE.lobbies.remove(lobby)
 
     app = Site(title="Truco Argento", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.server = server
@@ -199,11 +202,13 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         config.login_rate, config.password_workers, config.login_free_failures
     )
     app.state.matchmaker = matchmaker
+    app.state.readiness = health.Readiness()
     app.add_exception_handler(TableError, _table_error)
     app.add_exception_handler(AccountError, accounts_api.account_refusal)
     app.add_exception_handler(NoSession, _no_session)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.include_router(pages)
+    app.include_router(health.router)
     app.include_router(api.router)
     app.include_router(accounts_api.router)
     app.include_router(queue_api.router)
@@ -211,7 +216,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     addresses = AddressLimits(config.http_rate, config.http_write_rate)
     app.add_middleware(HttpLimits, addresses=addresses)
+    app.add_middleware(RequestIds)  # outermost: the limits' refusals have an id too
     limits = HttpLimits(live.TableSockets(server), addresses=addresses)
-    app.table_sockets = limits
+    app.table_sockets = RequestIds(limits)
     app.create_tables = api.CreateTables(server, addresses, limits.max_body, table_error_response)
     return app
