@@ -11,11 +11,9 @@ of a pair (several people may share one address).
 >>> now = [0.0]
 >>> throttle = LoginThrottle(free=2, clock=lambda: now[0])
 >>> keys = throttle.keys("ana", "1.2.3.4")
->>> [throttle.wait(*keys) for _ in range(1)], throttle.failed(*keys), throttle.failed(*keys)
-([0.0], None, None)
->>> throttle.wait(*keys)  # two failures are free
+>>> throttle.failed(*keys); throttle.wait(*keys)  # the first two tries are free
 0.0
->>> throttle.failed(*keys); throttle.wait(*keys)
+>>> throttle.failed(*keys); throttle.wait(*keys)  # the third waits 1 s, the next 2 s...
 1.0
 >>> throttle.wait(*throttle.keys("ana", "5.6.7.8"))  # the owner, from home
 0.0
