@@ -52,7 +52,7 @@ def browser(server: LiveServer) -> httpx.Client:
     return httpx.Client(base_url=server.url, timeout=30)
 
 
-def sign_up(http: httpx.Client, name: str, password: str = "contraseña1") -> httpx.Response:
+def sign_up(http: httpx.Client, name: str, password: str = "mate-cocido-7") -> httpx.Response:
     return http.post("/api/accounts", json={"name": name, "password": password})
 
 
@@ -74,7 +74,7 @@ def test_signing_up_logs_in_with_an_http_only_cookie_and_me_says_account(
     assert me["ratings"]["1v1"] == {"rating": 1500, "games": 0, "provisional": True}
     assert http.post("/api/logout").status_code == 204
     assert COOKIE not in http.cookies and http.get("/api/me").status_code == 401
-    again = http.post("/api/login", json={"name": name.upper(), "password": "contraseña1"})
+    again = http.post("/api/login", json={"name": name.upper(), "password": "mate-cocido-7"})
     assert again.status_code == 200 and again.json()["name"] == name
     assert http.get("/api/me").json()["id"] == response.json()["id"]
 
@@ -149,8 +149,8 @@ def test_names_that_merely_start_with_bot_letters_are_people(server: LiveServer)
         ({"name": "Corta", "password": "1234567"}, 422),
         ({"name": "Larga", "password": "x" * 300}, 422),
         ({"name": "Falta"}, 422),
-        ({"name": "Extra", "password": "contraseña1", "admin": True}, 422),
-        ({"name": 7, "password": "contraseña1"}, 422),
+        ({"name": "Extra", "password": "mate-cocido-7", "admin": True}, 422),
+        ({"name": 7, "password": "mate-cocido-7"}, 422),
     ],
 )
 def test_weak_passwords_and_malformed_bodies_are_refused(
@@ -185,7 +185,7 @@ def from_address(live: LiveServer, address: str) -> httpx.Client:
     return httpx.Client(base_url=live.url, timeout=30, transport=transport)
 
 
-def login(http: httpx.Client, name: str, password: str = "contraseña1") -> int:
+def login(http: httpx.Client, name: str, password: str = "mate-cocido-7") -> int:
     return http.post("/api/login", json={"name": name, "password": password}).status_code
 
 
@@ -252,7 +252,7 @@ def test_logins_are_limited_per_address_and_per_account() -> None:
         assert login(from_address(live, "127.0.0.8"), "Vecina") == 200
         # the account itself: three logins a minute from anywhere (only with its password)
         other = from_address(live, "127.0.0.9")
-        answer = other.post("/api/login", json={"name": "Frecuente", "password": "contraseña1"})
+        answer = other.post("/api/login", json={"name": "Frecuente", "password": "mate-cocido-7"})
         assert answer.status_code == 429 and answer.json()["code"] == "login_rate"
 
 
@@ -311,7 +311,9 @@ def test_an_account_renames_itself_and_keeps_its_id(server: LiveServer) -> None:
     assert renamed.status_code == 200 and renamed.json()["name"] == new
     me = http.get("/api/me").json()
     assert me["name"] == new and me["id"] == first["id"]
-    assert http.post("/api/login", json={"name": new, "password": "contraseña1"}).status_code == 200
+    assert (
+        http.post("/api/login", json={"name": new, "password": "mate-cocido-7"}).status_code == 200
+    )
     assert browser(server).get(f"/api/players/{first['name']}").status_code == 404
     assert browser(server).get(f"/api/players/{new}").json()["name"] == new
 
@@ -434,9 +436,9 @@ def test_logins_with_text_no_name_can_have_are_refused_like_any_wrong_login(
         http = browser(live)
         sign_up(http, "Común")
         for body in (
-            {"name": "Com\x00ún", "password": "contraseña1"},
+            {"name": "Com\x00ún", "password": "mate-cocido-7"},
             {"name": "Común", "password": "contra\ud800seña"},
-            {"name": "x" * 100, "password": "contraseña1"},
+            {"name": "x" * 100, "password": "mate-cocido-7"},
         ):
             response = http.post(
                 "/api/login",
@@ -483,6 +485,8 @@ def test_a_profile_page_is_a_404_for_a_name_no_account_has(server: LiveServer) -
         ("12345678", "password_common"),
         ("qwertyuiop", "password_common"),
         ("argentina", "password_common"),
+        ("contraseña", "password_common"),  # the site's words are guessed first too
+        ("truco2024", "password_common"),
         ("        ", "password_blank"),
         ("\t \u3000      ", "password_blank"),
         ("{name}", "password_has_name"),
@@ -509,9 +513,9 @@ def test_a_password_change_needs_the_old_one_and_a_good_new_one(server: LiveServ
     sign_up(http, name)
     wrong = http.post("/api/me/password", json={"old": "no-es-esta-9", "new": "otra-clave-77"})
     assert wrong.status_code == 403 and wrong.json()["code"] == "wrong_password"
-    weak = http.post("/api/me/password", json={"old": "contraseña1", "new": "password"})
+    weak = http.post("/api/me/password", json={"old": "mate-cocido-7", "new": "password"})
     assert weak.status_code == 422 and weak.json()["code"] == "password_common"
-    done = http.post("/api/me/password", json={"old": "contraseña1", "new": "otra-clave-77"})
+    done = http.post("/api/me/password", json={"old": "mate-cocido-7", "new": "otra-clave-77"})
     assert done.status_code == 200
     assert login(browser(server), name) == 401
     assert login(browser(server), name, "otra-clave-77") == 200

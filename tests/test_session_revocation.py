@@ -47,14 +47,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 _names = iter(range(10**6))
 
 
-def account(live: LiveServer, password: str = "contraseña1") -> tuple[str, httpx.Client]:
+def account(live: LiveServer, password: str = "mate-cocido-7") -> tuple[str, httpx.Client]:
     name = f"Sesión{next(_names)}"
     http = httpx.Client(base_url=live.url, timeout=30)
     assert http.post("/api/accounts", json={"name": name, "password": password}).status_code == 201
     return name, http
 
 
-def log_in(live: LiveServer, name: str, password: str = "contraseña1") -> httpx.Client:
+def log_in(live: LiveServer, name: str, password: str = "mate-cocido-7") -> httpx.Client:
     http = httpx.Client(base_url=live.url, timeout=30)
     assert http.post("/api/login", json={"name": name, "password": password}).status_code == 200
     return http
@@ -147,7 +147,7 @@ def test_log_out_everywhere_ends_every_session_of_the_account(server: LiveServer
 def test_a_password_change_ends_every_other_session(server: LiveServer) -> None:
     name, here = account(server)
     there = log_in(server, name)
-    changed = here.post("/api/me/password", json={"old": "contraseña1", "new": "nueva-clave-71"})
+    changed = here.post("/api/me/password", json={"old": "mate-cocido-7", "new": "nueva-clave-71"})
     assert changed.status_code == 200 and changed.json()["sessions_ended"] == 1
     assert there.get("/api/me").status_code == 401
     assert here.get("/api/me").json()["name"] == name  # this one goes on
@@ -157,7 +157,7 @@ def test_a_password_change_ends_every_other_session(server: LiveServer) -> None:
 def test_the_owner_lists_their_sessions_and_ends_one(server: LiveServer) -> None:
     name, laptop = account(server)
     phone = httpx.Client(base_url=server.url, timeout=30, headers={"User-Agent": "Telefono/1.0"})
-    phone.post("/api/login", json={"name": name, "password": "contraseña1"})
+    phone.post("/api/login", json={"name": name, "password": "mate-cocido-7"})
     listed = laptop.get("/api/sessions").json()["sessions"]
     assert len(listed) == 2
     mine = next(s for s in listed if s["current"])

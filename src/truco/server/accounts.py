@@ -13,7 +13,8 @@ Cyrillic ``і`` is refused while ``Victima`` exists. Guests' names are checked t
 
 A password is 8 to 256 characters, not blank, does not contain the name, and is not among
 the guesses an attacker tries first: ``zxcvbn`` (its lists of common passwords, words,
-names, keyboard patterns and sequences) must score it 2 or more of 4.
+names, keyboard patterns and sequences, with :data:`SITE_WORDS` and the name) must score it
+2 or more of 4.
 
 Every refusal is an :class:`AccountError` with a stable ``code`` and its ``params``.
 
@@ -65,6 +66,12 @@ MIN_PASSWORD, MAX_PASSWORD = 8, 256
 MIN_PASSWORD_SCORE = 2
 #: zxcvbn reads at most this many characters (a longer password is not a common one)
 _ZXCVBN_MAX = 72
+#: words of this site and its players that zxcvbn's English lists lack: guessed first too
+#: (zxcvbn's ``user_inputs``, with the account's own name)
+SITE_WORDS = (
+    "truco", "argento", "trucoargento", "contraseña", "contrasena", "clave", "argentina",
+    "boca", "river", "envido", "retruco", "quiero", "mate",
+)  # fmt: skip
 #: names that would pass for the site or its staff, in Spanish and English: refused for
 #: everyone, compared by skeleton (so case, accents and look-alike letters do not help)
 RESERVED = frozenset(
@@ -224,7 +231,7 @@ def check_password(password: str, name: str = "") -> None:
     if squeezed and squeezed in "".join(name_key(password).split()):
         raise AccountError(422, "password: it may not contain your name", "password_has_name")
     if len(password) <= _ZXCVBN_MAX:
-        score = zxcvbn(password, user_inputs=[name] if name else [])["score"]
+        score = zxcvbn(password, user_inputs=[*SITE_WORDS, *([name] if name else [])])["score"]
         if score < MIN_PASSWORD_SCORE:
             raise AccountError(
                 422,
