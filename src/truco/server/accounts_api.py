@@ -32,6 +32,7 @@ from .api import client_summary, session_answer
 from .deps import ID_PATTERN, MaybePlayerDep, PlayerDep, ServerDep
 from .limits import MovingWindow, parse_rate
 from .login_throttle import LoginThrottle
+from .metrics import REFUSALS
 from .players import Player
 from .sessions import clear_session_cookie
 
@@ -75,8 +76,9 @@ def account_refusal(request: Request, exc: Exception) -> JSONResponse:
     """The answer of an :class:`AccountError` (registered on the app)."""
     assert isinstance(exc, AccountError)
     headers = None
-    if exc.status == 429:
+    if exc.status == 429:  # login_throttled, login_rate, login_busy
         headers = {"Retry-After": str(int(exc.params.get("retry_after", 60)))}
+        REFUSALS.labels(exc.code).inc()
     return JSONResponse(exc.to_json(), status_code=exc.status, headers=headers)
 
 

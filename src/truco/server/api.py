@@ -24,7 +24,7 @@ from ..rules import FALTA_ENVIDO_VARIANTS, Rules, RulesError
 from . import accounts
 from .accounts import AccountError
 from .bot_pool import check_bot_spec, offered_bots
-from .deps import MAX_HEADER, MaybePlayerDep, PlayerDep, Server, ServerDep, TableId
+from .deps import MAX_HEADER, MaybePlayerDep, NoSession, PlayerDep, Server, ServerDep, TableId
 from .limits import AddressLimits, send_refusal
 from .players import Player, clean_name
 from .replays import replay_steps
@@ -147,7 +147,10 @@ async def guest(
 async def renew(response: Response, server: ServerDep, player: PlayerDep) -> dict[str, Any]:
     """The same session with a new expiry (it must still be live; never past its
     maximum lifetime)."""
-    return session_answer(response, server, await server.sessions.renew(player))
+    renewed = await server.sessions.renew(player)
+    if renewed is None:  # ended between the lookup and now
+        raise NoSession()
+    return session_answer(response, server, renewed)
 
 
 @router.delete("/session", status_code=204)

@@ -178,9 +178,9 @@ class Sessions:
         self._known[session_id] = (player, monotonic())
 
     # ---------------------------------------------------------------- changes
-    async def renew(self, player: Player) -> Player:
+    async def renew(self, player: Player) -> Player | None:
         """The same session with a new expiry: ``lifetime`` from now, never past its
-        creation plus ``max_lifetime``."""
+        creation plus ``max_lifetime``; ``None`` if it ended meanwhile."""
         now = time.time()
         session_id = player.session
 
@@ -204,7 +204,7 @@ class Sessions:
         self._remember(session_id, renewed)
         if renewed is None or renewed.expires <= now:
             self._closed([session_id])
-            return player if renewed is None else renewed
+            return None
         return renewed
 
     async def rename(self, player_id: str, name: str) -> None:
