@@ -4,8 +4,10 @@ logins, and authorization (a session speaks for its own account only, at the tab
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -14,7 +16,7 @@ from sqlalchemy import select
 
 from databases import db_url
 from server_testing import LiveServer, TableClient
-from truco.server import ServerConfig
+from truco.server import ServerConfig, accounts
 from truco.server.sessions import COOKIE
 from truco.server.store import accounts_table, results_table
 
@@ -50,7 +52,7 @@ def browser(server: LiveServer) -> httpx.Client:
     return httpx.Client(base_url=server.url, timeout=30)
 
 
-def sign_up(http: httpx.Client, name: str, password: str = "contraseña1") -> httpx.Response:
+def sign_up(http: httpx.Client, name: str, password: str = "mate-cocido-7") -> httpx.Response:
     return http.post("/api/accounts", json={"name": name, "password": password})
 
 
@@ -72,7 +74,7 @@ def test_signing_up_logs_in_with_an_http_only_cookie_and_me_says_account(
     assert me["ratings"]["1v1"] == {"rating": 1500, "games": 0, "provisional": True}
     assert http.post("/api/logout").status_code == 204
     assert COOKIE not in http.cookies and http.get("/api/me").status_code == 401
-    again = http.post("/api/login", json={"name": name.upper(), "password": "contraseña1"})
+    again = http.post("/api/login", json={"name": name.upper(), "password": "mate-cocido-7"})
     assert again.status_code == 200 and again.json()["name"] == name
     assert http.get("/api/me").json()["id"] == response.json()["id"]
 
@@ -147,8 +149,8 @@ def test_names_that_merely_start_with_bot_letters_are_people(server: LiveServer)
         ({"name": "Corta", "password": "1234567"}, 422),
         ({"name": "Larga", "password": "x" * 300}, 422),
         ({"name": "Falta"}, 422),
-        ({"name": "Extra", "password": "contraseña1", "admin": True}, 422),
-        ({"name": 7, "password": "contraseña1"}, 422),
+        ({"name": "Extra", "password": "mate-cocido-7", "admin": True}, 422),
+        ({"name": 7, "password": "mate-cocido-7"}, 422),
     ],
 )
 def test_weak_passwords_and_malformed_bodies_are_refused(
@@ -168,7 +170,12 @@ def test_a_wrong_password_and_an_unknown_name_get_the_same_answer(server: LiveSe
     wrong = http.post("/api/login", json={"name": name, "password": "otra-cosa1"})
     unknown = http.post("/api/login", json={"name": fresh("Nadie"), "password": "otra-cosa1"})
     assert wrong.status_code == unknown.status_code == 401
-    assert wrong.json() == unknown.json() == {"detail": "wrong name or password"}
+    assert wrong.json() == unknown.json()
+    assert wrong.json() == {
+        "detail": "wrong name or password",
+        "code": "wrong_credentials",
+        "params": {},
+    }
     assert COOKIE not in http.cookies
 
 
@@ -178,45 +185,122 @@ def from_address(live: LiveServer, address: str) -> httpx.Client:
     return httpx.Client(base_url=live.url, timeout=30, transport=transport)
 
 
-def login(http: httpx.Client, name: str, password: str = "contraseña1") -> int:
+def login(http: httpx.Client, name: str, password: str = "mate-cocido-7") -> int:
     return http.post("/api/login", json={"name": name, "password": password}).status_code
 
 
 @pytest.fixture
 def strict() -> Iterator[LiveServer]:
-    """A server that allows 3 failed logins a minute per name and per address."""
-    with LiveServer(ServerConfig(db_url="sqlite://", login_rate="3/minute")) as live:
+    """A server where 3 failed logins of a name from one address (15 of an address) are
+    free, then each next try waits longer; any address may try 1000 logins a minute."""
+    config = ServerConfig(db_url="sqlite://", login_rate="1000/minute", login_free_failures=3)
+    with LiveServer(config) as live:
         yield live
 
 
-def test_failed_logins_are_rate_limited_per_name(strict: LiveServer) -> None:
+def test_an_attacker_elsewhere_never_locks_the_owner_out(strict: LiveServer) -> None:
+    """Failures slow the next try of the same name from the same address (a delay that
+    grows: 429 with retry_after), never the name from everywhere."""
     sign_up(browser(strict), "Víctima")
-    sign_up(browser(strict), "Vecino")
     attacker = from_address(strict, "127.0.0.2")
     assert [login(attacker, "Víctima", "adivino-1") for _ in range(3)] == [401] * 3
     refused = attacker.post("/api/login", json={"name": "víctima", "password": "adivino-2"})
-    assert refused.status_code == 429 and "too many failed logins" in refused.json()["detail"]
-    assert refused.headers["retry-after"] == "60"
-    # the name is refused from everywhere (even with the right password) while the window
-    # lasts; another name from elsewhere is not
-    elsewhere = from_address(strict, "127.0.0.3")
-    assert login(elsewhere, "Víctima") == 429
-    assert login(elsewhere, "Vecino") == 200
+    assert refused.status_code == 429 and refused.json()["code"] == "login_throttled"
+    assert refused.json()["params"]["retry_after"] >= 1
+    assert refused.headers["retry-after"] == str(refused.json()["params"]["retry_after"])
+    # the owner, from their own address, gets in at once, even with the right password
+    # typed wrong once
+    owner = from_address(strict, "127.0.0.3")
+    assert login(owner, "Víctima", "me-equivoqué-9") == 401
+    assert login(owner, "Víctima") == 200
     assert COOKIE not in attacker.cookies
 
 
-def test_failed_logins_are_rate_limited_per_address(strict: LiveServer) -> None:
-    sign_up(browser(strict), "Víctima")
-    attacker = from_address(strict, "127.0.0.4")
-    assert [login(attacker, f"Nombre{i}", "adivino-1") for i in range(3)] == [401] * 3
-    assert login(attacker, "Víctima") == 429  # a fourth name, from the same address
-    assert login(from_address(strict, "127.0.0.5"), "Víctima") == 200
+def test_each_failure_after_the_free_ones_doubles_the_wait(strict: LiveServer) -> None:
+    sign_up(browser(strict), "Paciente")
+    attacker = from_address(strict, "127.0.0.7")
+    waits = []
+    for _ in range(3):
+        for _ in range(10):
+            answer = attacker.post("/api/login", json={"name": "Paciente", "password": "x1y2z3w4"})
+            if answer.status_code == 401:
+                break
+            assert answer.status_code == 429
+            time.sleep(answer.json()["params"]["retry_after"])
+        refused = attacker.post("/api/login", json={"name": "Paciente", "password": "x1y2z3w4"})
+        if refused.status_code == 429:
+            waits.append(refused.json()["params"]["retry_after"])
+    assert waits[-2:] == [1, 2] or waits[-2:] == [2, 4], waits
 
 
-def test_successful_logins_do_not_count(strict: LiveServer) -> None:
-    sign_up(browser(strict), "Frecuente")
-    http = from_address(strict, "127.0.0.6")
-    assert [login(http, "Frecuente") for _ in range(6)] == [200] * 6
+def test_an_address_that_tries_many_names_is_slowed_too(strict: LiveServer) -> None:
+    sprayer = from_address(strict, "127.0.0.4")
+    assert [login(sprayer, f"Nombre{i}", "adivino-1") for i in range(15)] == [401] * 15
+    refused = sprayer.post("/api/login", json={"name": "Otro", "password": "adivino-1"})
+    assert refused.status_code == 429 and refused.json()["code"] == "login_throttled"
+    sign_up(browser(strict), "Tercero")
+    assert login(from_address(strict, "127.0.0.5"), "Tercero") == 200
+
+
+def test_logins_are_limited_per_address_and_per_account() -> None:
+    config = ServerConfig(db_url="sqlite://", login_rate="3/minute")
+    with LiveServer(config) as live:
+        sign_up(browser(live), "Frecuente")
+        sign_up(browser(live), "Vecina")
+        http = from_address(live, "127.0.0.6")
+        assert [login(http, "Frecuente") for _ in range(4)] == [200, 200, 200, 429]
+        assert login(from_address(live, "127.0.0.8"), "Vecina") == 200
+        # the account itself: three logins a minute from anywhere (only with its password)
+        other = from_address(live, "127.0.0.9")
+        answer = other.post("/api/login", json={"name": "Frecuente", "password": "mate-cocido-7"})
+        assert answer.status_code == 429 and answer.json()["code"] == "login_rate"
+
+
+class CountingHasher:
+    """argon2's hasher, counting how many of its hashes run at once."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.running = 0
+        self.most = 0
+        self.lock = threading.Lock()
+
+    def _count(self, work: Any, *args: Any) -> Any:
+        with self.lock:
+            self.running += 1
+            self.most = max(self.most, self.running)
+        try:
+            return work(*args)
+        finally:
+            with self.lock:
+                self.running -= 1
+
+    def hash(self, password: str) -> str:
+        return str(self._count(self.real.hash, password))
+
+    def verify(self, hashed: str, password: str) -> bool:
+        return bool(self._count(self.real.verify, hashed, password))
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_parallel_logins_never_run_more_argon2_at_once_than_the_workers(
+    workers: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = ServerConfig(
+        db_url="sqlite://",
+        login_rate="1000/minute",
+        http_rate="100000/minute",
+        password_workers=workers,
+    )
+    counting = CountingHasher(accounts._hasher)
+    monkeypatch.setattr(accounts, "_hasher", counting)
+    with LiveServer(config) as live:
+        sign_up(browser(live), "Concurrida")
+        slow = httpx.Client(base_url=live.url, timeout=180)  # argon2 one or two at a time
+        with ThreadPoolExecutor(8) as pool:
+            answers = list(pool.map(lambda _: login(slow, "Concurrida"), range(8)))
+        assert answers == [200] * 8
+        assert counting.most == workers
 
 
 # ------------------------------------------------------------------ renaming
@@ -228,7 +312,9 @@ def test_an_account_renames_itself_and_keeps_its_id(server: LiveServer) -> None:
     assert renamed.status_code == 200 and renamed.json()["name"] == new
     me = http.get("/api/me").json()
     assert me["name"] == new and me["id"] == first["id"]
-    assert http.post("/api/login", json={"name": new, "password": "contraseña1"}).status_code == 200
+    assert (
+        http.post("/api/login", json={"name": new, "password": "mate-cocido-7"}).status_code == 200
+    )
     assert browser(server).get(f"/api/players/{first['name']}").status_code == 404
     assert browser(server).get(f"/api/players/{new}").json()["name"] == new
 
@@ -351,9 +437,9 @@ def test_logins_with_text_no_name_can_have_are_refused_like_any_wrong_login(
         http = browser(live)
         sign_up(http, "Común")
         for body in (
-            {"name": "Com\x00ún", "password": "contraseña1"},
+            {"name": "Com\x00ún", "password": "mate-cocido-7"},
             {"name": "Común", "password": "contra\ud800seña"},
-            {"name": "x" * 100, "password": "contraseña1"},
+            {"name": "x" * 100, "password": "mate-cocido-7"},
         ):
             response = http.post(
                 "/api/login",
@@ -390,3 +476,113 @@ def test_a_profile_page_is_a_404_for_a_name_no_account_has(server: LiveServer) -
     missing = http.get(f"/u/{fresh('Nadie')}")
     assert missing.status_code == 404
     assert "<html" in missing.text.lower()  # still the page, which says there is no such player
+
+
+# ------------------------------------------------------------------ the password policy
+@pytest.mark.parametrize(
+    ("password", "code"),
+    [
+        ("password", "password_common"),
+        ("12345678", "password_common"),
+        ("qwertyuiop", "password_common"),
+        ("argentina", "password_common"),
+        ("contraseña", "password_common"),  # the site's words are guessed first too
+        ("truco2024", "password_common"),
+        ("        ", "password_blank"),
+        ("\t \u3000      ", "password_blank"),
+        ("{name}", "password_has_name"),
+        ("mi{name}2024", "password_has_name"),
+        ("1234567", "password_too_short"),
+    ],
+)
+def test_common_blank_and_own_name_passwords_are_refused_with_a_code(
+    server: LiveServer, password: str, code: str
+) -> None:
+    name = fresh("ClaveLarga")
+    response = sign_up(browser(server), name, password.format(name=name))
+    assert response.status_code == 422, response.text
+    body = response.json()
+    assert body["code"] == code and "\n" not in body["detail"]
+    if code == "password_too_short":
+        assert body["params"] == {"min": 8}
+    assert browser(server).get(f"/api/players/{name}").status_code == 404
+
+
+def test_a_password_change_needs_the_old_one_and_a_good_new_one(server: LiveServer) -> None:
+    http = browser(server)
+    name = fresh("Cambia")
+    sign_up(http, name)
+    wrong = http.post("/api/me/password", json={"old": "no-es-esta-9", "new": "otra-clave-77"})
+    assert wrong.status_code == 403 and wrong.json()["code"] == "wrong_password"
+    weak = http.post("/api/me/password", json={"old": "mate-cocido-7", "new": "password"})
+    assert weak.status_code == 422 and weak.json()["code"] == "password_common"
+    done = http.post("/api/me/password", json={"old": "mate-cocido-7", "new": "otra-clave-77"})
+    assert done.status_code == 200
+    assert login(browser(server), name) == 401
+    assert login(browser(server), name, "otra-clave-77") == 200
+    guest = browser(server)
+    guest.post("/api/guest", json={"name": "Sin Clave"})
+    refused = guest.post("/api/me/password", json={"old": "a" * 8, "new": "otra-clave-77"})
+    assert refused.status_code == 403 and refused.json()["code"] == "account_only"
+
+
+# ------------------------------------------------------------------ names that pass for others
+@pytest.mark.parametrize(
+    "name",
+    ["admin", "Moderador", "Sistema", "Truco Argento", "ÁDMIN", "\u0410dmin", "Soporte Oficial",
+     "Admin Ana", "moderator", "T r u c o"],
+)  # fmt: skip
+def test_reserved_names_are_refused_to_guests_and_accounts(server: LiveServer, name: str) -> None:
+    guest = browser(server).post("/api/guest", json={"name": name})
+    assert guest.status_code == 422 and guest.json()["code"] == "name_reserved", name
+    account = sign_up(browser(server), name)
+    assert account.status_code == 422 and account.json()["code"] == "name_reserved", name
+
+
+def test_a_guest_may_still_be_called_invitado(server: LiveServer) -> None:
+    assert browser(server).post("/api/guest", json={"name": "Invitado"}).status_code == 200
+    assert sign_up(browser(server), "Invitado").json()["code"] == "name_reserved"
+
+
+def test_names_that_look_like_an_accounts_are_refused(server: LiveServer) -> None:
+    """Vіctima with a Cyrillic і, V1ctima, VÍCTIMA: each could be taken for Victima."""
+    owner = fresh("Victima")
+    assert sign_up(browser(server), owner).status_code == 201
+    look_alikes = [
+        owner.replace("i", "\u0456", 1),  # Cyrillic і
+        owner.replace("c", "\u0441"),  # Cyrillic с
+        owner.replace("V", "\u0474"),  # Cyrillic Ѵ
+        owner.upper().replace("I", "Í", 1),
+        owner.replace("i", "ı", 1),  # dotless ı
+    ]
+    for name in look_alikes:
+        account = sign_up(browser(server), name)
+        assert account.status_code == 409, name
+        assert account.json()["code"] == "name_confusable"
+        assert account.json()["params"] == {"name": name, "other": owner}
+        guest = browser(server).post("/api/guest", json={"name": name})
+        assert guest.status_code == 409 and guest.json()["code"] == "name_is_account", name
+    # nor may another account rename itself to look like it
+    http = browser(server)
+    sign_up(http, fresh("Otra"))
+    renamed = http.patch("/api/me", json={"name": look_alikes[0]})
+    assert renamed.status_code == 409 and renamed.json()["code"] == "name_confusable"
+    # a name merely close is someone else's
+    assert sign_up(browser(server), owner.replace("V", "B")).status_code == 201
+
+
+def test_refusals_carry_a_code_and_params(server: LiveServer) -> None:
+    name = fresh("Código")
+    sign_up(browser(server), name)
+    taken = sign_up(browser(server), name).json()
+    assert taken["code"] == "name_taken" and taken["params"] == {"name": name}
+    missing = browser(server).get("/api/players/Nadie%20Acá").json()
+    assert missing == {
+        "detail": "no player 'Nadie Acá'",
+        "code": "player_not_found",
+        "params": {"name": "Nadie Acá"},
+    }
+    anonymous = browser(server).get("/api/me").json()
+    assert anonymous["code"] == "no_session"
+    short = sign_up(browser(server), "x").json()
+    assert short["code"] == "name_length" and short["params"] == {"min": 2, "max": 24}

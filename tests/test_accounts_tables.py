@@ -51,7 +51,7 @@ class Account:
         self.name = f"{prefix}{next(_names)}"
         self.http = httpx.Client(base_url=server.url, timeout=30)
         answer = self.http.post(
-            "/api/accounts", json={"name": self.name, "password": "contraseña1"}
+            "/api/accounts", json={"name": self.name, "password": "mate-cocido-7"}
         ).json()
         self.id, self.token = answer["id"], answer["token"]
 

@@ -1,24 +1,38 @@
-"""The players' API under ``/api``: accounts (sign up, log in and out, rename), who you are,
-the leaderboards and the players' profiles.
+"""The players' API under ``/api``: accounts (sign up, log in and out, rename, change the
+password), sessions (list, end one, end all), who you are, the leaderboards and the
+players' profiles.
 
 An account's session is the same HttpOnly, SameSite cookie (or Bearer token) a guest's is,
 marked as an account's: its player id is the account's, so it reaches that account's seats
-and no other. Passwords are hashed in a thread (argon2id takes tens of milliseconds).
+and no other. Sessions are the server's (:mod:`truco.server.session_store`): logging out
+ends one for every copy of its token.
+
+Passwords are hashed and checked by argon2id in threads, at most
+``password_workers`` at once (:class:`~truco.server.accounts.PasswordWork`): a flood of
+logins, right or wrong, waits its turn instead of taking every core. Logins are limited per
+address (all attempts) and per account (successful ones), and failures slow the next try of
+the same name from the same address, and of the address (:mod:`.login_throttle`).
+
+Every refusal is ``{"detail", "code", "params"}`` (:class:`~truco.server.accounts.AccountError`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
+from fastapi import APIRouter, Path, Query, Request, Response
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import accounts, ratings
-from .accounts import AccountError
-from .api import session_answer
-from .deps import MaybePlayerDep, PlayerDep, ServerDep
-from .limits import Attempts
+from .accounts import AccountError, PasswordWork
+from .api import client_summary, session_answer
+from .deps import ID_PATTERN, MaybePlayerDep, PlayerDep, ServerDep
+from .limits import MovingWindow, parse_rate
+from .login_throttle import LoginThrottle
+from .metrics import REFUSALS
 from .players import Player
 from .sessions import clear_session_cookie
 
@@ -34,80 +48,195 @@ class _Body(BaseModel):
 
 class Credentials(_Body):
     name: str = Field(max_length=100, description="2 to 24 characters, unique")
-    password: str = Field(max_length=1000, description="at least 8 characters")
+    password: str = Field(max_length=1000, description="at least 8 characters, not common")
 
 
 class Rename(_Body):
     name: str = Field(max_length=100, description="2 to 24 characters, unique")
 
 
-def _refuse(error: AccountError) -> HTTPException:
-    return HTTPException(error.status, error.reason)
+class PasswordChange(_Body):
+    old: str = Field(max_length=1000, description="the password now")
+    new: str = Field(max_length=1000, description="at least 8 characters, not common")
 
 
-def _attempts(request: Request) -> Attempts:
-    attempts: Attempts = request.app.state.login_attempts
-    return attempts
+class LoginGuard:
+    """What logging in passes through: the argon2 queue, the per-address and per-account
+    windows, and the throttle of failures."""
+
+    def __init__(self, rate: str, workers: int, free_failures: int) -> None:
+        self.rate_text = rate
+        self.addresses = MovingWindow(parse_rate(rate))
+        self.accounts = MovingWindow(parse_rate(rate))
+        self.work = PasswordWork(concurrency=workers)
+        self.throttle = LoginThrottle(free=free_failures)
 
 
-def _login(response: Response, server: ServerDep, account: accounts.Account) -> dict[str, Any]:
-    """Set the account's session cookie; the session as ``POST /api/guest`` gives it."""
-    token = server.signer.issue(account.name, account.id, account=True)
-    return session_answer(response, server, token)
+def account_refusal(request: Request, exc: Exception) -> JSONResponse:
+    """The answer of an :class:`AccountError` (registered on the app)."""
+    assert isinstance(exc, AccountError)
+    headers = None
+    if exc.status == 429:  # login_throttled, login_rate, login_busy
+        headers = {"Retry-After": str(int(exc.params.get("retry_after", 60)))}
+        REFUSALS.labels(exc.code).inc()
+    return JSONResponse(exc.to_json(), status_code=exc.status, headers=headers)
+
+
+def _guard(request: Request) -> LoginGuard:
+    guard: LoginGuard = request.app.state.login_guard
+    return guard
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+async def _login(
+    request: Request, response: Response, server: ServerDep, account: accounts.Account
+) -> dict[str, Any]:
+    """A new session of the account, as its cookie; the session as ``POST /api/guest``
+    gives it."""
+    agent, address = client_summary(request)
+    player = await server.sessions.open(
+        account.name, account.id, account=True, agent=agent, address=address
+    )
+    return session_answer(response, server, player)
 
 
 # ------------------------------------------------------------------ accounts
 @router.post("/accounts", status_code=201)
 async def sign_up(
-    body: Credentials, response: Response, server: ServerDep, known: MaybePlayerDep
+    body: Credentials,
+    request: Request,
+    response: Response,
+    server: ServerDep,
+    known: MaybePlayerDep,
 ) -> dict[str, Any]:
     """A new account, logged in at once. A guest who signs up keeps their history."""
-    try:
-        name = accounts.check_name(body.name)
-        accounts.check_password(body.password)
-    except AccountError as exc:
-        raise _refuse(exc) from None
-    hashed = await asyncio.to_thread(accounts.hash_password, body.password)
+    name = accounts.check_name(body.name)
+    accounts.check_password(body.password, name)
+    hashed = await _guard(request).work.run(accounts.hash_password, body.password)
     guest = known.id if known is not None and not known.account else None
-    try:
-        engine = server.store.engine
-        account = await server.store.in_writer(lambda: accounts.create(engine, name, hashed, guest))
-    except AccountError as exc:
-        raise _refuse(exc) from None
-    return _login(response, server, account)
+    engine = server.store.engine
+    account = await server.store.in_writer(lambda: accounts.create(engine, name, hashed, guest))
+    return await _login(request, response, server, account)
 
 
 @router.post("/login")
 async def login(
     body: Credentials, request: Request, response: Response, server: ServerDep
 ) -> dict[str, Any]:
-    """Log in (the same answer for an unknown name and a wrong password); a name or an
-    address that failed too often is refused for a while (429)."""
-    keys = (
-        f"name:{accounts.name_key(body.name)}",
-        f"address:{request.client.host if request.client else 'unknown'}",
-    )
-    attempts = _attempts(request)
-    if attempts.refused(*keys):
-        raise HTTPException(
+    """Log in (the same answer for an unknown name and a wrong password). Failures slow
+    the next try of the same name from the same address, and of the address (429 with
+    ``retry_after``); an address has ``login_rate`` attempts, an account as many logins."""
+    guard = _guard(request)
+    address = _address(request)
+    key = accounts.name_key(body.name)
+    pair, of_address = guard.throttle.keys(key, address)
+    wait = guard.throttle.wait(pair, of_address)
+    if wait > 0:
+        seconds = math.ceil(wait)
+        raise AccountError(
             429,
-            f"too many failed logins for this name or from your address: "
-            f"at most {attempts.rate_text}; try again later",
-            headers={"Retry-After": "60"},
+            f"too many failed logins for this name from your address: try again in {seconds} s",
+            "login_throttled",
+            {"retry_after": seconds},
         )
-    account = await asyncio.to_thread(
-        accounts.authenticate, server.store.engine, body.name, body.password
-    )
-    if account is None:
-        attempts.failed(*keys)
-        raise HTTPException(401, WRONG)
-    return _login(response, server, account)
+    if not guard.addresses.hit(address):
+        raise AccountError(
+            429,
+            f"too many logins from your address: at most {guard.rate_text}",
+            "login_rate",
+            {"rate": guard.rate_text, "retry_after": 60},
+        )
+    found = await asyncio.to_thread(accounts.find_login, server.store.engine, body.name)
+    right = await guard.work.run(accounts.password_matches, found.password_hash, body.password)
+    if not right or found.account is None:
+        guard.throttle.failed(pair, of_address)
+        raise AccountError(401, WRONG, "wrong_credentials")
+    if not guard.accounts.hit(found.account.id):
+        raise AccountError(
+            429,
+            f"too many logins to this account: at most {guard.rate_text}",
+            "login_rate",
+            {"rate": guard.rate_text, "retry_after": 60},
+        )
+    guard.throttle.succeeded(pair)
+    return await _login(request, response, server, found.account)
 
 
 @router.post("/logout", status_code=204)
-async def logout(response: Response) -> None:
-    """Forget the session cookie (a token already given out stays valid until it expires)."""
+async def logout(response: Response, server: ServerDep, player: MaybePlayerDep) -> None:
+    """End this session (every copy of its token stops working) and forget the cookie."""
+    if player is not None:
+        await server.sessions.end(player.session)
     clear_session_cookie(response)
+
+
+@router.post("/me/password")
+async def change_password(
+    body: PasswordChange, request: Request, server: ServerDep, player: PlayerDep
+) -> dict[str, Any]:
+    """Change an account's password (the old one first); every other session of the
+    account ends."""
+    if not player.account:
+        raise AccountError(403, "only accounts have a password", "account_only")
+    guard = _guard(request)
+    engine = server.store.engine
+    current = await asyncio.to_thread(accounts.password_hash_of, engine, player.id)
+    if current is None:
+        raise AccountError(401, "the account of this session does not exist", "account_gone")
+    pair, of_address = guard.throttle.keys(f"id:{player.id}", _address(request))
+    wait = guard.throttle.wait(pair, of_address)
+    if wait > 0:
+        seconds = math.ceil(wait)
+        raise AccountError(
+            429,
+            f"too many wrong passwords: try again in {seconds} s",
+            "login_throttled",
+            {"retry_after": seconds},
+        )
+    if not await guard.work.run(accounts.password_matches, current, body.old):
+        guard.throttle.failed(pair, of_address)
+        raise AccountError(403, "the password now is not that one", "wrong_password")
+    account = await asyncio.to_thread(accounts.get, engine, player.id)
+    accounts.check_password(body.new, account.name if account else player.name)
+    hashed = await guard.work.run(accounts.hash_password, body.new)
+    await server.store.in_writer(lambda: accounts.set_password(engine, player.id, hashed))
+    ended = await server.sessions.end_all(player.id, keep=player.session)
+    return {"changed": True, "sessions_ended": ended}
+
+
+# ------------------------------------------------------------------ sessions
+@router.get("/sessions")
+async def sessions(server: ServerDep, player: PlayerDep) -> dict[str, Any]:
+    """The live sessions of this session's player (this one marked ``current``)."""
+    active = await server.sessions.active(player.id)
+    return {"sessions": [s.to_json(player.session) for s in active]}
+
+
+@router.delete("/sessions/{session_id}", status_code=204)
+async def end_session(
+    session_id: Annotated[str, Path(pattern=ID_PATTERN, max_length=40)],
+    response: Response,
+    server: ServerDep,
+    player: PlayerDep,
+) -> None:
+    """End one session of this player (this one too: then like logging out)."""
+    if not await server.sessions.end(session_id, player.id):
+        raise AccountError(404, "no such session of yours", "no_session_id")
+    if session_id == player.session:
+        clear_session_cookie(response)
+
+
+@router.post("/sessions/revoke-all")
+async def end_all_sessions(
+    response: Response, server: ServerDep, player: PlayerDep
+) -> dict[str, Any]:
+    """Log out everywhere: end every session of this player, this one included."""
+    ended = await server.sessions.end_all(player.id)
+    clear_session_cookie(response)
+    return {"sessions_ended": ended}
 
 
 # ------------------------------------------------------------------ who you are
@@ -129,7 +258,9 @@ async def _me(server: ServerDep, player: Player) -> dict[str, Any]:
 
         account, skills = await asyncio.to_thread(read)
         if account is None:
-            raise HTTPException(401, "the account of this session does not exist: log in again")
+            raise AccountError(
+                401, "the account of this session does not exist: log in again", "account_gone"
+            )
         me["name"] = account.name
         me["ratings"] = {mode: skill.to_json() for mode, skill in skills.items()}
     return me
@@ -142,21 +273,20 @@ async def me(server: ServerDep, player: PlayerDep) -> dict[str, Any]:
 
 
 @router.patch("/me")
-async def rename(
-    body: Rename, response: Response, server: ServerDep, player: PlayerDep
-) -> dict[str, Any]:
+async def rename(body: Rename, server: ServerDep, player: PlayerDep) -> dict[str, Any]:
     """Change an account's display name (a guest renames with ``POST /api/guest``)."""
     if not player.account:
-        raise HTTPException(403, "only accounts rename here: a guest renames with POST /api/guest")
-    try:
-        name = accounts.check_name(body.name)
-        engine = server.store.engine
-        account = await server.store.in_writer(lambda: accounts.rename(engine, player.id, name))
-    except AccountError as exc:
-        raise _refuse(exc) from None
-    session = _login(response, server, account)
-    renamed = Player(account.id, account.name, session["expires"], account=True)
-    return {**await _me(server, renamed), "token": session["token"]}
+        raise AccountError(
+            403,
+            "only accounts rename here: a guest renames with POST /api/guest",
+            "account_only",
+        )
+    name = accounts.check_name(body.name)
+    engine = server.store.engine
+    account = await server.store.in_writer(lambda: accounts.rename(engine, player.id, name))
+    await server.sessions.rename(player.id, account.name)
+    renamed = Player(account.id, account.name, player.expires, True, player.session)
+    return {**await _me(server, renamed), "token": server.sessions.token(renamed)}
 
 
 # ------------------------------------------------------------------ leaderboards, profiles
@@ -209,5 +339,5 @@ async def profile(
 
     found = await asyncio.to_thread(read)
     if found is None:
-        raise HTTPException(404, f"no player {name[:30]!r}")
+        raise AccountError(404, f"no player {name[:30]!r}", "player_not_found", {"name": name[:30]})
     return found

@@ -7,6 +7,7 @@ strings bounded); every refusal is a 4xx with a one-line ``detail``.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from dataclasses import fields
 from typing import Annotated, Any
@@ -21,8 +22,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..record import RecordError, record_from_json, replay
 from ..rules import FALTA_ENVIDO_VARIANTS, Rules, RulesError
 from . import accounts
+from .accounts import AccountError
 from .bot_pool import check_bot_spec, offered_bots
-from .deps import MAX_HEADER, MaybePlayerDep, PlayerDep, Server, ServerDep, TableId
+from .deps import MAX_HEADER, MaybePlayerDep, NoSession, PlayerDep, Server, ServerDep, TableId
 from .limits import AddressLimits, send_refusal
 from .players import Player, clean_name
 from .replays import replay_steps
@@ -84,11 +86,12 @@ class CreateTableRequest(_Body):
         return bots
 
 
-def session_answer(response: Response, server: ServerDep, token: str) -> dict[str, Any]:
-    """Set ``token`` as the session cookie; the session as ``POST /api/guest`` answers it."""
-    player = server.signer.verify(token)
-    assert player is not None
-    set_session_cookie(response, token, server.signer.lifetime, server.config.secure_cookies)
+def session_answer(response: Response, server: ServerDep, player: Player) -> dict[str, Any]:
+    """Set ``player``'s session token as the cookie; the session as ``POST /api/guest``
+    answers it."""
+    token = server.sessions.token(player)
+    lifetime = max(1.0, player.expires - time.time())
+    set_session_cookie(response, token, lifetime, server.config.secure_cookies)
     return {
         "token": token,
         "id": player.id,
@@ -98,37 +101,63 @@ def session_answer(response: Response, server: ServerDep, token: str) -> dict[st
     }
 
 
+def client_summary(request: Request) -> tuple[str | None, str | None]:
+    """What a new session records of where it was opened: User-Agent and address."""
+    return request.headers.get("user-agent"), request.client.host if request.client else None
+
+
 # ------------------------------------------------------------------ sessions
 @router.post("/guest")
 async def guest(
-    body: GuestRequest, response: Response, server: ServerDep, known: MaybePlayerDep
+    body: GuestRequest,
+    request: Request,
+    response: Response,
+    server: ServerDep,
+    known: MaybePlayerDep,
 ) -> dict[str, Any]:
-    """A guest session (the cookie, and the token for other clients); with a valid
-    session already, the same player under a new name (an account renames itself with
+    """A guest session (the cookie, and the token for other clients); with a live
+    session already, the same session under a new name (an account renames itself with
     ``PATCH /api/me``)."""
     if known is not None and known.account:
-        raise HTTPException(
-            409, "you are logged in to an account: rename it with PATCH /api/me, or log out"
+        raise AccountError(
+            409,
+            "you are logged in to an account: rename it with PATCH /api/me, or log out",
+            "logged_in_account",
         )
     name = clean_name(body.name)
-    if accounts.looks_like_a_bot(name):
-        raise HTTPException(422, "name: names whose first word is 'Bot' are the bots'")
-    if await asyncio.to_thread(accounts.by_name, server.store.engine, name) is not None:
-        raise HTTPException(409, f"name: {name!r} is an account's: log in, or choose another")
-    token = server.signer.issue(name, known.id if known else None)
-    return session_answer(response, server, token)
+    accounts.check_guest_name(name)
+    owner = await asyncio.to_thread(accounts.look_alike, server.store.engine, name)
+    if owner is not None:
+        raise AccountError(
+            409,
+            f"name: {name!r} is (or looks like) an account's: log in, or choose another",
+            "name_is_account",
+            {"name": name, "other": owner.name},
+        )
+    if known is not None:
+        await server.sessions.rename(known.id, name)
+        player = Player(known.id, name, known.expires, False, known.session)
+    else:
+        agent, address = client_summary(request)
+        player = await server.sessions.open(name, agent=agent, address=address)
+    return session_answer(response, server, player)
 
 
 @router.post("/session/renew")
 async def renew(response: Response, server: ServerDep, player: PlayerDep) -> dict[str, Any]:
-    """The same player with a new expiry (the session must still be valid)."""
-    token = server.signer.issue(player.name, player.id, account=player.account)
-    return session_answer(response, server, token)
+    """The same session with a new expiry (it must still be live; never past its
+    maximum lifetime)."""
+    renewed = await server.sessions.renew(player)
+    if renewed is None:  # ended between the lookup and now
+        raise NoSession()
+    return session_answer(response, server, renewed)
 
 
 @router.delete("/session", status_code=204)
-async def forget(response: Response) -> None:
-    """Forget the page's cookie (a token already given out stays valid until it expires)."""
+async def forget(response: Response, server: ServerDep, player: MaybePlayerDep) -> None:
+    """End the session (every copy of its token) and forget the page's cookie."""
+    if player is not None:
+        await server.sessions.end(player.session)
     clear_session_cookie(response)
 
 
@@ -329,7 +358,7 @@ class CreateTables:
             if not message.get("more_body", False):
                 break
         data = b"".join(chunks)
-        player = self.server.signer.verify(token)
+        player = await self.server.sessions.player(token)
         body = None
         if player is not None and len(data) <= self.max_body:
             try:

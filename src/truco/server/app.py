@@ -21,15 +21,17 @@ from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import accounts, accounts_api, analysis_api, api, health, live, metrics, queue_api
+from .accounts import AccountError
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
-from .deps import ID_RE, Server, ServerDep
-from .limits import AddressLimits, Attempts, HttpLimits, parse_rate
+from .deps import ID_RE, NO_SESSION, NoSession, Server, ServerDep
+from .limits import AddressLimits, HttpLimits, parse_rate
 from .lobby import Lobby
 from .logs import RequestIds
 from .matchmaking import MemoryQueue
 from .pauses import keep_pauses_short
 from .players import TokenSigner
+from .session_store import Sessions
 from .store import Store
 from .table import TableError
 from .tasks import spawn
@@ -94,6 +96,10 @@ def table_error_response(exc: TableError) -> JSONResponse:
     return JSONResponse({"detail": exc.reason, "code": exc.code}, status_code=status)
 
 
+async def _no_session(request: Request, exc: Exception) -> JSONResponse:
+    return JSONResponse(NO_SESSION, status_code=401)
+
+
 async def _invalid(request: Request, exc: Exception) -> JSONResponse:
     """422 naming the first problem in one line; the offending input is not echoed
     (it may be huge, or not even JSON: ``NaN``)."""
@@ -153,7 +159,14 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     parse_rate(config.http_rate), parse_rate(config.http_write_rate)  # refuse a bad one now
     store = Store(config.db_url)
     lobby = Lobby(config, store) if config.redis_url is None else _cluster_lobby(config, store)
-    server = Server(config, store, lobby, TokenSigner(store.secret_key(), config.session_seconds))
+    sessions = Sessions(
+        store,
+        TokenSigner(store.secret_key()),
+        config.session_seconds,
+        config.session_max_seconds,
+        config.session_recheck_seconds,
+    )
+    server = Server(config, store, lobby, sessions)
     matchmaker = queue_api.Matchmaker(server, queue_backend(config))
 
     @asynccontextmanager
@@ -161,6 +174,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         metrics.LIVE.lobbies.append(lobby)
         await lobby.start()
         await matchmaker.start()
+        sessions.start()
         # what start-up left alive (modules, the engine's tables: most of the heap) is
         # never walked again by the collector, nor what survives each few seconds after
         # (pauses.py; a cluster node's lobby starts its own)
@@ -175,6 +189,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             analysis = getattr(app.state, "analysis", None)
             if isinstance(analysis, analysis_api.AnalysisService):
                 await analysis.stop()
+            await sessions.stop()
             await matchmaker.stop()
             await lobby.stop()
             metrics.LIVE.lobbies.remove(lobby)
@@ -182,12 +197,15 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app = Site(title="Truco Argento", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.server = server
     app.state.lobby = lobby
-    app.state.signer = server.signer
     app.state.config = config
-    app.state.login_attempts = Attempts(config.login_rate)
+    app.state.login_guard = accounts_api.LoginGuard(
+        config.login_rate, config.password_workers, config.login_free_failures
+    )
     app.state.matchmaker = matchmaker
     app.state.readiness = health.Readiness()
     app.add_exception_handler(TableError, _table_error)
+    app.add_exception_handler(AccountError, accounts_api.account_refusal)
+    app.add_exception_handler(NoSession, _no_session)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.include_router(pages)
     app.include_router(health.router)

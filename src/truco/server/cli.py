@@ -94,7 +94,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--login-rate",
         default="10/minute",
-        help="failed logins per account name and per address before a pause (default 10/minute)",
+        help="logins tried per address, and logins per account (default 10/minute)",
     )
     p.add_argument(
         "--secure-cookies",

@@ -18,11 +18,13 @@ class ServerConfig:
     Limits: ``bot_workers`` processes think for search bots, with room for
     ``bot_queue`` more decisions waiting; a decision gets ``bot_seconds`` (then the
     ``cover_bot`` decides). A guest may keep ``max_tables_per_guest`` live tables and
-    an address ``max_tables_per_address``. Session tokens last ``session_seconds``
-    and can be renewed while valid. Each address may make ``http_rate`` requests
-    (``"N/minute"``, the notation of the ``limits`` library) and ``http_write_rate``
-    of them may create guests, accounts or tables; a name or an address that failed to
-    log in ``login_rate`` times is refused until the window moves on.
+    an address ``max_tables_per_address``. Sessions last ``session_seconds`` and can be
+    renewed while live, up to ``session_max_seconds`` after they opened. Each address may
+    make ``http_rate`` requests (``"N/minute"``, the notation of the ``limits`` library)
+    and ``http_write_rate`` of them may create guests, accounts or tables; an address may
+    try to log in ``login_rate`` times, an account be logged in to as often; after
+    ``login_free_failures`` failures of a name from one address, each next try of it waits
+    longer (1 s, 2 s, 4 s... up to 5 minutes).
 
     ``redis_url`` makes this server one node of a cluster (with a PostgreSQL ``db_url`` that
     all nodes share); its keys start with ``redis_prefix``, and a node's hold on a table
@@ -49,11 +51,20 @@ class ServerConfig:
     max_tables_per_guest: int = 3
     max_tables_per_address: int = 10
     session_seconds: float = 7 * 24 * 3600.0
+    #: a session renewed again and again still ends this long after it was opened
+    session_max_seconds: float = 30 * 24 * 3600.0
+    #: how long a session lookup is remembered in this process (and how often open
+    #: sockets' sessions are checked): a session ended on another node stops within it
+    session_recheck_seconds: float = 2.0
     hello_seconds: float = 10.0
     http_rate: str = "300/minute"
     http_write_rate: str = "20/minute"
     secure_cookies: bool = False
     login_rate: str = "10/minute"
+    #: failed logins of a name from one address before each next try waits (1 s, 2 s, 4 s...)
+    login_free_failures: int = 3
+    #: argon2 hashes at once (each one a core for tens of milliseconds)
+    password_workers: int = 1
     #: cluster mode (docs/cluster.md): the Redis the nodes share, and their keys' prefix
     redis_url: str | None = None
     redis_prefix: str = "truco:"

@@ -11,7 +11,8 @@ from starlette.requests import HTTPConnection, Request
 
 from .config import ServerConfig
 from .lobby import Lobby
-from .players import Player, TokenSigner
+from .players import Player
+from .session_store import Sessions
 from .sessions import COOKIE, bearer, cross_origin_refusal
 from .store import Store
 
@@ -30,7 +31,7 @@ class Server:
     config: ServerConfig
     store: Store
     lobby: Lobby
-    signer: TokenSigner
+    sessions: Sessions
 
 
 #: the longest Authorization header and session cookie a request may carry
@@ -65,17 +66,27 @@ async def optional_player(
         if refusal is not None:
             raise HTTPException(403, refusal)
         token = truco_session
-    return server.signer.verify(token) if token else None
+    return await server.sessions.player(token)
+
+
+#: the 401 of a request without a live session
+NO_SESSION = {
+    "detail": "a valid guest session is needed: POST /api/guest "
+    "(then the cookie, or 'Authorization: Bearer <token>')",
+    "code": "no_session",
+    "params": {},
+}
+
+
+class NoSession(Exception):
+    """No live session: 401 with :data:`NO_SESSION` (the app's handler answers it)."""
 
 
 async def current_player(player: Annotated[Player | None, Depends(optional_player)]) -> Player:
-    """The player of the request's token; 401 without a valid one."""
+    """The player of the request's token; 401 without a live session (none, expired,
+    logged out)."""
     if player is None:
-        raise HTTPException(
-            401,
-            "a valid guest session is needed: POST /api/guest "
-            "(then the cookie, or 'Authorization: Bearer <token>')",
-        )
+        raise NoSession()
     return player
 
 

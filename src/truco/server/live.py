@@ -123,16 +123,18 @@ async def _identify(
     since = _since(websocket.query_params.get("since"))
     cookie = websocket.cookies.get(COOKIE) if same_origin(websocket.headers) else None
     if cookie:
-        player = server.signer.verify(cookie)
+        player = await server.sessions.player(cookie)
         if player is None:
             raise Refused(BAD_TOKEN, "your session is not valid or has expired: start a new one")
         return player, since
     hello = await _hello(websocket, server.config)
     if hello is None:
         return None
-    player = server.signer.verify(hello.token) if hello.token else None
+    player = await server.sessions.player(hello.token) if hello.token else None
     if hello.token and player is None:
-        raise Refused(BAD_TOKEN, "the guest token is not valid or has expired: ask for a new one")
+        raise Refused(
+            BAD_TOKEN, "the token is not valid, has expired or was logged out: ask for a new one"
+        )
     return player, hello.since if hello.since is not None else since
 
 
@@ -168,6 +170,8 @@ async def table_socket(websocket: RawSocket, server: Server, table_id: str) -> N
     greeted = asyncio.Event()
     direct = None if websocket.direct is None else _Greeting(websocket.direct, greeted)
     client = Client(player, server.config.outbox_size, direct)
+    # a session that ends (logged out here or on another node, expired) closes the socket
+    server.sessions.watch(player, client)
     sender = spawn(_send_loop(websocket, client, greeted), f"ws-send-{table_id}")
     await inbox.put(Join(client, since))
     try:
@@ -178,6 +182,7 @@ async def table_socket(websocket: RawSocket, server: Server, table_id: str) -> N
                 await greeted.wait()
         await _receive_loop(websocket, client, inbox, server.config)
     finally:
+        server.sessions.unwatch(player, client)
         await inbox.put(Leave(client))
         if not client.closed:
             client.close("bye")

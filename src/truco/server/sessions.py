@@ -4,8 +4,10 @@ The page gets its token as an HttpOnly, SameSite=Strict cookie (``POST /api/gues
 sets it; scripts cannot read it, other sites cannot send it); its HTTP calls and its
 WebSocket carry it by themselves. Other clients (the terminal game, scripts) keep the
 token the same call returns and send it as ``Authorization: Bearer <token>`` over HTTP
-and in the ``hello`` message that opens a WebSocket. ``POST /api/session/renew`` gives
-a valid token a new expiry; ``DELETE /api/session`` forgets the cookie. A request
+and in the ``hello`` message that opens a WebSocket. The token names a session kept by
+the server (:mod:`truco.server.session_store`): ``POST /api/session/renew`` moves its
+expiry (up to a maximum lifetime); ``DELETE /api/session`` and ``POST /api/logout`` end
+it (and forget the cookie), for every copy of the token. A request
 that changes something and is authenticated by the cookie must come from this server's
 pages (:func:`cross_origin_refusal`): SameSite=Strict already keeps other sites' requests
 from carrying it, the ``Origin`` check holds where a browser does not honour SameSite.
@@ -17,8 +19,6 @@ from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 from starlette.responses import Response
-
-from .players import Player, TokenSigner
 
 COOKIE = "truco_session"
 
@@ -63,10 +63,6 @@ def cross_origin_refusal(method: str, headers: Mapping[str, str]) -> str | None:
         f"cross-origin request refused: the session cookie only works from this server's "
         f"pages (Origin {headers.get('origin', '')[:80]!r})"
     )
-
-
-def player_from(signer: TokenSigner, token: str | None) -> Player | None:
-    return signer.verify(token) if token else None
 
 
 def set_session_cookie(

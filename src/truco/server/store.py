@@ -104,6 +104,23 @@ accounts_table = Table(
     Column("name_key", String(100), nullable=False, unique=True),  # see accounts.name_key
     Column("password_hash", Text, nullable=False),  # argon2id, never the password
     Column("created_at", Float, nullable=False),
+    # what the name looks like (accounts.name_skeleton): no new name may look the same
+    Column("name_skeleton", String(100), nullable=True, index=True),
+)
+
+#: server-side sessions (session_store.py): a token names one row; no row, no session
+sessions_table = Table(
+    "truco_sessions",
+    metadata,
+    Column("id", String(40), primary_key=True),  # the session id the signed token carries
+    Column("player_id", String(32), nullable=False, index=True),  # a guest's or an account's
+    Column("name", String(24), nullable=False),  # the guest's name (an account's: its own)
+    Column("account", Boolean, nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("last_seen", Float, nullable=False),
+    Column("expires_at", Float, nullable=False, index=True),  # renewal moves it, up to the max
+    Column("agent", String(120), nullable=False),  # the User-Agent, cut short
+    Column("address", String(64), nullable=False),  # the address that opened it
 )
 
 results_table = Table(

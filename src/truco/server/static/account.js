@@ -5,6 +5,15 @@ import { t } from "./i18n.js";
 
 export const MODES = ["1v1", "2v2", "3v3"];
 
+/** A refused request in the page's language: ``refusal.<code>`` with its params, else
+ * the server's own sentence. */
+export function refusalText(error) {
+  if (!error?.code) return error?.message ?? String(error);
+  const key = `refusal.${error.code}`;
+  const text = t(key, error.params || {});
+  return text === key ? error.message : text;
+}
+
 /** "1523" or "1523?" (provisional), or "—" without games. */
 export function ratingText(r) {
   if (!r || r.rating === null || r.rating === undefined) return "—";
@@ -21,7 +30,7 @@ function credentials(id, submitLabel, onSubmit) {
     ev.preventDefault();
     const f = new FormData(form);
     error.textContent = "";
-    try { await onSubmit(String(f.get("name")), String(f.get("password"))); } catch (e) { error.textContent = e.message; }
+    try { await onSubmit(String(f.get("name")), String(f.get("password"))); } catch (e) { error.textContent = refusalText(e); }
   });
   return form;
 }
@@ -37,10 +46,13 @@ export function accountPanel({ api, identity }, refresh) {
       el("button", { type: "submit", class: "secondary small" }, t("acct.rename")));
     rename.addEventListener("submit", async (ev) => {
       ev.preventDefault();
-      try { await identity.rename(String(new FormData(rename).get("name"))); refresh(); } catch (e) { error.textContent = e.message; }
+      try { await identity.rename(String(new FormData(rename).get("name"))); refresh(); } catch (e) { error.textContent = refusalText(e); }
     });
     const logout = el("button", { type: "button", id: "logout", class: "secondary small" }, t("acct.logout"));
-    logout.addEventListener("click", async () => { await api("/api/logout", { method: "POST" }); await identity.refresh(); refresh(); });
+    logout.addEventListener("click", async () => {
+      try { await api("/api/logout", { method: "POST" }); } catch (e) { error.textContent = refusalText(e); return; }
+      await identity.refresh(); refresh();
+    });
     panel.append(
       el("h2", {}, t("acct.hello", { name: me.name })),
       el("p", { id: "my-ratings" }, MODES.map((mode) => el("span", { class: "rating-chip", "data-mode": mode },

@@ -1,6 +1,7 @@
 // Truco Argento: the browser page. This module holds who the player is (the guest
 // token), the calls to the server, the top bar and the routing; each screen lives in
 // its own module (lobby.js, table.js, replay.js), the words in i18n/*.json.
+import { refusalText } from "./account.js";
 import { $, el } from "./dom.js";
 import { LANGUAGES, chooseLanguage, lang, loadLanguage, preferredLanguage, t } from "./i18n.js";
 import { showLeaderboard } from "./leaderboard.js";
@@ -44,12 +45,12 @@ const identity = {
       if (this.player?.account) { // an account's name changes for good, everywhere
         const res = await fetch("/api/me", { method: "PATCH", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name }) });
         const data = await res.json().catch(() => ({}));
-        if (!res.ok) throw new Error(data.detail || res.statusText);
+        if (!res.ok) throw refusal(res, data);
         return this.refresh();
       }
       const res = await fetch("/api/guest", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name }) });
       const data = await res.json();
-      if (!res.ok) throw new Error(data.detail || res.statusText);
+      if (!res.ok) throw refusal(res, data);
       return this.remember(data);
     })();
     return this.renaming;
@@ -64,11 +65,17 @@ const identity = {
   forget() { this.player = null; localStorage.removeItem("truco.session"); },
 };
 
+/** The Error of a refused request: its English ``detail`` as the message, and the
+ * ``code`` and ``params`` the page words it by (``refusal.<code>``). */
+function refusal(res, data) {
+  return Object.assign(new Error(data.detail || res.statusText), { status: res.status, code: data.code, params: data.params || {} });
+}
+
 async function api(path, options = {}) {
   const headers = { "Content-Type": "application/json" };
   const res = await fetch(path, { ...options, headers });
   const data = await res.json().catch(() => ({}));
-  if (!res.ok) throw new Error(data.detail || res.statusText);
+  if (!res.ok) throw refusal(res, data);
   return data;
 }
 
@@ -98,7 +105,7 @@ async function route() {
     else if (path.startsWith("/u/")) await showProfile(decodeURIComponent(path.slice(3)), ctx);
     else current = await showLobby(ctx);
   } catch (e) {
-    app.replaceChildren(el("p", { class: "error", role: "alert" }, e.message), el("a", { href: "/", class: "button" }, t("back_home")));
+    app.replaceChildren(el("p", { class: "error", role: "alert" }, refusalText(e)), el("a", { href: "/", class: "button" }, t("back_home")));
   }
 }
 
@@ -108,7 +115,7 @@ function topbar() {
   $("#name").value = identity.name;
   $("#nav-ranking").textContent = t("rank.title");
   $("#name").addEventListener("change", async (ev) => {
-    try { await identity.rename(ev.target.value); } catch (e) { ev.target.value = identity.name; ev.target.title = e.message; return; }
+    try { await identity.rename(ev.target.value); } catch (e) { ev.target.value = identity.name; ev.target.title = refusalText(e); return; }
     if (current instanceof TableScreen) { const id = current.id; current.close(); current = new TableScreen(id, ctx); window.truco = current; await current.open(); }
   });
   const language = $("#lang");

@@ -1,7 +1,8 @@
 // A player's profile (/u/{name}): their rating over time drawn as an SVG chart (one
 // line per mode), their record per mode, and their finished matches linked to the
-// replay viewer (where the post-game analysis is too).
-import { MODES, ratingText } from "./account.js";
+// replay viewer (where the post-game analysis is too). On one's own profile: the open
+// sessions (each can be ended, or all at once) and the password change.
+import { MODES, ratingText, refusalText } from "./account.js";
 import { el } from "./dom.js";
 import { lang, t } from "./i18n.js";
 
@@ -68,8 +69,66 @@ export function ratingChart(history) {
   return el("figure", { class: "chart" }, chart, legend);
 }
 
-export async function showProfile(name, { app, api }) {
-  const p = await api(`/api/players/${encodeURIComponent(name)}`);
+const moment = (seconds) => new Date(seconds * 1000).toLocaleString(lang === "es" ? "es-AR" : "en", { day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+
+/** The account's open sessions, each with a button that ends it, and "log out everywhere". */
+async function sessionsPanel({ api, identity, go }) {
+  const panel = el("section", { class: "panel", id: "sessions" }, el("h2", {}, t("acct.sessions")),
+    el("p", { class: "muted" }, t("acct.sessions_why")));
+  const error = el("p", { class: "error", role: "alert" });
+  const list = el("div", { id: "session-list" });
+  const ended = async () => { await identity.refresh(); go("/"); };
+  const draw = async () => {
+    const { sessions } = await api("/api/sessions");
+    list.replaceChildren(...sessions.map((s) => {
+      const end = el("button", { type: "button", class: "secondary small", "data-end": s.id }, t("acct.session_end"));
+      end.addEventListener("click", async () => {
+        try { await api(`/api/sessions/${encodeURIComponent(s.id)}`, { method: "DELETE" }); } catch (e) { error.textContent = refusalText(e); }
+        if (s.current) await ended(); else await draw();
+      });
+      return el("div", { class: "listing", "data-session": s.id, "data-current": String(s.current) },
+        el("span", {}, el("strong", {}, s.agent ? s.agent.slice(0, 60) : t("acct.unknown_agent")),
+          s.current ? ` (${t("acct.session_current")})` : "", " · ",
+          t("acct.session_seen", { when: moment(s.last_seen), address: s.address || "?" })),
+        end);
+    }));
+  };
+  const everywhere = el("button", { type: "button", id: "logout-everywhere", class: "secondary" }, t("acct.logout_all"));
+  everywhere.addEventListener("click", async () => {
+    try { await api("/api/sessions/revoke-all", { method: "POST" }); } catch (e) { error.textContent = refusalText(e); return; }
+    await ended();
+  });
+  await draw();
+  panel.append(list, everywhere, error);
+  return panel;
+}
+
+/** Change the password (the current one first); the other sessions end. */
+function passwordPanel({ api }) {
+  const note = el("p", { role: "status", id: "password-note" });
+  const form = el("form", { id: "password-form", class: "account-form" },
+    el("label", {}, `${t("acct.old_password")} `, el("input", { name: "old", type: "password", required: true, autocomplete: "current-password" })),
+    el("label", {}, `${t("acct.new_password")} `, el("input", { name: "new", type: "password", required: true, autocomplete: "new-password" })),
+    el("button", { type: "submit", class: "secondary" }, t("acct.password_change")), note);
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const f = new FormData(form);
+    note.className = "";
+    try {
+      const done = await api("/api/me/password", { method: "POST", body: JSON.stringify({ old: String(f.get("old")), new: String(f.get("new")) }) });
+      note.textContent = t("acct.password_changed", { n: done.sessions_ended });
+      form.reset();
+    } catch (e) { note.className = "error"; note.textContent = refusalText(e); }
+  });
+  return el("section", { class: "panel", id: "password" }, el("h2", {}, t("acct.password_change")), form);
+}
+
+export async function showProfile(name, ctx) {
+  const { app, api, identity } = ctx;
+  let p;
+  try { p = await api(`/api/players/${encodeURIComponent(name)}`); } catch (e) { throw new Error(refusalText(e)); }
+  const me = identity?.player;
+  const own = Boolean(me?.account && me.id && me.name.toLocaleLowerCase() === p.name.toLocaleLowerCase());
   const modes = el("div", { class: "mode-cards" }, MODES.map((mode) => {
     const record = p.record?.[mode] || { won: 0, lost: 0 };
     const rating = p.ratings?.[mode];
@@ -91,6 +150,7 @@ export async function showProfile(name, { app, api }) {
     el("h1", {}, p.name), modes,
     el("section", { class: "panel" }, el("h2", {}, t("prof.over_time")), ratingChart(p.history)),
     matches,
+    ...(own ? [await sessionsPanel(ctx), passwordPanel(ctx)] : []),
     el("p", {}, el("a", { href: "/ranking", class: "button secondary" }, t("rank.title")), " ",
       el("a", { href: "/", class: "button secondary" }, t("back_home")))));
 }
