@@ -11,13 +11,13 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import accounts, ratings
 from .accounts import AccountError
 from .api import session_answer
-from .deps import MaybePlayerDep, PlayerDep, ServerDep
+from .deps import MaybePlayerDep, PlayerDep, ServerDep, optional_player
 from .limits import Attempts
 from .players import Player
 from .sessions import clear_session_cookie
@@ -104,9 +104,10 @@ async def login(
     return _login(response, server, account)
 
 
-@router.post("/logout", status_code=204)
+@router.post("/logout", status_code=204, dependencies=[Depends(optional_player)])
 async def logout(response: Response) -> None:
-    """Forget the session cookie (a token already given out stays valid until it expires)."""
+    """Forget the session cookie (a token already given out stays valid until it expires);
+    with the cookie, only from this server's pages (403 from another site's)."""
     clear_session_cookie(response)
 
 

@@ -12,7 +12,7 @@ from dataclasses import fields
 from typing import Annotated, Any
 
 import orjson
-from fastapi import APIRouter, HTTPException, Query, Request, Response
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from starlette.requests import cookie_parser
@@ -22,8 +22,17 @@ from ..record import RecordError, record_from_json, replay
 from ..rules import FALTA_ENVIDO_VARIANTS, Rules, RulesError
 from . import accounts
 from .bot_pool import check_bot_spec, offered_bots
-from .deps import MAX_HEADER, MaybePlayerDep, PlayerDep, Server, ServerDep, TableId
-from .limits import AddressLimits, send_refusal
+from .deps import (
+    MAX_HEADER,
+    MaybePlayerDep,
+    PlayerDep,
+    Server,
+    ServerDep,
+    TableId,
+    optional_player,
+)
+from .refusals import http_refusal_response, send_refusal
+from .limits import AddressLimits
 from .players import Player, clean_name
 from .replays import replay_steps
 from .sessions import COOKIE, bearer, clear_session_cookie, set_session_cookie
@@ -126,9 +135,10 @@ async def renew(response: Response, server: ServerDep, player: PlayerDep) -> dic
     return session_answer(response, server, token)
 
 
-@router.delete("/session", status_code=204)
+@router.delete("/session", status_code=204, dependencies=[Depends(optional_player)])
 async def forget(response: Response) -> None:
-    """Forget the page's cookie (a token already given out stays valid until it expires)."""
+    """Forget the page's cookie (a token already given out stays valid until it expires);
+    with the cookie, only from this server's pages (403 from another site's)."""
     clear_session_cookie(response)
 
 
@@ -343,15 +353,15 @@ class CreateTables:
             return
         client = scope.get("client")
         address = client[0] if client else None
-        refusal = self.addresses.refusal(address or "unknown", "POST", "/api/tables")
+        refusal = await self.addresses.refusal(address or "unknown", "POST", "/api/tables")
         if refusal is not None:
-            await send_refusal(send, 429, refusal, {"retry-after": "60"})
+            await send_refusal(send, 429, *refusal, {"retry-after": "60"})
             return
         response: Response
         try:
             summary = await new_table(self.server, player, body, address)
         except HTTPException as exc:
-            response = JSONResponse({"detail": exc.detail}, exc.status_code, exc.headers)
+            response = http_refusal_response(exc)
         except TableError as exc:
             response = self.on_table_error(exc)
         else:

@@ -18,17 +18,21 @@ from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import accounts, accounts_api, analysis_api, api, live, queue_api
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import ID_RE, Server, ServerDep
+from .body_cap import BodyCap
 from .limits import AddressLimits, Attempts, HttpLimits, parse_rate
 from .lobby import Lobby
 from .matchmaking import MemoryQueue
 from .pauses import keep_pauses_short
 from .players import TokenSigner
+from .refusals import http_refusal, invalid_request, refusal_response
+from .socket_caps import SocketCaps
 from .store import Store
 from .table import TableError
 from .tasks import spawn
@@ -90,22 +94,7 @@ async def _table_error(request: Request, exc: Exception) -> JSONResponse:
 def table_error_response(exc: TableError) -> JSONResponse:
     """What a request refused by a table gets."""
     status = 429 if exc.code in TOO_MANY else 409
-    return JSONResponse({"detail": exc.reason, "code": exc.code}, status_code=status)
-
-
-async def _invalid(request: Request, exc: Exception) -> JSONResponse:
-    """422 naming the first problem in one line; the offending input is not echoed
-    (it may be huge, or not even JSON: ``NaN``)."""
-    assert isinstance(exc, RequestValidationError)
-    errors = [
-        {"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", "")), "type": e["type"]}
-        for e in exc.errors()
-    ]
-    first = errors[0] if errors else {"loc": [], "msg": "invalid request", "type": ""}
-    if first["type"] == "json_invalid":
-        return JSONResponse({"detail": "body: not valid JSON", "errors": errors}, status_code=422)
-    where = ".".join(p for p in first["loc"][1:]) or first["loc"][0] if first["loc"] else "request"
-    return JSONResponse({"detail": f"{where}: {first['msg']}", "errors": errors}, status_code=422)
+    return refusal_response(status, exc.reason, exc.code)
 
 
 def _cluster_lobby(config: ServerConfig, store: Store) -> Lobby:
@@ -141,7 +130,9 @@ class Site(FastAPI):
         if self.table_sockets is not None and live.table_path(scope):
             await self.table_sockets(scope, receive, send)
         elif self.create_tables is not None and api.CreateTables.wanted(scope):
-            await self.create_tables(scope, receive, send, super().__call__)
+            config: ServerConfig = self.state.config
+            cap = BodyCap(receive, send, config.max_body_bytes, config.body_seconds)
+            await self.create_tables(scope, cap.receive, cap.send, super().__call__)
         else:
             await super().__call__(scope, receive, send)
 
@@ -149,10 +140,13 @@ class Site(FastAPI):
 def create_app(config: ServerConfig | None = None) -> FastAPI:
     """The whole server as one ASGI application."""
     config = config or ServerConfig()
-    parse_rate(config.http_rate), parse_rate(config.http_write_rate)  # refuse a bad one now
+    for rate in (config.http_rate, config.http_write_rate, config.analysis_rate):
+        parse_rate(rate)  # refuse a bad one now
     store = Store(config.db_url)
     lobby = Lobby(config, store) if config.redis_url is None else _cluster_lobby(config, store)
-    server = Server(config, store, lobby, TokenSigner(store.secret_key(), config.session_seconds))
+    sockets = SocketCaps(config.max_sockets_per_address, config.max_sockets_per_player)
+    signer = TokenSigner(store.secret_key(), config.session_seconds)
+    server = Server(config, store, lobby, signer, sockets)
     matchmaker = queue_api.Matchmaker(server, queue_backend(config))
 
     @asynccontextmanager
@@ -184,7 +178,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.state.login_attempts = Attempts(config.login_rate)
     app.state.matchmaker = matchmaker
     app.add_exception_handler(TableError, _table_error)
-    app.add_exception_handler(RequestValidationError, _invalid)
+    app.add_exception_handler(RequestValidationError, invalid_request)
+    app.add_exception_handler(StarletteHTTPException, http_refusal)
     app.include_router(pages)
     app.include_router(api.router)
     app.include_router(accounts_api.router)
@@ -192,8 +187,17 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.include_router(analysis_api.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     addresses = AddressLimits(config.http_rate, config.http_write_rate)
-    app.add_middleware(HttpLimits, addresses=addresses)
-    limits = HttpLimits(live.TableSockets(server), addresses=addresses)
-    app.table_sockets = limits
-    app.create_tables = api.CreateTables(server, addresses, limits.max_body, table_error_response)
+    max_body, body_seconds = config.max_body_bytes, config.body_seconds
+    app.add_middleware(
+        HttpLimits,
+        addresses=addresses,
+        sockets=sockets,
+        max_body=max_body,
+        body_seconds=body_seconds,
+    )
+    table_sockets = live.TableSockets(server)
+    app.table_sockets = HttpLimits(table_sockets, addresses, sockets, max_body, body_seconds)
+    app.create_tables = api.CreateTables(
+        server, addresses, config.max_body_bytes, table_error_response
+    )
     return app

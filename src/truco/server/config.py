@@ -22,7 +22,11 @@ class ServerConfig:
     and can be renewed while valid. Each address may make ``http_rate`` requests
     (``"N/minute"``, the notation of the ``limits`` library) and ``http_write_rate``
     of them may create guests, accounts or tables; a name or an address that failed to
-    log in ``login_rate`` times is refused until the window moves on.
+    log in ``login_rate`` times is refused until the window moves on. A request body
+    may take ``max_body_bytes`` and ``body_seconds`` to arrive. An address may hold
+    ``max_sockets_per_address`` WebSockets open at once and a player (a guest or an
+    account) ``max_sockets_per_player`` (0: no cap). A player may ask for
+    ``analysis_rate`` analyses of matches.
 
     ``redis_url`` makes this server one node of a cluster (with a PostgreSQL ``db_url`` that
     all nodes share); its keys start with ``redis_prefix``, and a node's hold on a table
@@ -54,6 +58,11 @@ class ServerConfig:
     http_write_rate: str = "20/minute"
     secure_cookies: bool = False
     login_rate: str = "10/minute"
+    max_body_bytes: int = 65536
+    body_seconds: float = 30.0
+    max_sockets_per_address: int = 64
+    max_sockets_per_player: int = 16
+    analysis_rate: str = "10/hour"
     #: cluster mode (docs/cluster.md): the Redis the nodes share, and their keys' prefix
     redis_url: str | None = None
     redis_prefix: str = "truco:"
