@@ -26,7 +26,7 @@ from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import ID_RE, Server, ServerDep
 from .body_cap import BodyCap
-from .limits import AddressLimits, Attempts, HttpLimits, parse_rate
+from .limits import AddressLimits, Attempts, HttpLimits, LocalWindows, parse_rate
 from .lobby import Lobby
 from .matchmaking import MemoryQueue
 from .pauses import keep_pauses_short
@@ -176,6 +176,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.state.signer = server.signer
     app.state.config = config
     app.state.login_attempts = Attempts(config.login_rate)
+    analysis_rate = parse_rate(config.analysis_rate)
+    app.state.analysis_quota = analysis_api.AnalysisQuota(
+        config.analysis_rate, LocalWindows(analysis_rate)
+    )
     app.state.matchmaker = matchmaker
     app.add_exception_handler(TableError, _table_error)
     app.add_exception_handler(RequestValidationError, invalid_request)
