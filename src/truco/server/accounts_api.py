@@ -29,7 +29,7 @@ WRONG = "wrong name or password"
 
 
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # text is text, not a number
 
 
 class Credentials(_Body):

@@ -14,7 +14,15 @@ from typing import Annotated, Any
 import orjson
 from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictStr,
+    ValidationError,
+    field_validator,
+)
 from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -43,8 +51,12 @@ router = APIRouter(prefix="/api")
 
 RULE_KEYS = tuple(f.name for f in fields(Rules))
 MAX_TURN_SECONDS = 600.0
-SeatNumber = Annotated[int, Field(ge=0, le=5)]
-BotSpec = Annotated[str, Field(max_length=40, description="one of /api/options 'bots'")]
+SeatNumber = Annotated[int, Field(ge=0, le=5, strict=True)]
+#: a seat as a key of a JSON object (whose keys are text: ``"1"``)
+SeatKey = Annotated[int, Field(ge=0, le=5)]
+BotSpec = Annotated[
+    str, Field(max_length=40, strict=True, description="one of /api/options 'bots'")
+]
 
 
 def _printable(text: str) -> str:
@@ -54,28 +66,34 @@ def _printable(text: str) -> str:
 
 
 class _Body(BaseModel):
+    """A request body: no unknown key, and every value of its field's own JSON type
+    (``"rated": 0`` is not a boolean, ``"seat": "1"`` not a number)."""
+
     model_config = ConfigDict(extra="forbid")
 
 
 class GuestRequest(_Body):
-    name: str = Field(default="", max_length=100)
+    name: StrictStr = Field(default="", max_length=100)
 
 
 class CreateTableRequest(_Body):
     rules: dict[str, Any] = Field(
         default_factory=dict, max_length=len(RULE_KEYS), description="options of /api/options"
     )
-    name: str = Field(default="", max_length=80)
+    name: StrictStr = Field(default="", max_length=80)
     turn_seconds: float | None = Field(
         default=None,
+        strict=True,
         ge=0,
         le=MAX_TURN_SECONDS,
         allow_inf_nan=False,
         description="0 (no clock), or from the server's minimum (/api/options) to 600",
     )
-    bots: dict[SeatNumber, BotSpec] = Field(default_factory=dict, max_length=6)
+    bots: dict[SeatKey, BotSpec] = Field(default_factory=dict, max_length=6)
     seat: SeatNumber | None = None
-    rated: bool = Field(default=False, description="accounts only, no bots (see /api/leaderboard)")
+    rated: StrictBool = Field(
+        default=False, description="accounts only, no bots (see /api/leaderboard)"
+    )
 
     @field_validator("rules")
     @classmethod
