@@ -22,7 +22,7 @@ from starlette.types import Send
 #: the code of a refusal raised without one of its own
 STATUS_CODES = {
     400: "bad_request",
-    401: "no_session",
+    401: "unauthorized",
     403: "forbidden",
     404: "not_found",
     405: "method_not_allowed",
