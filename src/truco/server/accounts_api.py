@@ -20,9 +20,10 @@ from .api import session_answer
 from .deps import MaybePlayerDep, PlayerDep, ServerDep, optional_player
 from .limits import Attempts
 from .players import Player
+from .refusals import EVERY_ROUTE, refusals
 from .sessions import clear_session_cookie
 
-router = APIRouter(prefix="/api")
+router = APIRouter(prefix="/api", responses=EVERY_ROUTE)
 
 Mode = Literal["1v1", "2v2", "3v3"]
 WRONG = "wrong name or password"
@@ -57,7 +58,7 @@ def _login(response: Response, server: ServerDep, account: accounts.Account) -> 
 
 
 # ------------------------------------------------------------------ accounts
-@router.post("/accounts", status_code=201)
+@router.post("/accounts", status_code=201, responses=refusals(400, 403, 409))
 async def sign_up(
     body: Credentials, response: Response, server: ServerDep, known: MaybePlayerDep
 ) -> dict[str, Any]:
@@ -77,7 +78,7 @@ async def sign_up(
     return _login(response, server, account)
 
 
-@router.post("/login")
+@router.post("/login", responses=refusals(400, 401))
 async def login(
     body: Credentials, request: Request, response: Response, server: ServerDep
 ) -> dict[str, Any]:
@@ -104,7 +105,12 @@ async def login(
     return _login(response, server, account)
 
 
-@router.post("/logout", status_code=204, dependencies=[Depends(optional_player)])
+@router.post(
+    "/logout",
+    status_code=204,
+    dependencies=[Depends(optional_player)],
+    responses=refusals(403),
+)
 async def logout(response: Response) -> None:
     """Forget the session cookie (a token already given out stays valid until it expires);
     with the cookie, only from this server's pages (403 from another site's)."""
@@ -136,13 +142,13 @@ async def _me(server: ServerDep, player: Player) -> dict[str, Any]:
     return me
 
 
-@router.get("/me")
+@router.get("/me", responses=refusals(401))
 async def me(server: ServerDep, player: PlayerDep) -> dict[str, Any]:
     """The session's player: a guest, or an account with its ratings."""
     return await _me(server, player)
 
 
-@router.patch("/me")
+@router.patch("/me", responses=refusals(400, 401, 403, 404, 409))
 async def rename(
     body: Rename, response: Response, server: ServerDep, player: PlayerDep
 ) -> dict[str, Any]:
@@ -182,7 +188,7 @@ async def leaderboard(
     return {"mode": mode, "players": await asyncio.to_thread(read)}
 
 
-@router.get("/players/{name}")
+@router.get("/players/{name}", responses=refusals(404))
 async def profile(
     name: Annotated[str, Path(max_length=100, description="an account's name")],
     server: ServerDep,

@@ -23,11 +23,11 @@ from ..actions import is_say
 from ..record import RecordError, record_from_json
 from .deps import PlayerDep, ServerDep, TableId
 from .limits import Windows
-from .refusals import Refusal, refusals
+from .refusals import EVERY_ROUTE, Refusal, refusals
 from .tasks import spawn
 from .worker_process import exit_with_parent
 
-router = APIRouter(prefix="/api")
+router = APIRouter(prefix="/api", responses=EVERY_ROUTE)
 
 #: matches waiting for the worker at most (beyond: 503, try later)
 QUEUE_SIZE = 4

@@ -39,7 +39,7 @@ from .deps import (
     TableId,
     optional_player,
 )
-from .refusals import http_refusal_response, send_refusal
+from .refusals import EVERY_ROUTE, http_refusal_response, refusals, send_refusal
 from .limits import AddressLimits
 from .players import Player, clean_name
 from .replays import replay_steps
@@ -47,7 +47,7 @@ from .sessions import COOKIE, bearer, clear_session_cookie, set_session_cookie
 from .table import TableError
 from .table.durability import TableStopped
 
-router = APIRouter(prefix="/api")
+router = APIRouter(prefix="/api", responses=EVERY_ROUTE)
 
 RULE_KEYS = tuple(f.name for f in fields(Rules))
 MAX_TURN_SECONDS = 600.0
@@ -126,7 +126,7 @@ def session_answer(response: Response, server: ServerDep, token: str) -> dict[st
 
 
 # ------------------------------------------------------------------ sessions
-@router.post("/guest")
+@router.post("/guest", responses=refusals(400, 403, 409))
 async def guest(
     body: GuestRequest, response: Response, server: ServerDep, known: MaybePlayerDep
 ) -> dict[str, Any]:
@@ -146,14 +146,19 @@ async def guest(
     return session_answer(response, server, token)
 
 
-@router.post("/session/renew")
+@router.post("/session/renew", responses=refusals(401, 403))
 async def renew(response: Response, server: ServerDep, player: PlayerDep) -> dict[str, Any]:
     """The same player with a new expiry (the session must still be valid)."""
     token = server.signer.issue(player.name, player.id, account=player.account)
     return session_answer(response, server, token)
 
 
-@router.delete("/session", status_code=204, dependencies=[Depends(optional_player)])
+@router.delete(
+    "/session",
+    status_code=204,
+    dependencies=[Depends(optional_player)],
+    responses=refusals(403),
+)
 async def forget(response: Response) -> None:
     """Forget the page's cookie (a token already given out stays valid until it expires);
     with the cookie, only from this server's pages (403 from another site's)."""
@@ -184,7 +189,7 @@ async def list_tables(server: ServerDep) -> list[dict[str, Any]]:
     return server.lobby.listing()
 
 
-@router.post("/tables", status_code=201)
+@router.post("/tables", status_code=201, responses=refusals(400, 401, 403, 409, 503))
 async def create_table(
     body: CreateTableRequest, request: Request, server: ServerDep, player: PlayerDep
 ) -> dict[str, Any]:
@@ -225,7 +230,7 @@ async def new_table(
     return table.summary()
 
 
-@router.get("/tables/{table_id}")
+@router.get("/tables/{table_id}", responses=refusals(404))
 async def get_table(table_id: TableId, server: ServerDep) -> dict[str, Any]:
     summary = await server.lobby.summary_of(table_id)
     if summary is None:
@@ -265,12 +270,12 @@ async def _finished_record(server: ServerDep, match_id: str) -> dict[str, Any]:
     return rows[0].record
 
 
-@router.get("/matches/{table_id}/record")
+@router.get("/matches/{table_id}/record", responses=refusals(403, 404))
 async def match_record(table_id: TableId, server: ServerDep) -> dict[str, Any]:
     return await _finished_record(server, table_id)
 
 
-@router.get("/matches/{table_id}/replay")
+@router.get("/matches/{table_id}/replay", responses=refusals(403, 404))
 async def match_replay(table_id: TableId, server: ServerDep) -> dict[str, Any]:
     data = await _finished_record(server, table_id)
     try:
