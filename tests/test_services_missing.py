@@ -10,7 +10,7 @@ from databases import service_missing
 
 def test_without_ci_a_missing_service_skips(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CI", raising=False)
-    with pytest.raises(pytest.skip.Exception, match="Redis at 127.0.0.1:6379"):
+    with pytest.raises(pytest.skip.Exception, match=r"Redis at 127\.0\.0\.1:6379"):
         service_missing("Redis at 127.0.0.1:6379 is not reachable")
 
 

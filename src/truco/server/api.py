@@ -39,9 +39,9 @@ from .deps import (
     TableId,
     optional_player,
 )
-from .refusals import EVERY_ROUTE, http_refusal_response, refusals, send_refusal
 from .limits import AddressLimits
 from .players import Player, clean_name
+from .refusals import EVERY_ROUTE, http_refusal_response, refusals, send_refusal
 from .replays import replay_steps
 from .sessions import COOKIE, bearer, clear_session_cookie, set_session_cookie
 from .table import TableError

@@ -10,23 +10,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from limits import RateLimitItem
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import accounts, accounts_api, analysis_api, api, live, queue_api
+from .body_cap import BodyCap
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import ID_RE, Server, ServerDep
-from .body_cap import BodyCap
-from .limits import AddressLimits, Attempts, HttpLimits, LocalWindows, parse_rate
+from .limits import AddressLimits, Attempts, HttpLimits, LocalWindows, Windows, parse_rate
 from .lobby import Lobby
 from .matchmaking import MemoryQueue
 from .pauses import keep_pauses_short
@@ -36,6 +38,9 @@ from .socket_caps import SocketCaps
 from .store import Store
 from .table import TableError
 from .tasks import spawn
+
+if TYPE_CHECKING:
+    from .cluster.shared_limits import RedisCounts
 
 STATIC = Path(__file__).parent / "static"
 #: table refusals that are about how much a guest asks for, not about the request
@@ -107,6 +112,22 @@ def _cluster_lobby(config: ServerConfig, store: Store) -> Lobby:
     )
 
 
+def _shared_limits(
+    config: ServerConfig, lobby: Lobby
+) -> tuple[Callable[[RateLimitItem], Windows], RedisCounts | None]:
+    """Where the per-address windows and the open sockets are counted: in this process,
+    or on a cluster in its Redis, so that every node counts the same
+    (:mod:`.cluster.shared_limits`)."""
+    if config.redis_url is None:
+        return LocalWindows, None
+    from .cluster.node import ClusterLobby
+    from .cluster.shared_limits import RedisCounts, redis_windows
+
+    assert isinstance(lobby, ClusterLobby)
+    windows = redis_windows(config.redis_url, config.redis_prefix)
+    return windows, RedisCounts(config.redis_url, config.redis_prefix, lobby.node)
+
+
 def queue_backend(config: ServerConfig) -> queue_api.QueueBackend:
     """Where quick match's tickets wait: in the cluster's Redis (every node shares the
     queues), else in this process."""
@@ -144,7 +165,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         parse_rate(rate)  # refuse a bad one now
     store = Store(config.db_url)
     lobby = Lobby(config, store) if config.redis_url is None else _cluster_lobby(config, store)
-    sockets = SocketCaps(config.max_sockets_per_address, config.max_sockets_per_player)
+    windows, counts = _shared_limits(config, lobby)
+    sockets = SocketCaps(config.max_sockets_per_address, config.max_sockets_per_player, counts)
     signer = TokenSigner(store.secret_key(), config.session_seconds)
     server = Server(config, store, lobby, signer, sockets)
     matchmaker = queue_api.Matchmaker(server, queue_backend(config))
@@ -157,9 +179,15 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         # never walked again by the collector, nor what survives each few seconds after
         # (pauses.py; a cluster node's lobby starts its own)
         pauses = None if config.redis_url is not None else spawn(keep_pauses_short(), "gc")
+        renewer = None if counts is None else spawn(counts.renew_forever(), "socket-counts")
         try:
             yield
         finally:
+            if renewer is not None and counts is not None:
+                renewer.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await renewer
+                await counts.close()
             if pauses is not None:
                 pauses.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -178,7 +206,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.state.login_attempts = Attempts(config.login_rate)
     analysis_rate = parse_rate(config.analysis_rate)
     app.state.analysis_quota = analysis_api.AnalysisQuota(
-        config.analysis_rate, LocalWindows(analysis_rate)
+        config.analysis_rate, windows(analysis_rate)
     )
     app.state.matchmaker = matchmaker
     app.add_exception_handler(TableError, _table_error)
@@ -190,7 +218,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.include_router(queue_api.router)
     app.include_router(analysis_api.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    addresses = AddressLimits(config.http_rate, config.http_write_rate)
+    addresses = AddressLimits(config.http_rate, config.http_write_rate, windows)
     max_body, body_seconds = config.max_body_bytes, config.body_seconds
     app.add_middleware(
         HttpLimits,

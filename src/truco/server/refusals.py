@@ -10,6 +10,7 @@ declares it may answer, so that the document says every status a client can get.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import HTTPException, Request
@@ -116,7 +117,7 @@ def refusal_response(
     detail: str,
     code: str,
     params: dict[str, Any] | None = None,
-    headers: dict[str, str] | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
     return JSONResponse(
         {"detail": detail, "code": code, "params": params or {}}, status, headers=headers
