@@ -2,9 +2,11 @@
 
 The WebSocket bucket is a few lines of arithmetic on the table's own loop; the HTTP
 limits are moving windows per address (:class:`MovingWindow`, the rates written in the
-``limits`` library's notation), as a plain ASGI middleware. The ``limits`` library's own
+``limits`` library's notation), as a plain ASGI middleware (:class:`HttpLimits`, which also
+caps request bodies and the sockets open per address). The ``limits`` library's own
 in-memory storage is not used: it starts a timer thread every few hits to expire them,
-which cost the server's loop more than the counting itself.
+which cost the server's loop more than the counting itself. A cluster counts in Redis
+instead, through that library (:mod:`.cluster.shared_limits`).
 
 >>> bucket = TokenBucket(rate=1.0, burst=2, now=0.0)
 >>> bucket.allow(0.0), bucket.allow(0.0), bucket.allow(0.0), bucket.allow(1.0)
