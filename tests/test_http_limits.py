@@ -17,7 +17,8 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from server_testing import LiveServer, create_table, guest_token
-from truco.server import ServerConfig
+from truco.server import ServerConfig, http_head
+from truco.server.pauses import http_protocol
 from truco.server.socket_caps import TOO_MANY_SOCKETS
 
 CAP = 65536
@@ -136,6 +137,34 @@ def test_a_body_under_the_cap_in_chunks_is_taken(server: LiveServer) -> None:
     headers = {"Content-Type": "application/json"}
     response = httpx.post(f"{server.url}/api/guest", content=chunks(), headers=headers, timeout=10)
     assert response.status_code == 200 and response.json()["name"] == "Chunky"
+
+
+# ------------------------------------------------------------------ heads
+def test_a_head_too_large_or_too_slow_is_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``truco serve``'s HTTP protocol: a 100 MiB header is refused once 64 KiB are past
+    (431, closed), a connection that sends nothing or half a head is closed (408)."""
+    monkeypatch.setattr(http_head, "HEAD_SECONDS", 1.0)
+    config = ServerConfig(db_url="sqlite://", http_rate="1000/minute")
+    with LiveServer(config, http=http_protocol()) as live:
+        sock = raw_request(live, "GET /api/options HTTP/1.1\r\nHost: x\r\nX-Junk: ")
+        sent = 0
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError, TimeoutError):
+            while sent < 100 * 2**20:
+                sock.sendall(b"a" * 65536)
+                sent += 65536
+        assert sent < 32 * 2**20, f"the server read {sent} bytes of one header"
+        with contextlib.suppress(ConnectionResetError):
+            assert sock.recv(100).startswith(b"HTTP/1.1 431")
+        sock.close()
+        for first in ["", "GET /api/options HTTP/1.1\r\nHost: x\r\n"]:
+            started = time.monotonic()
+            status, body = status_and_body(raw_request(live, first))
+            assert status == 408 and b"head_too_slow" in body
+            assert 0.9 < time.monotonic() - started < 5
+        # a head that arrives in time, and a socket's handshake, are served
+        assert httpx.get(f"{live.url}/api/options", timeout=10).status_code == 200
+        with connect(f"{live.ws_url}/ws/nada") as ws:
+            assert close_of(ws)[0] == 4404
 
 
 # ------------------------------------------------------------------ pages
