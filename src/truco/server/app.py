@@ -23,13 +23,14 @@ from limits import RateLimitItem
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from . import accounts, accounts_api, analysis_api, api, live, queue_api
+from . import accounts, accounts_api, analysis_api, api, health, live, metrics, queue_api
 from .body_cap import BodyCap
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import ID_RE, Server, ServerDep
 from .limits import AddressLimits, Attempts, HttpLimits, LocalWindows, Windows, parse_rate
 from .lobby import Lobby
+from .logs import RequestIds
 from .matchmaking import MemoryQueue
 from .pauses import keep_pauses_short
 from .players import TokenSigner
@@ -173,6 +174,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        metrics.LIVE.lobbies.append(lobby)
         await lobby.start()
         await matchmaker.start()
         # what start-up left alive (modules, the engine's tables: most of the heap) is
@@ -197,6 +199,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
                 await analysis.stop()
             await matchmaker.stop()
             await lobby.stop()
+            metrics.LIVE.lobbies.remove(lobby)
 
     app = Site(title="Truco Argento", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.server = server
@@ -209,10 +212,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         config.analysis_rate, windows(analysis_rate)
     )
     app.state.matchmaker = matchmaker
+    app.state.readiness = health.Readiness()
     app.add_exception_handler(TableError, _table_error)
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(StarletteHTTPException, http_refusal)
     app.include_router(pages)
+    app.include_router(health.router)
     app.include_router(api.router)
     app.include_router(accounts_api.router)
     app.include_router(queue_api.router)
@@ -227,8 +232,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         max_body=max_body,
         body_seconds=body_seconds,
     )
+    app.add_middleware(RequestIds)  # outermost: the limits' refusals have an id too
     table_sockets = live.TableSockets(server)
-    app.table_sockets = HttpLimits(table_sockets, addresses, sockets, max_body, body_seconds)
+    limits = HttpLimits(table_sockets, addresses, sockets, max_body, body_seconds)
+    app.table_sockets = RequestIds(limits)
     app.create_tables = api.CreateTables(
         server, addresses, config.max_body_bytes, table_error_response
     )

@@ -24,6 +24,7 @@ from limits import RateLimitItem
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .body_cap import BodyCap
+from .metrics import REFUSALS
 from .refusals import send_refusal
 from .socket_caps import TOO_MANY_SOCKETS, SocketCaps
 
@@ -245,6 +246,7 @@ class HttpLimits:
         if path.startswith(COUNTED):
             refusal = await self.addresses.refusal(address, scope.get("method"), path)
             if refusal is not None:
+                REFUSALS.labels("http" if kind == "http" else "socket_open").inc()
                 if kind == "websocket":
                     reason = refusal.detail[:120]
                     await send({"type": "websocket.close", "code": RATE_LIMITED, "reason": reason})
@@ -263,6 +265,7 @@ class HttpLimits:
     async def _socket(self, scope: Scope, receive: Receive, send: Send, address: str) -> None:
         refusal = await self.sockets.admit("address", address)
         if refusal is not None:
+            REFUSALS.labels("socket_cap").inc()
             await refuse_socket(receive, send, refusal)
             return
         try:
