@@ -100,6 +100,7 @@ def start_node(
         "--max-tables", str(tables * 2), "--http-rate", "1000000/minute",
         "--http-write-rate", "1000000/minute", "--max-tables-per-address", str(tables * 4),
         "--reconnect-seconds", "60", "--bot-workers", "1",
+        "--max-sockets-per-address", "0", "--max-sockets-per-player", "0",
     ]  # fmt: skip
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     if stalls:  # the node's stall probe (truco.server.pauses.StallProbe)

@@ -268,6 +268,8 @@ def serve_without_db(port: int, max_tables: int) -> None:
         max_tables_per_address=max_tables,
         http_rate="1000000/minute",
         http_write_rate="1000000/minute",
+        max_sockets_per_address=0,
+        max_sockets_per_player=0,
     )
     app = create_app(config)
     app.state.lobby.store = None
@@ -286,6 +288,7 @@ def start_server(port: int, db: str, max_tables: int) -> subprocess.Popen[bytes]
         # one address plays every seat here: lift the per-address limits
         cmd += ["--http-rate", "1000000/minute", "--http-write-rate", "1000000/minute"]
         cmd += ["--max-tables-per-address", str(max_tables)]
+        cmd += ["--max-sockets-per-address", "0", "--max-sockets-per-player", "0"]
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, env=env)
 
 

@@ -77,6 +77,7 @@ class Node:
             "--port", str(self.port), "--bot-delay", "0", "--turn-seconds", "0",
             "--http-rate", "100000/minute", "--http-write-rate", "100000/minute",
             "--max-tables-per-guest", "1000", "--max-tables-per-address", "100000",
+            "--max-sockets-per-address", "0", "--max-sockets-per-player", "0",
             "--bot-workers", "1", *extra,
         ]  # fmt: skip
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}

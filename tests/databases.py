@@ -3,6 +3,7 @@ its own (random name, dropped afterwards) when one answers at 127.0.0.1:5432."""
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,6 +14,14 @@ import pytest
 
 PG_DSN = "host=127.0.0.1 port=5432 dbname=test user=postgres"
 PG_BASE = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
+
+def service_missing(reason: str) -> None:
+    """A test's PostgreSQL or Redis is not there: skipped on a developer's machine, failed
+    on CI (``CI`` set), where the service is part of the run and its absence a fault."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI is set: the service must be there)", pytrace=False)
+    pytest.skip(reason)
 
 
 def postgres_unreachable() -> str | None:
@@ -54,6 +63,6 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[str]:
         return
     reason = postgres_unreachable()
     if reason:
-        pytest.skip(reason)
+        service_missing(reason)
     with postgres_schema() as url:
         yield url

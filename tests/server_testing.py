@@ -32,7 +32,7 @@ def free_port() -> int:
 class LiveServer:
     """``with LiveServer(config) as server:`` serves on ``server.url`` until the block ends."""
 
-    def __init__(self, config: ServerConfig, port: int | None = None) -> None:
+    def __init__(self, config: ServerConfig, port: int | None = None, http: Any = "auto") -> None:
         self.config = config
         self.port = port or free_port()
         self.app = create_app(config)
@@ -44,6 +44,7 @@ class LiveServer:
                 log_level="warning",
                 ws_max_size=1 << 20,
                 lifespan="on",
+                http=http,
             )
         )
         self._thread = threading.Thread(

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from fastapi import HTTPException
 
-from server_testing import LiveServer
+from server_testing import LiveServer, guest_token
 from truco.arena.match import play_match
 from truco.record import record_from_json
 from truco.rules import Rules
@@ -64,14 +64,17 @@ def test_a_full_queue_says_so_at_once() -> None:
 def test_analysis_endpoint_end_to_end(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'truco.sqlite3'}"
     record = _finished_match()
-    Store(db).write([_row("done1", record)])
+    Store(db).write([_row("done1", record), _row("done2", record)])
     config = ServerConfig(db_url=db, bot_delay=0, http_rate="100000/minute",
-                          http_write_rate="100000/minute")  # fmt: skip
+                          http_write_rate="100000/minute", analysis_rate="1/hour")  # fmt: skip
     with LiveServer(config) as server:
         url = f"{server.url}/api/matches"
         assert httpx.get(f"{url}/done1/analysis").json() == {"status": "none"}
-        assert httpx.post(f"{url}/nobody/analysis").status_code == 404
-        first = httpx.post(f"{url}/done1/analysis")
+        anonymous = httpx.post(f"{url}/done1/analysis")  # nobody may keep the worker busy
+        assert anonymous.status_code == 401 and anonymous.json()["code"] == "unauthorized"
+        session = {"Authorization": f"Bearer {guest_token(server.url, 'Curioso')}"}
+        assert httpx.post(f"{url}/nobody/analysis", headers=session).status_code == 404
+        first = httpx.post(f"{url}/done1/analysis", headers=session)
         assert first.status_code == 202 and first.json()["status"] in ("queued", "running")
         deadline = time.monotonic() + 300
         state: dict[str, Any] = {}
@@ -84,5 +87,10 @@ def test_analysis_endpoint_end_to_end(tmp_path: Path) -> None:
         analysis = state["analysis"]
         assert {p["seat"] for p in analysis["players"]} == {0, 1}
         assert all("replay_step" in d for d in analysis["decisions"])
-        again = httpx.post(f"{url}/done1/analysis")
+        again = httpx.post(f"{url}/done1/analysis", headers=session)  # done: free
         assert again.status_code == 200 and again.json()["analysis"] == analysis
+        more = httpx.post(f"{url}/done2/analysis", headers=session)  # past the quota
+        assert more.status_code == 429, more.text
+        assert more.json()["code"] == "analysis_quota"
+        assert more.json()["params"] == {"rate": "1/hour"}
+        assert httpx.get(f"{url}/done2/analysis").json() == {"status": "none"}

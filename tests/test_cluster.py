@@ -25,7 +25,7 @@ from tests.cluster_testing import (
     redis_unreachable,
     running,
 )
-from tests.databases import postgres_schema, postgres_unreachable
+from tests.databases import postgres_schema, postgres_unreachable, service_missing
 from tests.server_testing import TableClient, create_table, guest_token, play_out
 from websockets.exceptions import ConnectionClosed
 
@@ -40,7 +40,7 @@ def site() -> Iterator[tuple[str, str]]:
     """A PostgreSQL schema and a Redis key prefix of this test's own."""
     reason = postgres_unreachable() or redis_unreachable()
     if reason:
-        pytest.skip(reason)
+        service_missing(reason)
     with postgres_schema("truco_cluster") as db_url, redis_prefix() as prefix:
         yield db_url, prefix
 

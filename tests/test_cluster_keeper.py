@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 from tests.cluster_testing import REDIS_URL, redis_prefix, redis_unreachable
+from tests.databases import service_missing
 
 from truco.server.cluster.keeper import LeaseKeeper
 from truco.server.cluster.lease import Lease, Leases
@@ -18,7 +19,7 @@ from truco.server.cluster.lease import Lease, Leases
 def prefix() -> Iterator[str]:
     reason = redis_unreachable()
     if reason:
-        pytest.skip(reason)
+        service_missing(reason)
     with redis_prefix() as prefix:
         yield prefix
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from tests.cluster_testing import REDIS_URL, nodes, redis_prefix, redis_unreachable
-from tests.databases import postgres_schema, postgres_unreachable
+from tests.databases import postgres_schema, postgres_unreachable, service_missing
 from tests.server_testing import TableClient, create_table, guest_token
 from websockets.exceptions import ConnectionClosed
 
@@ -135,7 +135,7 @@ def test_shutting_down_stops_the_tables_and_tells_their_clients_at_once(tmp_path
 def site() -> Iterator[tuple[str, str]]:
     reason = postgres_unreachable() or redis_unreachable()
     if reason:
-        pytest.skip(reason)
+        service_missing(reason)
     with postgres_schema("truco_cluster_stop") as db_url, redis_prefix() as prefix:
         yield db_url, prefix
 

@@ -1,5 +1,8 @@
 """Fuzz the lobby API from its own OpenAPI schema (schemathesis): valid and invalid
-requests of every operation, with and without a session; none may get a 5xx.
+requests of every operation, with and without a session; none may get a 5xx, and every
+answer is as the document says (schemathesis' conformance checks: its status is listed
+for the operation, its content type and body follow the listed schema, a refusal is
+``{"detail", "code", "params"}``).
 
 The examples per operation are few (CI's time is bounded); ``TRUCO_FUZZ_EXAMPLES``
 raises them for a longer run."""
@@ -13,12 +16,27 @@ from typing import Any
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
+from schemathesis.checks import not_a_server_error
 from schemathesis.generation.modes import GenerationMode
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
 from server_testing import LiveServer, guest_token
 from truco.server import ServerConfig
 
 EXAMPLES = int(os.environ.get("TRUCO_FUZZ_EXAMPLES", "25"))
+#: what every answer is checked for
+CONFORMANCE = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+]
 
 
 @pytest.fixture(scope="module")
@@ -47,14 +65,17 @@ def check(case: Any, session: dict[str, str]) -> int:
     headers = None if "authorization" in generated else session  # fuzzed, or a valid one
     response = case.call(headers=headers, timeout=30)
     assert response.status_code < 500, f"{case.method} {case.formatted_path}: {response.text}"
+    case.validate_response(response, checks=CONFORMANCE, headers=headers)
     if response.status_code >= 400:
-        detail = response.json()["detail"]
-        assert isinstance(detail, str) and 0 < len(detail) < 1000
+        refusal = response.json()
+        assert set(refusal) == {"detail", "code", "params"}, refusal
+        assert isinstance(refusal["detail"], str) and 0 < len(refusal["detail"]) < 1000
+        assert refusal["code"].replace("_", "").isalpha() and refusal["code"].islower()
     return int(response.status_code)
 
 
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
-def test_no_request_gets_a_server_error(
+def test_no_request_gets_a_server_error_and_every_answer_is_documented(
     live: LiveServer, session: dict[str, str], mode: GenerationMode
 ) -> None:
     schema = schemathesis.openapi.from_url(f"{live.url}/openapi.json")

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from tests.cluster_testing import nodes, redis_prefix, redis_unreachable
-from tests.databases import postgres_schema, postgres_unreachable
+from tests.databases import postgres_schema, postgres_unreachable, service_missing
 from tests.server_testing import TableClient, guest_token, play_out
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
@@ -23,7 +23,7 @@ QUEUE = "1v1-sinflor-15-casual"
 def site() -> Iterator[tuple[str, str]]:
     reason = postgres_unreachable() or redis_unreachable()
     if reason:
-        pytest.skip(reason)
+        service_missing(reason)
     with postgres_schema("truco_queue") as db_url, redis_prefix() as prefix:
         yield db_url, prefix
 

@@ -20,6 +20,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from databases import service_missing
 from server_testing import LiveServer, guest_token
 from truco.server import ServerConfig
 from truco.server.matchmaking import Policy, QueueError, QueueKey, Ticket
@@ -251,7 +252,7 @@ def test_redis_queue_holds_one_ticket_a_player_and_pairs_across_nodes() -> None:
 async def _nodes() -> AsyncIterator[list[Any]]:
     why = redis_unreachable()
     if why:
-        pytest.skip(why)
+        service_missing(why)
     from redis.asyncio import Redis
 
     from truco.server.redis_queue import RedisQueue
@@ -310,7 +311,7 @@ def test_two_servers_sharing_a_redis_queue_pair_their_players() -> None:
     the same table code (the node that paired holds the table)."""
     why = redis_unreachable()
     if why:
-        pytest.skip(why)
+        service_missing(why)
     from redis.asyncio import Redis
 
     from truco.server.redis_queue import RedisQueue

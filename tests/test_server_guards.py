@@ -56,6 +56,8 @@ def test_a_cross_origin_write_with_the_cookie_is_refused_and_changes_nothing(
         ("POST", "/api/tables", {"rules": {"players": 2}, "seat": 0}),
         ("POST", "/api/session/renew", None),
         ("POST", "/api/guest", {"name": "Hacked"}),
+        ("POST", "/api/logout", None),  # another site cannot log you out either
+        ("DELETE", "/api/session", None),
     ]:
         response = http.request(method, path, json=body, headers={"Origin": EVIL})
         assert response.status_code == 403, (path, response.text)

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from databases import postgres_schema, postgres_unreachable
+from databases import postgres_schema, postgres_unreachable, service_missing
 from truco.server.journal import TableWrite
 from truco.server.store import FenceError, MatchRow, Store
 from truco.server.store_pg import FENCE_REFUSED, batch_statement
@@ -19,7 +19,7 @@ from truco.server.store_pg import FENCE_REFUSED, batch_statement
 def pg_url() -> Iterator[str]:
     reason = postgres_unreachable()
     if reason:
-        pytest.skip(reason)
+        service_missing(reason)
     with postgres_schema("truco_storepg") as url:
         yield url
 

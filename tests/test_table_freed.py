@@ -81,11 +81,11 @@ def test_a_cluster_node_leaves_no_cyclic_garbage_of_a_table_or_its_sockets(
     nothing of the table, the sockets or the HTTP connections they were upgraded from (each
     upgrade left uvicorn's protocol and parser as a cycle, frozen if a freeze came first)."""
     from tests.cluster_testing import nodes, redis_prefix, redis_unreachable
-    from tests.databases import postgres_schema, postgres_unreachable
+    from tests.databases import postgres_schema, postgres_unreachable, service_missing
 
     reason = postgres_unreachable() or redis_unreachable()
     if reason:
-        pytest.skip(reason)
+        service_missing(reason)
     rng = random.Random(11)
 
     def choose(client: TableClient, view: dict[str, Any]) -> str | None:

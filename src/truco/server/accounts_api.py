@@ -34,16 +34,17 @@ from .limits import MovingWindow, parse_rate
 from .login_throttle import LoginThrottle
 from .metrics import REFUSALS
 from .players import Player
+from .refusals import EVERY_ROUTE, refusals
 from .sessions import clear_session_cookie
 
-router = APIRouter(prefix="/api")
+router = APIRouter(prefix="/api", responses=EVERY_ROUTE)
 
 Mode = Literal["1v1", "2v2", "3v3"]
 WRONG = "wrong name or password"
 
 
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # text is text, not a number
 
 
 class Credentials(_Body):
@@ -104,7 +105,7 @@ async def _login(
 
 
 # ------------------------------------------------------------------ accounts
-@router.post("/accounts", status_code=201)
+@router.post("/accounts", status_code=201, responses=refusals(400, 403, 409))
 async def sign_up(
     body: Credentials,
     request: Request,
@@ -122,7 +123,7 @@ async def sign_up(
     return await _login(request, response, server, account)
 
 
-@router.post("/login")
+@router.post("/login", responses=refusals(400, 401))
 async def login(
     body: Credentials, request: Request, response: Response, server: ServerDep
 ) -> dict[str, Any]:
@@ -165,7 +166,7 @@ async def login(
     return await _login(request, response, server, found.account)
 
 
-@router.post("/logout", status_code=204)
+@router.post("/logout", status_code=204, responses=refusals(403))
 async def logout(response: Response, server: ServerDep, player: MaybePlayerDep) -> None:
     """End this session (every copy of its token stops working) and forget the cookie."""
     if player is not None:
@@ -266,13 +267,13 @@ async def _me(server: ServerDep, player: Player) -> dict[str, Any]:
     return me
 
 
-@router.get("/me")
+@router.get("/me", responses=refusals(401))
 async def me(server: ServerDep, player: PlayerDep) -> dict[str, Any]:
     """The session's player: a guest, or an account with its ratings."""
     return await _me(server, player)
 
 
-@router.patch("/me")
+@router.patch("/me", responses=refusals(400, 401, 403, 404, 409))
 async def rename(body: Rename, server: ServerDep, player: PlayerDep) -> dict[str, Any]:
     """Change an account's display name (a guest renames with ``POST /api/guest``)."""
     if not player.account:
@@ -311,7 +312,7 @@ async def leaderboard(
     return {"mode": mode, "players": await asyncio.to_thread(read)}
 
 
-@router.get("/players/{name}")
+@router.get("/players/{name}", responses=refusals(404))
 async def profile(
     name: Annotated[str, Path(max_length=100, description="an account's name")],
     server: ServerDep,

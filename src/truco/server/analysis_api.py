@@ -14,17 +14,20 @@ import atexit
 import multiprocessing
 from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request, Response
 
 from ..actions import is_say
 from ..record import RecordError, record_from_json
-from .deps import ServerDep, TableId
+from .deps import PlayerDep, ServerDep, TableId
+from .limits import Windows
+from .refusals import EVERY_ROUTE, Refusal, refusals
 from .tasks import spawn
 from .worker_process import exit_with_parent
 
-router = APIRouter(prefix="/api")
+router = APIRouter(prefix="/api", responses=EVERY_ROUTE)
 
 #: matches waiting for the worker at most (beyond: 503, try later)
 QUEUE_SIZE = 4
@@ -53,6 +56,14 @@ def analyze_for_viewer(data: dict[str, Any], worlds: int = WORLDS) -> dict[str, 
         # the viewer shows the position after the action: the decision is one step before
         item["replay_step"] = max(0, steps.get((item["hand"], item["step"]), 1) - 1)
     return result
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisQuota:
+    """How many analyses a player may ask for (``rate``), counted in ``windows``."""
+
+    rate: str
+    windows: Windows
 
 
 class AnalysisService:
@@ -142,16 +153,34 @@ async def _finished(server: ServerDep, match_id: str) -> dict[str, Any]:
     return rows[0].record
 
 
-@router.post("/matches/{table_id}/analysis", status_code=202)
+@router.post(
+    "/matches/{table_id}/analysis",
+    status_code=202,
+    responses={200: {"description": "done already: the analysis"}, **refusals(401, 403, 404, 503)},
+)
 async def request_analysis(
-    table_id: TableId, server: ServerDep, request: Request, response: Response
+    table_id: TableId, server: ServerDep, request: Request, response: Response, player: PlayerDep
 ) -> dict[str, Any]:
-    """Queue the analysis of a finished match (200 with it if it is already done)."""
+    """Queue the analysis of a finished match (200 with it if it is already done). It
+    takes a session (a guest's will do), and each player may have ``analysis_rate`` of
+    them queued (429 ``analysis_quota`` beyond: asking for one done or queued is free)."""
     service = _service(request)
     if table_id in service.done:
         response.status_code = 200
         return service.state(table_id)
-    return service.submit(table_id, await _finished(server, table_id))
+    if service.status.get(table_id) in ("queued", "running"):
+        return service.state(table_id)
+    record = await _finished(server, table_id)
+    quota: AnalysisQuota = request.app.state.analysis_quota
+    if not service.queue.full() and not await quota.windows.hit(f"analysis:{player.id}"):
+        raise Refusal(
+            429,
+            f"too many analyses asked for: at most {quota.rate} a player",
+            "analysis_quota",
+            {"rate": quota.rate},
+            {"Retry-After": "60"},
+        )
+    return service.submit(table_id, record)
 
 
 @router.get("/matches/{table_id}/analysis")

@@ -15,7 +15,15 @@ from typing import Annotated, Any
 import orjson
 from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictStr,
+    ValidationError,
+    field_validator,
+)
 from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -25,19 +33,24 @@ from . import accounts
 from .accounts import AccountError
 from .bot_pool import check_bot_spec, offered_bots
 from .deps import MAX_HEADER, MaybePlayerDep, NoSession, PlayerDep, Server, ServerDep, TableId
-from .limits import AddressLimits, send_refusal
+from .limits import AddressLimits
 from .players import Player, clean_name
+from .refusals import EVERY_ROUTE, http_refusal_response, refusals, send_refusal
 from .replays import replay_steps
 from .sessions import COOKIE, bearer, clear_session_cookie, set_session_cookie
 from .table import TableError
 from .table.durability import TableStopped
 
-router = APIRouter(prefix="/api")
+router = APIRouter(prefix="/api", responses=EVERY_ROUTE)
 
 RULE_KEYS = tuple(f.name for f in fields(Rules))
 MAX_TURN_SECONDS = 600.0
-SeatNumber = Annotated[int, Field(ge=0, le=5)]
-BotSpec = Annotated[str, Field(max_length=40, description="one of /api/options 'bots'")]
+SeatNumber = Annotated[int, Field(ge=0, le=5, strict=True)]
+#: a seat as a key of a JSON object (whose keys are text: ``"1"``)
+SeatKey = Annotated[int, Field(ge=0, le=5)]
+BotSpec = Annotated[
+    str, Field(max_length=40, strict=True, description="one of /api/options 'bots'")
+]
 
 
 def _printable(text: str) -> str:
@@ -47,28 +60,34 @@ def _printable(text: str) -> str:
 
 
 class _Body(BaseModel):
+    """A request body: no unknown key, and every value of its field's own JSON type
+    (``"rated": 0`` is not a boolean, ``"seat": "1"`` not a number)."""
+
     model_config = ConfigDict(extra="forbid")
 
 
 class GuestRequest(_Body):
-    name: str = Field(default="", max_length=100)
+    name: StrictStr = Field(default="", max_length=100)
 
 
 class CreateTableRequest(_Body):
     rules: dict[str, Any] = Field(
         default_factory=dict, max_length=len(RULE_KEYS), description="options of /api/options"
     )
-    name: str = Field(default="", max_length=80)
+    name: StrictStr = Field(default="", max_length=80)
     turn_seconds: float | None = Field(
         default=None,
+        strict=True,
         ge=0,
         le=MAX_TURN_SECONDS,
         allow_inf_nan=False,
         description="0 (no clock), or from the server's minimum (/api/options) to 600",
     )
-    bots: dict[SeatNumber, BotSpec] = Field(default_factory=dict, max_length=6)
+    bots: dict[SeatKey, BotSpec] = Field(default_factory=dict, max_length=6)
     seat: SeatNumber | None = None
-    rated: bool = Field(default=False, description="accounts only, no bots (see /api/leaderboard)")
+    rated: StrictBool = Field(
+        default=False, description="accounts only, no bots (see /api/leaderboard)"
+    )
 
     @field_validator("rules")
     @classmethod
@@ -107,7 +126,7 @@ def client_summary(request: Request) -> tuple[str | None, str | None]:
 
 
 # ------------------------------------------------------------------ sessions
-@router.post("/guest")
+@router.post("/guest", responses=refusals(400, 403, 409))
 async def guest(
     body: GuestRequest,
     request: Request,
@@ -143,7 +162,7 @@ async def guest(
     return session_answer(response, server, player)
 
 
-@router.post("/session/renew")
+@router.post("/session/renew", responses=refusals(401, 403))
 async def renew(response: Response, server: ServerDep, player: PlayerDep) -> dict[str, Any]:
     """The same session with a new expiry (it must still be live; never past its
     maximum lifetime)."""
@@ -153,7 +172,7 @@ async def renew(response: Response, server: ServerDep, player: PlayerDep) -> dic
     return session_answer(response, server, renewed)
 
 
-@router.delete("/session", status_code=204)
+@router.delete("/session", status_code=204, responses=refusals(403))
 async def forget(response: Response, server: ServerDep, player: MaybePlayerDep) -> None:
     """End the session (every copy of its token) and forget the page's cookie."""
     if player is not None:
@@ -185,7 +204,7 @@ async def list_tables(server: ServerDep) -> list[dict[str, Any]]:
     return server.lobby.listing()
 
 
-@router.post("/tables", status_code=201)
+@router.post("/tables", status_code=201, responses=refusals(400, 401, 403, 409, 503))
 async def create_table(
     body: CreateTableRequest, request: Request, server: ServerDep, player: PlayerDep
 ) -> dict[str, Any]:
@@ -226,7 +245,7 @@ async def new_table(
     return table.summary()
 
 
-@router.get("/tables/{table_id}")
+@router.get("/tables/{table_id}", responses=refusals(404))
 async def get_table(table_id: TableId, server: ServerDep) -> dict[str, Any]:
     summary = await server.lobby.summary_of(table_id)
     if summary is None:
@@ -266,12 +285,12 @@ async def _finished_record(server: ServerDep, match_id: str) -> dict[str, Any]:
     return rows[0].record
 
 
-@router.get("/matches/{table_id}/record")
+@router.get("/matches/{table_id}/record", responses=refusals(403, 404))
 async def match_record(table_id: TableId, server: ServerDep) -> dict[str, Any]:
     return await _finished_record(server, table_id)
 
 
-@router.get("/matches/{table_id}/replay")
+@router.get("/matches/{table_id}/replay", responses=refusals(403, 404))
 async def match_replay(table_id: TableId, server: ServerDep) -> dict[str, Any]:
     data = await _finished_record(server, table_id)
     try:
@@ -372,15 +391,15 @@ class CreateTables:
             return
         client = scope.get("client")
         address = client[0] if client else None
-        refusal = self.addresses.refusal(address or "unknown", "POST", "/api/tables")
+        refusal = await self.addresses.refusal(address or "unknown", "POST", "/api/tables")
         if refusal is not None:
-            await send_refusal(send, 429, refusal, {"retry-after": "60"})
+            await send_refusal(send, 429, *refusal, {"retry-after": "60"})
             return
         response: Response
         try:
             summary = await new_table(self.server, player, body, address)
         except HTTPException as exc:
-            response = JSONResponse({"detail": exc.detail}, exc.status_code, exc.headers)
+            response = http_refusal_response(exc)
         except TableError as exc:
             response = self.on_table_error(exc)
         else:

@@ -10,31 +10,40 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from limits import RateLimitItem
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import accounts, accounts_api, analysis_api, api, health, live, metrics, queue_api
 from .accounts import AccountError
+from .body_cap import BodyCap
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import ID_RE, NO_SESSION, NoSession, Server, ServerDep
-from .limits import AddressLimits, HttpLimits, parse_rate
+from .limits import AddressLimits, HttpLimits, LocalWindows, Windows, parse_rate
 from .lobby import Lobby
 from .logs import RequestIds
 from .matchmaking import MemoryQueue
 from .pauses import keep_pauses_short
 from .players import TokenSigner
+from .refusals import http_refusal, invalid_request, refusal_response
 from .session_store import Sessions
+from .socket_caps import SocketCaps
 from .store import Store
 from .table import TableError
 from .tasks import spawn
+
+if TYPE_CHECKING:
+    from .cluster.shared_limits import RedisCounts
 
 STATIC = Path(__file__).parent / "static"
 #: table refusals that are about how much a guest asks for, not about the request
@@ -93,26 +102,11 @@ async def _table_error(request: Request, exc: Exception) -> JSONResponse:
 def table_error_response(exc: TableError) -> JSONResponse:
     """What a request refused by a table gets."""
     status = 429 if exc.code in TOO_MANY else 409
-    return JSONResponse({"detail": exc.reason, "code": exc.code}, status_code=status)
+    return refusal_response(status, exc.reason, exc.code)
 
 
 async def _no_session(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(NO_SESSION, status_code=401)
-
-
-async def _invalid(request: Request, exc: Exception) -> JSONResponse:
-    """422 naming the first problem in one line; the offending input is not echoed
-    (it may be huge, or not even JSON: ``NaN``)."""
-    assert isinstance(exc, RequestValidationError)
-    errors = [
-        {"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", "")), "type": e["type"]}
-        for e in exc.errors()
-    ]
-    first = errors[0] if errors else {"loc": [], "msg": "invalid request", "type": ""}
-    if first["type"] == "json_invalid":
-        return JSONResponse({"detail": "body: not valid JSON", "errors": errors}, status_code=422)
-    where = ".".join(p for p in first["loc"][1:]) or first["loc"][0] if first["loc"] else "request"
-    return JSONResponse({"detail": f"{where}: {first['msg']}", "errors": errors}, status_code=422)
 
 
 def _cluster_lobby(config: ServerConfig, store: Store) -> Lobby:
@@ -123,6 +117,22 @@ def _cluster_lobby(config: ServerConfig, store: Store) -> Lobby:
     return ClusterLobby(
         config, store, config.redis_url, config.redis_prefix, lease_ms=config.lease_ms
     )
+
+
+def _shared_limits(
+    config: ServerConfig, lobby: Lobby
+) -> tuple[Callable[[RateLimitItem], Windows], RedisCounts | None]:
+    """Where the per-address windows and the open sockets are counted: in this process,
+    or on a cluster in its Redis, so that every node counts the same
+    (:mod:`.cluster.shared_limits`)."""
+    if config.redis_url is None:
+        return LocalWindows, None
+    from .cluster.node import ClusterLobby
+    from .cluster.shared_limits import RedisCounts, redis_windows
+
+    assert isinstance(lobby, ClusterLobby)
+    windows = redis_windows(config.redis_url, config.redis_prefix)
+    return windows, RedisCounts(config.redis_url, config.redis_prefix, lobby.node)
 
 
 def queue_backend(config: ServerConfig) -> queue_api.QueueBackend:
@@ -148,7 +158,9 @@ class Site(FastAPI):
         if self.table_sockets is not None and live.table_path(scope):
             await self.table_sockets(scope, receive, send)
         elif self.create_tables is not None and api.CreateTables.wanted(scope):
-            await self.create_tables(scope, receive, send, super().__call__)
+            config: ServerConfig = self.state.config
+            cap = BodyCap(receive, send, config.max_body_bytes, config.body_seconds)
+            await self.create_tables(scope, cap.receive, cap.send, super().__call__)
         else:
             await super().__call__(scope, receive, send)
 
@@ -156,9 +168,12 @@ class Site(FastAPI):
 def create_app(config: ServerConfig | None = None) -> FastAPI:
     """The whole server as one ASGI application."""
     config = config or ServerConfig()
-    parse_rate(config.http_rate), parse_rate(config.http_write_rate)  # refuse a bad one now
+    for rate in (config.http_rate, config.http_write_rate, config.analysis_rate):
+        parse_rate(rate)  # refuse a bad one now
     store = Store(config.db_url)
     lobby = Lobby(config, store) if config.redis_url is None else _cluster_lobby(config, store)
+    windows, counts = _shared_limits(config, lobby)
+    sockets = SocketCaps(config.max_sockets_per_address, config.max_sockets_per_player, counts)
     sessions = Sessions(
         store,
         TokenSigner(store.secret_key()),
@@ -166,7 +181,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         config.session_max_seconds,
         config.session_recheck_seconds,
     )
-    server = Server(config, store, lobby, sessions)
+    server = Server(config, store, lobby, sessions, sockets)
     matchmaker = queue_api.Matchmaker(server, queue_backend(config))
 
     @asynccontextmanager
@@ -179,9 +194,15 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         # never walked again by the collector, nor what survives each few seconds after
         # (pauses.py; a cluster node's lobby starts its own)
         pauses = None if config.redis_url is not None else spawn(keep_pauses_short(), "gc")
+        renewer = None if counts is None else spawn(counts.renew_forever(), "socket-counts")
         try:
             yield
         finally:
+            if renewer is not None and counts is not None:
+                renewer.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await renewer
+                await counts.close()
             if pauses is not None:
                 pauses.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -200,13 +221,18 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.state.config = config
     app.state.login_guard = accounts_api.LoginGuard(
         config.login_rate, config.password_workers, config.login_free_failures
+)
+    analysis_rate = parse_rate(config.analysis_rate)
+    app.state.analysis_quota = analysis_api.AnalysisQuota(
+        config.analysis_rate, windows(analysis_rate)
     )
     app.state.matchmaker = matchmaker
     app.state.readiness = health.Readiness()
     app.add_exception_handler(TableError, _table_error)
     app.add_exception_handler(AccountError, accounts_api.account_refusal)
     app.add_exception_handler(NoSession, _no_session)
-    app.add_exception_handler(RequestValidationError, _invalid)
+    app.add_exception_handler(RequestValidationError, invalid_request)
+    app.add_exception_handler(StarletteHTTPException, http_refusal)
     app.include_router(pages)
     app.include_router(health.router)
     app.include_router(api.router)
@@ -214,10 +240,20 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.include_router(queue_api.router)
     app.include_router(analysis_api.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    addresses = AddressLimits(config.http_rate, config.http_write_rate)
-    app.add_middleware(HttpLimits, addresses=addresses)
+    addresses = AddressLimits(config.http_rate, config.http_write_rate, windows)
+    max_body, body_seconds = config.max_body_bytes, config.body_seconds
+    app.add_middleware(
+        HttpLimits,
+        addresses=addresses,
+        sockets=sockets,
+        max_body=max_body,
+        body_seconds=body_seconds,
+    )
     app.add_middleware(RequestIds)  # outermost: the limits' refusals have an id too
-    limits = HttpLimits(live.TableSockets(server), addresses=addresses)
+    table_sockets = live.TableSockets(server)
+    limits = HttpLimits(table_sockets, addresses, sockets, max_body, body_seconds)
     app.table_sockets = RequestIds(limits)
-    app.create_tables = api.CreateTables(server, addresses, limits.max_body, table_error_response)
+    app.create_tables = api.CreateTables(
+        server, addresses, config.max_body_bytes, table_error_response
+    )
     return app

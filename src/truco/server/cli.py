@@ -97,6 +97,23 @@ def register(subparsers: Any) -> None:
         help="logins tried per address, and logins per account (default 10/minute)",
     )
     p.add_argument(
+        "--max-sockets-per-address",
+        type=int,
+        default=64,
+        help="WebSockets one address may hold open at once, 0 for no cap (default 64)",
+    )
+    p.add_argument(
+        "--max-sockets-per-player",
+        type=int,
+        default=16,
+        help="WebSockets one guest or account may hold open at once, 0 for no cap (default 16)",
+    )
+    p.add_argument(
+        "--analysis-rate",
+        default="10/hour",
+        help="analyses of matches one guest or account may ask for (default 10/hour)",
+    )
+    p.add_argument(
         "--secure-cookies",
         action="store_true",
         help="mark the session cookie Secure (when served over https)",
@@ -243,6 +260,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         http_rate=args.http_rate,
         http_write_rate=args.http_write_rate,
         login_rate=args.login_rate,
+        max_sockets_per_address=args.max_sockets_per_address,
+        max_sockets_per_player=args.max_sockets_per_player,
+        analysis_rate=args.analysis_rate,
         secure_cookies=args.secure_cookies,
         redis_url=args.redis,
         redis_prefix=args.redis_prefix,

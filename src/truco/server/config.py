@@ -25,6 +25,10 @@ class ServerConfig:
     try to log in ``login_rate`` times, an account be logged in to as often; after
     ``login_free_failures`` failures of a name from one address, each next try of it waits
     longer (1 s, 2 s, 4 s... up to 5 minutes).
+    A request body may take ``max_body_bytes`` and ``body_seconds`` to arrive. An address
+    may hold ``max_sockets_per_address`` WebSockets open at once and a player (a guest or an
+    account) ``max_sockets_per_player`` (0: no cap). A player may ask for ``analysis_rate``
+    analyses of matches.
 
     ``redis_url`` makes this server one node of a cluster (with a PostgreSQL ``db_url`` that
     all nodes share); its keys start with ``redis_prefix``, and a node's hold on a table
@@ -65,6 +69,11 @@ class ServerConfig:
     login_free_failures: int = 3
     #: argon2 hashes at once (each one a core for tens of milliseconds)
     password_workers: int = 1
+    max_body_bytes: int = 65536
+    body_seconds: float = 30.0
+    max_sockets_per_address: int = 64
+    max_sockets_per_player: int = 16
+    analysis_rate: str = "10/hour"
     #: cluster mode (docs/cluster.md): the Redis the nodes share, and their keys' prefix
     redis_url: str | None = None
     redis_prefix: str = "truco:"

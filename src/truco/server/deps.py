@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated
 
 from fastapi import Cookie, Depends, Header, HTTPException, Path
@@ -14,6 +14,7 @@ from .lobby import Lobby
 from .players import Player
 from .session_store import Sessions
 from .sessions import COOKIE, bearer, cross_origin_refusal
+from .socket_caps import SocketCaps
 from .store import Store
 
 #: table and match ids: short codes of letters, digits, ``-`` and ``_``
@@ -32,6 +33,8 @@ class Server:
     store: Store
     lobby: Lobby
     sessions: Sessions
+    #: the sockets open per address and per player
+    sockets: SocketCaps = field(default_factory=lambda: SocketCaps(0, 0))
 
 
 #: the longest Authorization header and session cookie a request may carry

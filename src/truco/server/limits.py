@@ -2,9 +2,11 @@
 
 The WebSocket bucket is a few lines of arithmetic on the table's own loop; the HTTP
 limits are moving windows per address (:class:`MovingWindow`, the rates written in the
-``limits`` library's notation), as a plain ASGI middleware. The ``limits`` library's own
+``limits`` library's notation), as a plain ASGI middleware (:class:`HttpLimits`, which also
+caps request bodies and the sockets open per address). The ``limits`` library's own
 in-memory storage is not used: it starts a timer thread every few hits to expire them,
-which cost the server's loop more than the counting itself.
+which cost the server's loop more than the counting itself. A cluster counts in Redis
+instead, through that library (:mod:`.cluster.shared_limits`).
 
 >>> bucket = TokenBucket(rate=1.0, burst=2, now=0.0)
 >>> bucket.allow(0.0), bucket.allow(0.0), bucket.allow(0.0), bucket.allow(1.0)
@@ -13,15 +15,18 @@ which cost the server's loop more than the counting itself.
 
 from __future__ import annotations
 
-import json
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import Any, NamedTuple, Protocol
 
 from limits import RateLimitItem
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from .body_cap import BodyCap
 from .metrics import REFUSALS
+from .refusals import send_refusal
+from .socket_caps import TOO_MANY_SOCKETS, SocketCaps
 
 
 class TokenBucket:
@@ -114,6 +119,9 @@ WRITES = frozenset(
         ("POST", "/api/accounts"),
     }
 )
+#: what the per-address windows count: the API, the sockets, and the pages that look
+#: something up in the database (a player's profile, a table or a match)
+COUNTED = ("/api/", "/ws/", "/u/", "/t/", "/replay/")
 
 
 class Attempts:
@@ -141,70 +149,142 @@ class Attempts:
             self.window.hit(key)
 
 
+class Refusal(NamedTuple):
+    """Why a request is refused: the refusal's ``detail``, ``code`` and ``params``."""
+
+    detail: str
+    code: str
+    params: dict[str, Any]
+
+
+class Windows(Protocol):
+    """Moving windows of hits per key (this process's, or a cluster's in Redis)."""
+
+    async def hit(self, key: str) -> bool:
+        """Count a hit of ``key`` if it is allowed; whether it was."""
+
+
+class LocalWindows:
+    """:class:`MovingWindow` behind the :class:`Windows` interface."""
+
+    def __init__(self, rate: RateLimitItem) -> None:
+        self.window = MovingWindow(rate)
+
+    async def hit(self, key: str) -> bool:
+        return self.window.hit(key)
+
+
 class AddressLimits:
     """The per-address windows: every request, and the calls that create guests and
-    tables (:data:`WRITES`), which have a tighter rate of their own."""
+    tables (:data:`WRITES`), which have a tighter rate of their own. ``windows`` makes
+    the windows of a rate (by default this process's)."""
 
-    def __init__(self, rate: str, write_rate: str) -> None:
+    def __init__(
+        self,
+        rate: str,
+        write_rate: str,
+        windows: Callable[[RateLimitItem], Windows] = LocalWindows,
+    ) -> None:
         self.rate_text, self.write_text = rate, write_rate
-        self.requests = MovingWindow(parse_rate(rate))
-        self.writes = MovingWindow(parse_rate(write_rate))
+        self.requests = windows(parse_rate(rate))
+        self.writes = windows(parse_rate(write_rate))
 
-    def refusal(self, address: str, method: str | None, path: str) -> str | None:
+    async def refusal(self, address: str, method: str | None, path: str) -> Refusal | None:
         """Count one request of ``address``; why it is refused, or ``None``."""
-        if not self.requests.hit(address):
-            return f"too many requests from your address: at most {self.rate_text}"
-        if (method, path) in WRITES and not self.writes.hit(address):
-            return f"too many guests or tables from your address: at most {self.write_text}"
+        if not await self.requests.hit(f"requests:{address}"):
+            return Refusal(
+                f"too many requests from your address: at most {self.rate_text}",
+                "too_many_requests",
+                {"rate": self.rate_text},
+            )
+        if (method, path) in WRITES and not await self.writes.hit(f"writes:{address}"):
+            return Refusal(
+                f"too many guests or tables from your address: at most {self.write_text}",
+                "too_many_writes",
+                {"rate": self.write_text},
+            )
         return None
 
 
+#: the close code of a socket handshake refused by the per-address rate
+RATE_LIMITED = 4429
+
+
 class HttpLimits:
-    """ASGI middleware: per-address request rates (moving windows, in memory) on the
-    API and the WebSocket handshakes, a tighter rate on the calls that create guests
-    and tables, and a cap on request bodies.
+    """ASGI middleware: per-address request rates (moving windows) on the API, the
+    sockets' handshakes and the pages that look something up (:data:`COUNTED`), a
+    tighter rate on the calls that create guests and tables, request bodies counted as
+    they stream (:class:`~.body_cap.BodyCap`), and the sockets open per address
+    (:class:`~.socket_caps.SocketCaps`).
 
-    A refused HTTP request gets ``429`` (or ``413``) with a JSON ``detail``; a refused
-    WebSocket handshake is closed with code 4429. The address is the peer's: behind a
-    proxy, run uvicorn with ``--proxy-headers`` so that it is the client's."""
+    A refused HTTP request gets ``429`` (or ``413``, ``408``) with the refusal's JSON; a
+    refused WebSocket handshake is closed with code 4429, a socket over the cap with
+    4430. The address is the peer's: behind a proxy, run uvicorn with ``--proxy-headers``
+    so that it is the client's."""
 
-    def __init__(self, app: ASGIApp, addresses: AddressLimits, max_body: int = 65536) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        addresses: AddressLimits,
+        sockets: SocketCaps,
+        max_body: int = 65536,
+        body_seconds: float = 30.0,
+    ) -> None:
         self.app = app
         self.addresses = addresses
+        self.sockets = sockets
         self.max_body = max_body
+        self.body_seconds = body_seconds
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        kind, path = scope["type"], scope.get("path", "")
-        if kind not in ("http", "websocket") or not path.startswith(("/api/", "/ws/")):
+        kind = scope["type"]
+        if kind not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        client = scope.get("client")
-        address = client[0] if client else "unknown"
-        refusal = self.addresses.refusal(address, scope.get("method"), path)
-        if refusal is not None:
-            REFUSALS.labels("http" if kind == "http" else "socket_open").inc()
-            if kind == "websocket":
-                await send({"type": "websocket.close", "code": 4429, "reason": refusal[:120]})
-            else:
-                await send_refusal(send, 429, refusal, {"retry-after": "60"})
-            return
-        if kind == "http":
-            size = dict(scope.get("headers", [])).get(b"content-length")
-            if size is not None and (not size.isdigit() or int(size) > self.max_body):
-                await send_refusal(
-                    send, 413, f"the body is too large: at most {self.max_body} bytes"
-                )
+        address = client_address(scope)
+        path = scope.get("path", "")
+        if path.startswith(COUNTED):
+            refusal = await self.addresses.refusal(address, scope.get("method"), path)
+            if refusal is not None:
+                REFUSALS.labels("http" if kind == "http" else "socket_open").inc()
+                if kind == "websocket":
+                    reason = refusal.detail[:120]
+                    await send({"type": "websocket.close", "code": RATE_LIMITED, "reason": reason})
+                else:
+                    await send_refusal(send, 429, *refusal, {"retry-after": "60"})
                 return
-        await self.app(scope, receive, send)
+        if kind == "websocket":
+            await self._socket(scope, receive, send, address)
+            return
+        cap = BodyCap(receive, send, self.max_body, self.body_seconds)
+        if cap.declared_too_large(scope.get("headers", [])):
+            await cap.too_large()
+            return
+        await self.app(scope, cap.receive, cap.send)
+
+    async def _socket(self, scope: Scope, receive: Receive, send: Send, address: str) -> None:
+        refusal = await self.sockets.admit("address", address)
+        if refusal is not None:
+            REFUSALS.labels("socket_cap").inc()
+            await refuse_socket(receive, send, refusal)
+            return
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            await self.sockets.release("address", address)
 
 
-async def send_refusal(
-    send: Send, status: int, detail: str, headers: dict[str, str] | None = None
-) -> None:
-    """Answer a plain ASGI request with ``status`` and ``{"detail": detail}`` (a refusal
-    made before any route runs)."""
-    body = json.dumps({"detail": detail}).encode()
-    raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    raw += [(k.encode(), v.encode()) for k, v in (headers or {}).items()]
-    await send({"type": "http.response.start", "status": status, "headers": raw})
-    await send({"type": "http.response.body", "body": body})
+def client_address(scope: Scope) -> str:
+    """The peer's address of a connection (``"unknown"`` if the server does not say)."""
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
+async def refuse_socket(receive: Receive, send: Send, reason: str) -> None:
+    """Accept a WebSocket and close it at once with :data:`TOO_MANY_SOCKETS` and
+    ``reason`` (a refused handshake could not say why)."""
+    message = await receive()
+    if message["type"] != "websocket.connect":
+        return
+    await send({"type": "websocket.accept"})
+    await send({"type": "websocket.close", "code": TOO_MANY_SOCKETS, "reason": reason[:120]})

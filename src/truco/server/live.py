@@ -27,6 +27,7 @@ from .players import Player
 from .protocol import Hello, ProtocolError, close_reason, error_message, parse_client_message
 from .rawsocket import DirectWriter, RawSocket
 from .sessions import COOKIE, same_origin
+from .socket_caps import TOO_MANY_SOCKETS
 from .table import Client, Command, Join, Leave
 from .tasks import spawn
 
@@ -167,6 +168,28 @@ async def table_socket(websocket: RawSocket, server: Server, table_id: str) -> N
     if who is None:
         return
     player, since = who
+    if player is not None:
+        refusal = await server.sockets.admit("player", player.id)
+        if refusal is not None:
+            with contextlib.suppress(OSError):
+                await websocket.close(TOO_MANY_SOCKETS, close_reason(refusal))
+            return
+    try:
+        await _connected(websocket, server, table_id, inbox, player, since)
+    finally:
+        if player is not None:
+            await server.sockets.release("player", player.id)
+
+
+async def _connected(
+    websocket: RawSocket,
+    server: Server,
+    table_id: str,
+    inbox: Inbox,
+    player: Player | None,
+    since: int | None,
+) -> None:
+    """An identified connection to a table: it joins, then frames go both ways."""
     greeted = asyncio.Event()
     direct = None if websocket.direct is None else _Greeting(websocket.direct, greeted)
     client = Client(player, server.config.outbox_size, direct)

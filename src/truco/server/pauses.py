@@ -150,7 +150,9 @@ async def keep_pauses_short(
 # ---------------------------------------------------------------- cycles not made
 def http_protocol() -> Any:
     """Uvicorn's ``http`` option: its httptools protocol, except that an upgraded connection
-    leaves no cycle behind (``"auto"`` without httptools).
+    leaves no cycle behind, and a request's head is bounded in size and time
+    (:class:`~.http_head.HeadGuard`) (``"auto"`` without httptools: uvicorn's h11 protocol,
+    whose heads are bounded in size by h11).
 
     On a WebSocket upgrade uvicorn hands the transport to the WebSocket protocol and drops
     the HTTP one without closing it, so the HTTP protocol and its parser (which holds six of
@@ -162,7 +164,9 @@ def http_protocol() -> Any:
     except ImportError:  # pragma: no cover (no httptools: uvicorn's h11 protocol)
         return "auto"
 
-    class UpgradingHttpProtocol(HttpToolsProtocol):
+    from .http_head import HeadGuard
+
+    class UpgradingHttpProtocol(HeadGuard, HttpToolsProtocol):
         def handle_websocket_upgrade(self) -> None:
             super().handle_websocket_upgrade()
             # the parser refers to this protocol; neither is used again

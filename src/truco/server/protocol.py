@@ -112,27 +112,6 @@ def parse_client_message(text: str) -> ClientMessage:
     if not isinstance(data, dict):
         raise ProtocolError("bad_message", "a message must be a JSON object")
     kind = data.get("type")
-    if kind == "act" and len(data) == 2:  # the busiest message, checked by hand
-        action = data.get("action")
-        if type(action) is str and len(action) <= ACTION_MAX:
-            known = _ACTS.get(action)
-            if known is None:
-                check_action_token(action)
-                # only tokens as the notation writes them get here: a bounded set
-                known = _ACTS[action] = Act.model_construct(type="act", action=action)
-            return known
-    if kind == "sit" and len(data) == 2:  # once per seat of every table: checked by hand
-        seat = data.get("seat")
-        if type(seat) is int and 0 <= seat <= 5:
-            return _SITS[seat]
-    if kind == "hello" and len(data) <= 3:  # the first message of every connection
-        token, since = data.get("token"), data.get("since")
-        if (
-            len(data) == 1 + ("token" in data) + ("since" in data)
-            and (token is None or (type(token) is str and len(token) <= MAX_TOKEN))
-            and (since is None or (type(since) is int and 0 <= since <= 2**53))
-        ):
-            return Hello.model_construct(type="hello", token=token, since=since)
     if kind not in MESSAGE_TYPES:
         raise ProtocolError(
             "unknown_type",
@@ -144,15 +123,14 @@ def parse_client_message(text: str) -> ClientMessage:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"][1:]) or kind
         raise ProtocolError("bad_message", f"{kind}: {where}: {first['msg']}") from None
-    if isinstance(message, Act):
+    if isinstance(message, Act) and message.action not in _CANONICAL:
         check_action_token(message.action)
+        _CANONICAL.add(message.action)  # only tokens as the notation writes them: a bounded set
     return message
 
 
-#: the ``act`` message of each action token met (messages are frozen: one serves all)
-_ACTS: dict[str, Act] = {}
-#: the ``sit`` message of each seat
-_SITS = [Sit.model_construct(type="sit", seat=seat) for seat in range(6)]
+#: the action tokens met that are written as the notation writes them
+_CANONICAL: set[str] = set()
 
 
 def check_action_token(token: str) -> None:

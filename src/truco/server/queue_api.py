@@ -40,11 +40,12 @@ from .matchmaking import (
 from .metrics import QUEUE_WAIT_SECONDS
 from .players import Player
 from .protocol import close_reason
+from .refusals import EVERY_ROUTE
 from .table import Seat, TableError
 from .tasks import spawn
 
 log = logging.getLogger("truco.server")
-router = APIRouter()
+router = APIRouter(responses=EVERY_ROUTE)
 
 #: close codes of the queue's socket (beside those of the table's, see live.py)
 MATCHED, ALREADY_QUEUED, NEEDS_ACCOUNT = 4000, 4409, 4403

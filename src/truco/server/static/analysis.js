@@ -71,7 +71,8 @@ function summary(analysis, seats, jump) {
 }
 
 // The panel under the replay: a button that asks for the analysis, then the graph.
-export function analysisPanel(matchId, seats, jump) {
+// Asking needs a session (a guest's will do): `ensureSession` makes one if there is none.
+export function analysisPanel(matchId, seats, jump, ensureSession = async () => {}) {
   const panel = html("section", { class: "analysis panel" });
   const url = `/api/matches/${matchId}/analysis`;
   const show = (analysis) => panel.replaceChildren(html("h2", {}, "Análisis"),
@@ -87,6 +88,7 @@ export function analysisPanel(matchId, seats, jump) {
   };
   const start = async () => {
     try {
+      await ensureSession();
       const state = await call(url, "POST");
       if (state.status === "done") show(state.analysis); else poll();
     } catch (e) { panel.replaceChildren(html("p", { class: "error" }, e.message), button); }

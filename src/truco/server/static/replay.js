@@ -4,7 +4,7 @@ import { cardImg, el } from "./dom.js";
 import { t } from "./i18n.js";
 import { Story } from "./story.js";
 
-export async function showReplay(id, { app }) {
+export async function showReplay(id, { app, identity }) {
   const res = await fetch(`/api/matches/${encodeURIComponent(id)}/replay`);
   if (res.status === 404) throw new Error(t("replay.not_found", { id }));
   const data = await res.json().catch(() => ({}));
@@ -33,6 +33,6 @@ export async function showReplay(id, { app }) {
         el("button", { onclick: () => { i = data.steps.length - 1; draw(); } }, t("replay.last"))),
       ...rows, bazas, closed ?? "", el("a", { href: "/", class: "button" }, t("replay.back")));
   };
-  app.replaceChildren(screen, analysisPanel(id, seats, (step) => { i = step; draw(); }));
+  app.replaceChildren(screen, analysisPanel(id, seats, (step) => { i = step; draw(); }, () => identity.ensure()));
   draw();
 }

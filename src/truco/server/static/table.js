@@ -24,6 +24,8 @@ const KEY_OF = Object.fromEntries(Object.entries(KEYS).flatMap(([k, tokens]) => 
 KEY_OF.mazo = "m";
 /** Close codes after which retrying cannot help. */
 const FINAL = { 4404: "no_table", 4410: "over", 4400: "kicked", 1008: "kicked" };
+/** The close of a socket over the address's or the player's cap (server/socket_caps.py). */
+const TOO_MANY_SOCKETS = 4430;
 /** What the server accepts as a table code (see server/live.py). */
 export const TABLE_CODE = /^[A-Za-z0-9_-]{1,32}$/;
 
@@ -85,7 +87,8 @@ export class TableScreen {
       this.connect();
     };
     this.retryTimer = setTimeout(again, wait * 1000);
-    this.offline(t(this.mySeat === null ? "table.offline_watch" : "table.offline_text"), true);
+    const why = ev.code === TOO_MANY_SOCKETS ? "refusal.too_many_sockets" : this.mySeat === null ? "table.offline_watch" : "table.offline_text";
+    this.offline(t(why), true);
   }
 
   /** A final problem: say it, stop retrying, offer the way back. */

@@ -1,5 +1,6 @@
-"""``parse_client_message`` checks the busiest message (``act``) by hand, without
-pydantic: it must accept and refuse exactly what the model's validation does."""
+"""``parse_client_message`` takes exactly what the pydantic models take (there is no
+hand-written path beside them any more), refuses the rest with a ``ProtocolError``, and
+keeps only the action tokens it met written as the notation writes them."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def by_the_model(data: Any) -> Any:
 
 
 @pytest.mark.parametrize("data", CASES, ids=[json.dumps(c)[:40] for c in CASES])
-def test_the_act_fast_path_agrees_with_the_model(data: Any) -> None:
+def test_act_messages_are_taken_as_the_model_takes_them(data: Any) -> None:
     try:
         fast: Any = parse_client_message(json.dumps(data))
     except ProtocolError:
@@ -57,7 +58,7 @@ def test_the_act_fast_path_agrees_with_the_model(data: Any) -> None:
     assert fast == by_the_model(data)
     if fast != "refused":
         assert isinstance(fast, Act) and fast.action == data["action"]
-        assert parse_client_message(json.dumps(data)) == fast  # the second time: the kept one
+        assert parse_client_message(json.dumps(data)) == fast  # the token is kept: the same
     else:  # a refusal is never kept
         with pytest.raises(ProtocolError):
             parse_client_message(json.dumps(data))
@@ -68,9 +69,9 @@ _SHAPES = [("seat",), ("token",), ("since",), ("token", "since"), ("seat", "x"),
 
 
 @pytest.mark.parametrize("kind", ["sit", "hello"])
-def test_sit_and_hello_by_hand_agree_with_the_model(kind: str) -> None:
-    """``sit`` and ``hello`` (once per connection) are checked by hand too: every shape
-    is taken or refused as the model does, and taken as the same message."""
+def test_sit_and_hello_are_taken_as_the_model_takes_them(kind: str) -> None:
+    """Every shape of ``sit`` and ``hello`` is taken or refused as the model does, and
+    taken as the same message (``true`` is not a seat, ``1.0`` not a version)."""
     import itertools
 
     from pydantic import ValidationError
