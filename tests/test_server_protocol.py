@@ -147,6 +147,10 @@ def check_no_leak(client: TableClient, seat: int | None, record: dict[str, Any])
     team = None if seat is None else seat % 2
     for text in client.frames:
         message = json.loads(text)
+        if message["type"] == "error":  # a refusal names only the cards the client named
+            own = card_strings([m for m in client.sent if isinstance(m, dict)])
+            assert card_strings(message) <= own, text
+            continue
         if message["type"] != "state":
             assert card_strings(message) == set(), text
             continue
@@ -435,7 +439,7 @@ def test_bad_input_gets_an_error_and_changes_nothing(server: LiveServer) -> None
         return client.wait(lambda m: m["type"] == "error")
 
     assert error_for(actor, "{not json")["code"] == "bad_json"
-    assert error_for(actor, "[1, 2]")["code"] == "bad_message"
+    assert error_for(actor, "[1, 2]")["code"] == "not_an_object"
     assert error_for(actor, {"type": "dance"})["code"] == "unknown_type"
     assert error_for(actor, {"type": "act"})["code"] == "bad_message"
     assert (
@@ -452,11 +456,24 @@ def test_bad_input_gets_an_error_and_changes_nothing(server: LiveServer) -> None
     assert other.view is not None
     foreign = other.view["hand"][0]
     wrong = error_for(actor, {"type": "act", "action": f"play {foreign}"})
-    assert wrong["code"] == "illegal" and foreign in wrong["reason"]
-    # out of turn: a call is refused with the engine's reason
+    assert wrong["code"] == "card_not_held" and wrong["params"] == {"card": foreign}
+    # out of turn: a call is refused with the engine's rule, its code and parameters
     illegal = error_for(other, {"type": "act", "action": "truco"})
-    assert illegal["code"] == "illegal" and illegal["reason"]
-    assert error_for(actor, {"type": "act", "action": "quiero"})["code"] == "illegal"
+    assert illegal["code"] == "not_your_turn" and illegal["reason"]
+    assert illegal["params"] == {"player": actor.view["seat"]}
+    assert error_for(actor, {"type": "act", "action": "quiero"})["code"] == "no_call_to_answer"
+    # asking why changes nothing: the same refusal, in a why frame; a legal action: legal
+    other.send({"type": "why", "action": "truco"})
+    why = other.wait(lambda m: m["type"] == "why")
+    assert why == {"type": "why", "action": "truco", "legal": False, **{
+        k: illegal[k] for k in ("code", "params", "reason")
+    }}
+    actor.send({"type": "why", "action": "mazo"})
+    assert actor.wait(lambda m: m["type"] == "why") == {
+        "type": "why",
+        "action": "mazo",
+        "legal": True,
+    }
     assert error_for(actor, {"type": "sit", "seat": 1})["code"] == "started"
     assert error_for(actor, {"type": "add_bot", "seat": 1})["code"] in (
         "not_creator",

@@ -101,6 +101,86 @@ CODES: Final[dict[str, Code]] = {
             "no_such_action": "there is no action {given} (0 to {last})",
         },
     ),
+    # ---- the table's socket: messages it cannot read (server/protocol.py, server/live.py)
+    **_codes(
+        "socket",
+        {
+            "bad_json": "the message is not JSON text",
+            "not_an_object": "a message must be a JSON object",
+            "unknown_type": "unknown message type {type}",
+            "bad_message": "bad {type} message: {field}",
+            "hello_once": "hello comes once, as the first message",
+            "bad_action": "{given} is not an action of the game as the notation writes it",
+            "too_large": "message of {size} bytes: the limit is {limit}",
+            "rate_limited": "too many messages: at most {rate} a second",
+            "moving": "the table is moving to another server: send that again",
+        },
+    ),
+    # ---- a table: seats, bots, the match (server/table/)
+    **_codes(
+        "table",
+        {
+            "not_seated": "you have no seat at this table",
+            "started": "the match has started: seats cannot change now",
+            "not_playing": "the match is not being played",
+            "card_committed": (
+                "the {card} is already committed: a card released cannot be taken back"
+            ),
+            "no_seat": "there is no seat {seat} at a {players}-player table",
+            "seat_taken": "seat {seat} is taken",
+            "no_player": "sitting needs a guest session (POST /api/guest)",
+            "account_needed": "a rated table seats accounts only: log in first",
+            "not_creator": "only the table's creator seats and removes bots",
+            "rated_no_bots": "a rated table has no bots: people only",
+            "bad_bot": "there is no bot {level}",
+            "no_bot": "there is no bot in seat {seat}",
+        },
+    ),
+    # ---- the lobby: making tables (server/lobby.py, server/api.py)
+    **_codes(
+        "lobby",
+        {
+            "full": "the server holds as many tables as it can: try later",
+            "too_many_tables": "you have {count} open tables: at most {limit} a guest",
+            "too_many_from_address": "{count} open tables come from your address: at most {limit}",
+            "no_seat_left": "leave at least one seat for people, or sit in one",
+            "too_many_players": "too many players for a {players}-player table",
+            "two_seats": "a player cannot take two seats",
+            "rated_accounts_only": "a rated table seats accounts only, no bots",
+            "bad_rules": "those are not rules of a table: {problem}",
+            "short_turn": "turn_seconds: 0 (no clock) or at least {seconds} seconds a turn",
+            "no_database": "the database does not answer: try again later",
+            "stopping": "the server is stopping: try again in a moment",
+        },
+    ),
+    # ---- the HTTP routes of sessions, tables and matches (server/api.py, server/deps.py)
+    **_codes(
+        "http",
+        {
+            "no_table": "there is no table {table}",
+            "no_match": "there is no match {table}",
+            "match_not_over": "the match is still being played: its record is shown when it ends",
+            "session_needed": "a guest session is needed: POST /api/guest first",
+            "logged_in": "you are logged in to an account: rename it in your profile, or log out",
+            "bot_name": "names whose first word is Bot are the bots'",
+            "account_name": "the name {name} is an account's: log in, or choose another",
+        },
+    ),
+    # ---- quick match (server/queue_api.py)
+    **_codes(
+        "queue",
+        {
+            "no_queue": "there is no queue {queue}",
+            "token_in_url": "tokens never travel in the URL: send them in the hello message",
+            "bad_bots_after": "bots_after: seconds from 0 to {limit}",
+            "rated_no_bots_after": "rated queues have no bots: bots_after is for casual ones",
+            "queue_needs_session": "a session is needed to queue: POST /api/guest first",
+            "queue_needs_account": "rated queues are for accounts: sign up or log in",
+            "already_queued": "you are already waiting in the {queue} queue",
+            "table_not_made": "the table could not be made: try again",
+            "queue_takes_leave": 'this socket takes only {{"type": "leave"}}',
+        },
+    ),
 }
 
 _FORMAT: Final = {"player": "seat {}"}

@@ -27,6 +27,7 @@ from .limits import AddressLimits, send_refusal
 from .players import Player, clean_name
 from .replays import replay_steps
 from .sessions import COOKIE, bearer, clear_session_cookie, set_session_cookie
+from .http_refusal import HTTPRefusal, refusal_response
 from .table import TableError
 from .table.durability import TableStopped
 
@@ -107,14 +108,12 @@ async def guest(
     session already, the same player under a new name (an account renames itself with
     ``PATCH /api/me``)."""
     if known is not None and known.account:
-        raise HTTPException(
-            409, "you are logged in to an account: rename it with PATCH /api/me, or log out"
-        )
+        raise HTTPRefusal(409, "logged_in")
     name = clean_name(body.name)
     if accounts.looks_like_a_bot(name):
-        raise HTTPException(422, "name: names whose first word is 'Bot' are the bots'")
+        raise HTTPRefusal(422, "bot_name")
     if await asyncio.to_thread(accounts.by_name, server.store.engine, name) is not None:
-        raise HTTPException(409, f"name: {name!r} is an account's: log in, or choose another")
+        raise HTTPRefusal(409, "account_name", name=name)
     token = server.signer.issue(name, known.id if known else None)
     return session_answer(response, server, token)
 
@@ -172,12 +171,10 @@ async def new_table(
     try:
         rules = Rules.from_dict(body.rules)
     except RulesError as exc:
-        raise HTTPException(400, f"rules: {exc}") from None
+        raise HTTPRefusal(400, "bad_rules", problem=str(exc)) from None
     shortest = server.config.min_turn_seconds
     if body.turn_seconds is not None and 0 < body.turn_seconds < shortest:
-        raise HTTPException(
-            422, f"turn_seconds: 0 (no clock) or at least {shortest:g} seconds a turn"
-        )
+        raise HTTPRefusal(422, "short_turn", seconds=f"{shortest:g}")
     table = server.lobby.create(
         player,
         rules,
@@ -191,9 +188,9 @@ async def new_table(
     try:  # write-ahead: the table is in the database before anyone hears of it
         await asyncio.wait_for(table.until_durable(), 30)
     except TimeoutError:
-        raise HTTPException(503, "the database does not answer: try again later") from None
-    except TableStopped as exc:  # the server stopped before it was: another node makes it
-        raise HTTPException(503, str(exc)) from None
+        raise HTTPRefusal(503, "no_database") from None
+    except TableStopped:  # the server stopped before it was: another node makes it
+        raise HTTPRefusal(503, "stopping") from None
     return table.summary()
 
 
@@ -201,7 +198,7 @@ async def new_table(
 async def get_table(table_id: TableId, server: ServerDep) -> dict[str, Any]:
     summary = await server.lobby.summary_of(table_id)
     if summary is None:
-        raise HTTPException(404, f"no table {table_id!r}")
+        raise HTTPRefusal(404, "no_table", table=table_id)
     return summary
 
 
@@ -229,11 +226,9 @@ async def history(
 async def _finished_record(server: ServerDep, match_id: str) -> dict[str, Any]:
     rows = await asyncio.to_thread(server.store.load, match_id=match_id, limit=1)
     if not rows or rows[0].record is None:
-        raise HTTPException(404, f"no match {match_id!r}")
+        raise HTTPRefusal(404, "no_match", table=match_id)
     if rows[0].status != "finished":
-        raise HTTPException(
-            403, "the match is still being played: its record is shown when it ends"
-        )
+        raise HTTPRefusal(403, "match_not_over")
     return rows[0].record
 
 
@@ -350,6 +345,8 @@ class CreateTables:
         response: Response
         try:
             summary = await new_table(self.server, player, body, address)
+        except HTTPRefusal as exc:
+            response = refusal_response(exc.status_code, exc.refusal, exc.headers)
         except HTTPException as exc:
             response = JSONResponse({"detail": exc.detail}, exc.status_code, exc.headers)
         except TableError as exc:

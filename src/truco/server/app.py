@@ -24,6 +24,7 @@ from . import accounts, accounts_api, analysis_api, api, live, queue_api
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import ID_RE, Server, ServerDep
+from .http_refusal import HTTPRefusal, http_refusal_handler, refusal_response
 from .limits import AddressLimits, Attempts, HttpLimits, parse_rate
 from .lobby import Lobby
 from .matchmaking import MemoryQueue
@@ -35,7 +36,7 @@ from .tasks import spawn
 
 STATIC = Path(__file__).parent / "static"
 #: table refusals that are about how much a guest asks for, not about the request
-TOO_MANY = frozenset({"too_many_tables", "full"})
+TOO_MANY = frozenset({"too_many_tables", "too_many_from_address", "full"})
 
 pages = APIRouter(include_in_schema=False)
 
@@ -90,7 +91,7 @@ async def _table_error(request: Request, exc: Exception) -> JSONResponse:
 def table_error_response(exc: TableError) -> JSONResponse:
     """What a request refused by a table gets."""
     status = 429 if exc.code in TOO_MANY else 409
-    return JSONResponse({"detail": exc.reason, "code": exc.code}, status_code=status)
+    return refusal_response(status, exc.refusal)
 
 
 async def _invalid(request: Request, exc: Exception) -> JSONResponse:
@@ -184,6 +185,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.state.login_attempts = Attempts(config.login_rate)
     app.state.matchmaker = matchmaker
     app.add_exception_handler(TableError, _table_error)
+    app.add_exception_handler(HTTPRefusal, http_refusal_handler)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.include_router(pages)
     app.include_router(api.router)

@@ -10,6 +10,7 @@ from fastapi import Cookie, Depends, Header, HTTPException, Path
 from starlette.requests import HTTPConnection, Request
 
 from .config import ServerConfig
+from .http_refusal import HTTPRefusal
 from .lobby import Lobby
 from .players import Player, TokenSigner
 from .sessions import COOKIE, bearer, cross_origin_refusal
@@ -71,11 +72,7 @@ async def optional_player(
 async def current_player(player: Annotated[Player | None, Depends(optional_player)]) -> Player:
     """The player of the request's token; 401 without a valid one."""
     if player is None:
-        raise HTTPException(
-            401,
-            "a valid guest session is needed: POST /api/guest "
-            "(then the cookie, or 'Authorization: Bearer <token>')",
-        )
+        raise HTTPRefusal(401, "session_needed")
     return player
 
 

@@ -24,6 +24,7 @@ from .deps import ID_RE, Server, server_of
 from .limits import TokenBucket
 from .lobby import Inbox
 from .players import Player
+from ..refusals import Refusal
 from .protocol import Hello, ProtocolError, close_reason, error_message, parse_client_message
 from .rawsocket import DirectWriter, RawSocket
 from .sessions import COOKIE, same_origin
@@ -260,30 +261,26 @@ class _Frames:
                 client.close("flooding: too many messages")
                 return None
             client.send(
-                error_message(
-                    "rate_limited",
-                    f"too many messages: at most {config.rate_per_second:g} a second",
-                )
+                error_message(Refusal.of("rate_limited", rate=f"{config.rate_per_second:g}"))
             )
             return None
         if size > config.max_message_bytes:
             client.send(
                 error_message(
-                    "too_large",
-                    f"message of {size} bytes: the limit is {config.max_message_bytes}",
+                    Refusal.of("too_large", size=size, limit=config.max_message_bytes)
                 )
             )
             return None
         if text is None:
-            client.send(error_message("bad_json", "send text frames with JSON, not binary frames"))
+            client.send(error_message(Refusal.of("bad_json")))
             return None
         try:
             message = parse_client_message(text)
         except ProtocolError as exc:
-            client.send(error_message(exc.code, exc.reason))
+            client.send(error_message(exc.refusal))
             return None
         if isinstance(message, Hello):
-            client.send(error_message("bad_message", "hello comes once, as the first message"))
+            client.send(error_message(Refusal.of("hello_once")))
             return None
         return Command(client, message)
 
