@@ -101,6 +101,8 @@ CODES: Final[dict[str, Code]] = {
             "no_such_action": "there is no action {given} (0 to {last})",
         },
     ),
+    # ---- the terminal game (truco.tui)
+    **_codes("terminal", {"watching_bots": "you are watching: the bots play this match"}),
     # ---- the table's socket: messages it cannot read (server/protocol.py, server/live.py)
     **_codes(
         "socket",

@@ -13,9 +13,11 @@ from typing import Any
 from ..actions import action_token
 from ..deal import SeededDealer
 from ..game import Game, IllegalAction
+from ..refusals import Refusal
 from ..locale import _
 from ..record import Record, RecordError
 from ..view import SeatView, seat_view
+from .reasons import refusal_text
 from .session import SessionDefaults
 
 
@@ -55,7 +57,7 @@ class RecordViewer(SessionDefaults):
             for i, (seat, action) in enumerate(hand.actions):
                 try:
                     if game.needs_deal:
-                        raise IllegalAction(seat, action, "the hand is already over")
+                        raise IllegalAction(seat, action, Refusal.of("hand_over"))
                     game.apply(seat, action)
                 except IllegalAction as exc:
                     self.error = _(
@@ -65,7 +67,7 @@ class RecordViewer(SessionDefaults):
                         number=i + 1,
                         seat=seat,
                         action=repr(action_token(action)),
-                        reason=exc.reason,
+                        reason=refusal_text(exc.refusal),
                     )
                     return
                 self.steps.append((game.clone(), h, i))
