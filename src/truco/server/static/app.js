@@ -6,6 +6,7 @@ import { LANGUAGES, chooseLanguage, lang, loadLanguage, preferredLanguage, t } f
 import { showLeaderboard } from "./leaderboard.js";
 import { showLobby } from "./lobby.js";
 import { showProfile } from "./profile.js";
+import { refusalText } from "./refusal.js";
 import { showReplay } from "./replay.js";
 import { sound } from "./sound.js";
 import { TableScreen } from "./table.js";
@@ -49,7 +50,7 @@ const identity = {
       }
       const res = await fetch("/api/guest", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name }) });
       const data = await res.json();
-      if (!res.ok) throw new Error(data.detail || res.statusText);
+      if (!res.ok) throw new Error(refusalText(data) || res.statusText);
       return this.remember(data);
     })();
     return this.renaming;
@@ -68,7 +69,7 @@ async function api(path, options = {}) {
   const headers = { "Content-Type": "application/json" };
   const res = await fetch(path, { ...options, headers });
   const data = await res.json().catch(() => ({}));
-  if (!res.ok) throw new Error(data.detail || res.statusText);
+  if (!res.ok) throw new Error(refusalText(data) || res.statusText);
   return data;
 }
 
