@@ -14,8 +14,8 @@ import pytest
 import truco
 from truco.locale import LOCALE_DIR, choose_language, translation
 from truco.locale.commands import USAGE_ERRORS, USAGE_WORDS
-from truco.tui.keys import WORD_HINTS
 from truco.refusals import CODES
+from truco.tui.keys import WORD_HINTS
 from truco.tui.widgets import RULES_HELP
 
 SOURCES = [

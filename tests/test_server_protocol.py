@@ -465,9 +465,12 @@ def test_bad_input_gets_an_error_and_changes_nothing(server: LiveServer) -> None
     # asking why changes nothing: the same refusal, in a why frame; a legal action: legal
     other.send({"type": "why", "action": "truco"})
     why = other.wait(lambda m: m["type"] == "why")
-    assert why == {"type": "why", "action": "truco", "legal": False, **{
-        k: illegal[k] for k in ("code", "params", "reason")
-    }}
+    assert why == {
+        "type": "why",
+        "action": "truco",
+        "legal": False,
+        **{k: illegal[k] for k in ("code", "params", "reason")},
+    }
     actor.send({"type": "why", "action": "mazo"})
     assert actor.wait(lambda m: m["type"] == "why") == {
         "type": "why",

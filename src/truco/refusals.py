@@ -102,7 +102,13 @@ CODES: Final[dict[str, Code]] = {
         },
     ),
     # ---- the terminal game (truco.tui)
-    **_codes("terminal", {"watching_bots": "you are watching: the bots play this match"}),
+    **_codes(
+        "terminal",
+        {
+            "watching_bots": "you are watching: the bots play this match",
+            "record_only": "this is a record: → and ← step through it",
+        },
+    ),
     # ---- the table's socket: messages it cannot read (server/protocol.py, server/live.py)
     **_codes(
         "socket",

@@ -23,11 +23,11 @@ from ..rules import FALTA_ENVIDO_VARIANTS, Rules, RulesError
 from . import accounts
 from .bot_pool import check_bot_spec, offered_bots
 from .deps import MAX_HEADER, MaybePlayerDep, PlayerDep, Server, ServerDep, TableId
+from .http_refusal import HTTPRefusal, refusal_response
 from .limits import AddressLimits, send_refusal
 from .players import Player, clean_name
 from .replays import replay_steps
 from .sessions import COOKIE, bearer, clear_session_cookie, set_session_cookie
-from .http_refusal import HTTPRefusal, refusal_response
 from .table import TableError
 from .table.durability import TableStopped
 

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import HTTPException, Request
@@ -31,7 +32,7 @@ def refusal_body(refusal: Refusal) -> dict[str, Any]:
 
 
 def refusal_response(
-    status: int, refusal: Refusal, headers: dict[str, str] | None = None
+    status: int, refusal: Refusal, headers: Mapping[str, str] | None = None
 ) -> JSONResponse:
     return JSONResponse(refusal_body(refusal), status_code=status, headers=headers)
 

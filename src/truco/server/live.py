@@ -19,12 +19,12 @@ from typing import Any, Protocol
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect
 
+from ..refusals import Refusal
 from .config import ServerConfig
 from .deps import ID_RE, Server, server_of
 from .limits import TokenBucket
 from .lobby import Inbox
 from .players import Player
-from ..refusals import Refusal
 from .protocol import Hello, ProtocolError, close_reason, error_message, parse_client_message
 from .rawsocket import DirectWriter, RawSocket
 from .sessions import COOKIE, same_origin
@@ -266,9 +266,7 @@ class _Frames:
             return None
         if size > config.max_message_bytes:
             client.send(
-                error_message(
-                    Refusal.of("too_large", size=size, limit=config.max_message_bytes)
-                )
+                error_message(Refusal.of("too_large", size=size, limit=config.max_message_bytes))
             )
             return None
         if text is None:

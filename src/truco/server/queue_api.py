@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from fastapi import APIRouter, Request, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
+from ..refusals import Param, Refusal
 from . import ratings
 from .deps import MaybePlayerDep, Server
 from .live import BAD_REQUEST, BAD_TOKEN, Refused, _identify
@@ -38,7 +39,6 @@ from .matchmaking import (
     Ticket,
 )
 from .players import Player
-from ..refusals import Param, Refusal
 from .protocol import close_reason, error_message
 from .table import Seat, TableError
 

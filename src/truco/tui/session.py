@@ -16,9 +16,9 @@ from typing import Any, Protocol
 from ..actions import is_say
 from ..bots import BOTS, Bot, make_bot
 from ..game import Game, IllegalAction
-from ..refusals import Refusal
 from ..locale import _
 from ..record import game_to_record
+from ..refusals import Refusal
 from ..rules import Rules
 from ..view import SeatView, seat_view
 

@@ -13,9 +13,9 @@ from typing import Any
 from ..actions import action_token
 from ..deal import SeededDealer
 from ..game import Game, IllegalAction
-from ..refusals import Refusal
 from ..locale import _
 from ..record import Record, RecordError
+from ..refusals import Refusal
 from ..view import SeatView, seat_view
 from .reasons import refusal_text
 from .session import SessionDefaults
@@ -159,8 +159,8 @@ class RecordViewer(SessionDefaults):
             return {}
         return {s: game.hand_cards(s) for s in range(game.n)}
 
-    def act(self, action: int) -> str | None:
-        return "this is a record: → and ← step through it"
+    def act(self, action: int) -> Refusal | None:
+        return Refusal.of("record_only")
 
     def record(self) -> dict[str, Any] | None:
         from ..record import game_to_record

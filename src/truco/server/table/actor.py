@@ -24,8 +24,8 @@ from ...bots import Bot
 from ...cards import card_name
 from ...deal import CommittedDealer
 from ...game import Game, IllegalAction
-from ...refusals import Refusal
 from ...narrate import explain_last_hand
+from ...refusals import Refusal
 from ...rules import Rules
 from ...view import SeatView, public_hand, seat_view
 from ..bot_pool import BotPool
