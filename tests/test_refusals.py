@@ -78,7 +78,7 @@ def test_a_code_without_words_fails_the_checks(monkeypatch: pytest.MonkeyPatch) 
 
 #: how the server's modules raise a refusal: the code is the first string argument
 _RAISED = re.compile(
-    r"""(?:TableError|ProtocolError|HTTPRefusal|QueueRefused|Refusal\.of)\(\s*"""
+    r"""(?:TableError|ProtocolError|HTTPRefusal|Refused|Refusal\.of)\(\s*"""
     r"""(?:[A-Z_]+|\d+)?,?\s*"([a-z_]+)\"""",
 )
 
@@ -100,9 +100,11 @@ def test_the_server_sends_no_refusal_without_a_code() -> None:
 
 
 def test_the_page_words_refusals_from_the_code_never_from_prose() -> None:
-    source = (STATIC / "table.js").read_text("utf-8")
-    assert "refusal.${" in source  # t(`refusal.${code}`, ...)
-    assert not re.search(r"reason\.(match|replace|split|includes|startsWith)", source)
+    assert "`refusal.${msg?.code}`" in (STATIC / "refusal.js").read_text("utf-8")
+    for module in ("table.js", "quickmatch.js", "app.js"):
+        source = (STATIC / module).read_text("utf-8")
+        assert "refusalText(" in source, module
+        assert not re.search(r"(reason|detail)\.(match|replace|split|includes|startsWith)", source)
 
 
 # ------------------------------------------------------------------ the engine's refusals

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect as websockets_connect
 
 from server_testing import (
     LiveServer,
@@ -266,8 +267,10 @@ def test_whole_1v1_match_between_two_connected_people(server: LiveServer) -> Non
     # once nobody watches, the finished table leaves memory: a late visitor is sent to the replay
     for _ in range(100):
         if httpx.get(f"{server.url}/api/tables/{table_id}").status_code == 404:
-            with pytest.raises(ConnectionClosed) as closed:
-                TableClient(server.ws_url, table_id).recv()
+            with pytest.raises(ConnectionClosed) as closed:  # the refusal, then the close
+                late = TableClient(server.ws_url, table_id)
+                while True:
+                    late.recv()
             if closed.value.rcvd is not None and closed.value.rcvd.code == 4410:
                 assert f"/replay/{table_id}" in closed.value.rcvd.reason
                 return
@@ -520,14 +523,30 @@ def test_flooding_is_rate_limited_then_closed(strict_server: LiveServer) -> None
 
 
 def test_bad_token_and_unknown_table_close_with_a_reason(server: LiveServer) -> None:
-    with pytest.raises(ConnectionClosed) as closed:
-        TableClient(server.ws_url, "nosuch").recv()
+    frames = []
+    with (
+        websockets_connect(f"{server.ws_url}/ws/nosuch", open_timeout=10) as ws,
+        pytest.raises(ConnectionClosed) as closed,
+    ):
+        while True:
+            frames.append(json.loads(ws.recv(timeout=10)))
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 4404
+    assert frames == [
+        {
+            "type": "error",
+            "code": "no_table",
+            "params": {"table": "nosuch"},
+            "reason": "there is no table nosuch",
+        }
+    ]
     token = guest_token(server.url, "Eve")
     table = create_table(server.url, token, rules={"players": 2})
+    forged = TableClient(server.ws_url, table["id"], token + "forged")
     with pytest.raises(ConnectionClosed) as closed:
-        TableClient(server.ws_url, table["id"], token + "forged").recv()
+        while True:
+            forged.recv()
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
+    assert [e["code"] for e in forged.errors] == ["bad_token"]
     spectator = TableClient(server.ws_url, table["id"])
     spectator.wait_state()
     spectator.send({"type": "sit", "seat": 0})

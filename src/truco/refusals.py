@@ -122,6 +122,14 @@ CODES: Final[dict[str, Code]] = {
             "too_large": "message of {size} bytes: the limit is {limit}",
             "rate_limited": "too many messages: at most {rate} a second",
             "moving": "the table is moving to another server: send that again",
+            "bad_table_code": "not a table code: 1 to 32 letters, digits, - or _",
+            "token_in_url": "tokens never travel in the URL: send them in the hello message",
+            "bad_since": "since must be a version number (a whole number >= 0)",
+            "no_hello": "no hello: send {{type: hello}} first",
+            "hello_first": "the first message must be {{type: hello}} (with your token)",
+            "bad_session": "your session is not valid or has expired: start a new one",
+            "bad_token": "the guest token is not valid or has expired: ask for a new one",
+            "match_over_replay": "the match is over: its replay is at /replay/{table}",
         },
     ),
     # ---- a table: seats, bots, the match (server/table/)
@@ -179,7 +187,6 @@ CODES: Final[dict[str, Code]] = {
         "queue",
         {
             "no_queue": "there is no queue {queue}",
-            "token_in_url": "tokens never travel in the URL: send them in the hello message",
             "bad_bots_after": "bots_after: seconds from 0 to {limit}",
             "rated_no_bots_after": "rated queues have no bots: bots_after is for casual ones",
             "queue_needs_session": "a session is needed to queue: POST /api/guest first",

@@ -26,10 +26,10 @@ from typing import Any, Protocol
 from fastapi import APIRouter, Request, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
-from ..refusals import Param, Refusal
+from ..refusals import Refusal
 from . import ratings
 from .deps import MaybePlayerDep, Server
-from .live import BAD_REQUEST, BAD_TOKEN, Refused, _identify
+from .live import BAD_REQUEST, BAD_TOKEN, Refused, _identify, refuse
 from .matchmaking import (
     MAX_BOTS_AFTER,
     Pairing,
@@ -185,15 +185,6 @@ async def queue_counts(request: Request, player: MaybePlayerDep) -> dict[str, An
     return {"queues": await matchmaker.backend.counts(), "waiting": str(mine) if mine else None}
 
 
-class QueueRefused(Refused):
-    """Close the queue's socket with ``close_code``, after an ``error`` frame that says
-    why (``refusal``; the close frame's reason is its English sentence)."""
-
-    def __init__(self, close_code: int, code: str, **params: Param) -> None:
-        self.refusal = Refusal.of(code, **params)
-        super().__init__(close_code, self.refusal.reason)
-
-
 def _no_table(refusal: Refusal) -> str:
     """What the players paired for a table that could not be made are announced: ``!``
     and the refusal as JSON (an announcement is otherwise a table code)."""
@@ -216,9 +207,9 @@ def _bots_after(text: str | None, key: QueueKey) -> float | None:
     except ValueError:
         seconds = math.nan
     if not 0 <= seconds <= MAX_BOTS_AFTER:
-        raise QueueRefused(BAD_REQUEST, "bad_bots_after", limit=f"{MAX_BOTS_AFTER:g}")
+        raise Refused(BAD_REQUEST, "bad_bots_after", limit=f"{MAX_BOTS_AFTER:g}")
     if key.rated:
-        raise QueueRefused(BAD_REQUEST, "rated_no_bots_after")
+        raise Refused(BAD_REQUEST, "rated_no_bots_after")
     return seconds
 
 
@@ -226,22 +217,22 @@ async def _ticket(websocket: WebSocket, matchmaker: Matchmaker) -> tuple[QueueKe
     """The connection's queue and ticket (``None``: it went away before saying who)."""
     params = websocket.query_params
     if "token" in params:
-        raise QueueRefused(BAD_REQUEST, "token_in_url")
+        raise Refused(BAD_REQUEST, "token_in_url")
     queue = params.get("queue", "")
     try:
         key = QueueKey.parse(queue)
     except QueueError:
-        raise QueueRefused(BAD_REQUEST, "no_queue", queue=repr(queue[:40])) from None
+        raise Refused(BAD_REQUEST, "no_queue", queue=repr(queue[:40])) from None
     bots_after = _bots_after(params.get("bots_after"), key)
     who = await _identify(websocket)
     if who is None:
         return None
     player = who[0]
     if player is None:
-        raise QueueRefused(BAD_TOKEN, "queue_needs_session")
+        raise Refused(BAD_TOKEN, "queue_needs_session")
     account, rating = await matchmaker.standing(matchmaker.server, player, key.mode)
     if key.rated and not account:
-        raise QueueRefused(NEEDS_ACCOUNT, "queue_needs_account")
+        raise Refused(NEEDS_ACCOUNT, "queue_needs_account")
     return key, Ticket(player.id, player.name, rating, matchmaker.clock(), bots_after)
 
 
@@ -261,12 +252,9 @@ async def queue_socket(websocket: WebSocket) -> None:
         try:
             await matchmaker.backend.join(key, mine)
         except QueueError as exc:
-            raise QueueRefused(ALREADY_QUEUED, "already_queued", queue=exc.queue) from None
+            raise Refused(ALREADY_QUEUED, "already_queued", queue=exc.queue) from None
     except Refused as refused:
-        if isinstance(refused, QueueRefused):
-            with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
-                await _send(websocket, error_message(refused.refusal))
-        await websocket.close(refused.code, close_reason(refused.reason))
+        await refuse(websocket, refused)
         return
     except WebSocketDisconnect:
         return

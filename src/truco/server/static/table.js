@@ -71,7 +71,7 @@ export class TableScreen {
     const final = FINAL[ev.code];
     if (final === "no_table") { this.fail(t("table.no_table", { id: this.id })); return; }
     if (final === "over") { this.ctx.go(`/replay/${this.id}`); return; }
-    if (final === "kicked") { this.offline(t("table.kicked", { reason: ev.reason || ev.code }), false); return; }
+    if (final === "kicked") { this.offline(t("table.kicked", { reason: this.lastRefusal || ev.reason || ev.code }), false); return; }
     this.attempts += 1;
     const wait = Math.min(10, 2 ** (this.attempts - 1));
     this.retryAt = performance.now() + wait * 1000;
@@ -155,7 +155,12 @@ export class TableScreen {
 
   // ------------------------------------------------------------------ receiving
   receive(msg) {
-    if (msg.type === "error") { this.actedOn = null; this.banner(t("table.error", { reason: this.refusal(msg) }), true); return; }
+    if (msg.type === "error") {  // a refusal (before a close: why it closes)
+      this.actedOn = null;
+      this.lastRefusal = this.refusal(msg);
+      this.banner(t("table.error", { reason: this.lastRefusal }), true);
+      return;
+    }
     if (msg.type === "why") { this.answered(msg); return; }
     if (msg.type !== "state") return;
     this.live = true;
