@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from ..actions import ActionError, action_token, parse_action
 from ..refusals import Param, Refusal
 from ..view import PublicHand, SeatView
+from .metrics import ERRORS
 from .players import MAX_TOKEN
 
 
@@ -196,6 +197,7 @@ def close_reason(text: str) -> str:
 # ---------------------------------------------------------------- server -> client
 def error_message(refusal: Refusal) -> dict[str, Any]:
     """A refusal as the ``error`` frame: ``{"type": "error", "code", "params", "reason"}``."""
+    ERRORS.labels(refusal.code).inc()
     return {"type": "error", **refusal.to_json()}
 
 
