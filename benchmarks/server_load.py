@@ -45,6 +45,8 @@ import httpx
 import websockets
 from measure import cpu_split, percentile, profile
 
+from truco.refusals import CODES
+
 
 @dataclass
 class Stats:
@@ -112,8 +114,12 @@ def choose(view: dict[str, Any], seat: int, rng: random.Random) -> str | None:
 #: 30; a seat paces itself a little under it, as a well-behaved client does
 RATE, BURST = 9.5, 28
 #: errors that are the random players' own race, not the server's fault: an action chosen
-#: from a state that another seat's action (already on its way) made stale
-RACES = frozenset({"illegal", "not_playing"})
+#: from a state that another seat's action (already on its way) made stale (the engine's
+#: refusals, a card no longer held, a match that ended meanwhile)
+RACES = frozenset(
+    {code for code, entry in CODES.items() if entry.origin == "engine"}
+    | {"card_committed", "not_playing"}
+)
 
 
 class Pace:

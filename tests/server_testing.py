@@ -100,6 +100,7 @@ class TableClient:
         self.token = token
         self.table_id = table_id
         self.ws = connect(f"{ws_url}/ws/{table_id}", open_timeout=10, max_size=None, legacy=True)
+        self.sent: list[dict[str, Any] | str] = []
         # who we are goes in the first message, never in the URL
         self.send({"type": "hello", "token": token, "since": since})
         self.frames: list[str] = []
@@ -109,6 +110,7 @@ class TableClient:
         self.version = 0
 
     def send(self, message: dict[str, Any] | str) -> None:
+        self.sent.append(message)
         self.ws.send(message if isinstance(message, str) else self._json.dumps(message))
 
     def act(self, action: str) -> None:

@@ -16,7 +16,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 #: docs/architecture.md, bottom to top: a unit may import the units of lower layers only.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("vocabulary", "locale"),  # the game's named types; the translations of its words
+    ("vocabulary", "locale", "refusals"),  # named types; translations; refusal codes
     ("cards", "rules"),  # the deck; table options
     ("actions", "fairness"),  # the action notation; the commitments that prove a deal fair
     ("deal", "scoring"),  # where the cards come from; what every call is worth

@@ -12,12 +12,10 @@ from pathlib import Path
 import pytest
 
 import truco
-from strategies import SAMPLE_TABLES, new_match
-from truco.actions import NUM_ACTIONS
-from truco.locale import LOCALE_DIR, choose_language, set_language, translation
+from truco.locale import LOCALE_DIR, choose_language, translation
 from truco.locale.commands import USAGE_ERRORS, USAGE_WORDS
+from truco.refusals import CODES
 from truco.tui.keys import WORD_HINTS
-from truco.tui.reasons import FIXED, PATTERNS, REFUSALS, translate_reason
 from truco.tui.widgets import RULES_HELP
 
 SOURCES = [
@@ -72,8 +70,8 @@ def test_the_shipped_mo_is_the_compiled_po() -> None:
 def shown_texts() -> set[str]:
     """Every literal given to ``_()`` or ``ngettext()`` in the terminal and the narration,
     and the texts translated by name (the help, the megaphone hints)."""
-    texts = {RULES_HELP, *WORD_HINTS, *FIXED, *(msgid for _pattern, msgid in PATTERNS)}
-    texts |= {*REFUSALS.values(), *USAGE_WORDS, *(msgid for _pattern, msgid in USAGE_ERRORS)}
+    texts = {RULES_HELP, *WORD_HINTS, *(entry.template for entry in CODES.values())}
+    texts |= {*USAGE_WORDS, *(msgid for _pattern, msgid in USAGE_ERRORS)}
     for path in SOURCES:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call):
@@ -128,48 +126,3 @@ def test_an_unknown_language_is_refused_in_one_line() -> None:
 def test_english_is_the_message_ids_and_spanish_the_catalog() -> None:
     assert translation("en").gettext("Your turn") == "Your turn"
     assert translation("es").gettext("Your turn") == "Te toca"
-
-
-@pytest.mark.parametrize("rules", SAMPLE_TABLES, ids=str)
-def test_every_reason_the_engine_gives_is_translated(rules: object) -> None:
-    """Random matches, every illegal action of every seat at every step: the screen shows
-    each reason in Spanish (a reason reworded in the engine fails here until translated)."""
-    untranslated: set[str] = set()
-    set_language("es")
-    try:
-        for seed in range(3):
-            game, policy = new_match(rules, seed)  # type: ignore[arg-type]
-            for _step in range(150):
-                if game.is_over:
-                    break
-                for seat in range(game.players):
-                    legal = set(game.legal_actions(seat))
-                    for action in range(NUM_ACTIONS):
-                        if action not in legal:
-                            reason = game.why_illegal(seat, action)
-                            if translate_reason(reason) == reason:
-                                untranslated.add(reason)
-                game.apply(*policy.choose(game))
-    finally:
-        set_language("es")
-    assert sorted(untranslated) == []
-
-
-def test_every_refusal_the_server_sends_has_a_message_in_every_client() -> None:
-    """The codes of the server's ``error`` frames (TableError, ProtocolError,
-    error_message): the terminal (tui/reasons.py) and the page (i18n/*.json) word each."""
-    import json
-
-    server = Path(truco.__file__).parent / "server"
-    codes = set()
-    for path in server.rglob("*.py"):  # the table package too
-        text = path.read_text(encoding="utf-8")
-        codes |= set(re.findall(r'(?:Error|error_message)\(\s*"([a-z_]+)"', text))
-    assert {"illegal", "seat_taken", "not_seated", "bad_message"} <= codes
-    assert codes - {"illegal"} <= set(REFUSALS), sorted(codes - set(REFUSALS))
-    for lang in ("es", "en"):
-        page = json.loads((server / "static" / "i18n" / f"{lang}.json").read_text("utf-8"))
-        assert {f"refusal.{code}" for code in codes} <= set(page), lang
-    table_js = (server / "static" / "table.js").read_text("utf-8")
-    listed = re.search(r"const REFUSALS = new Set\(\[(.*?)\]\)", table_js, re.S)
-    assert listed and codes <= set(re.findall(r'"([a-z_]+)"', listed.group(1)))

@@ -56,6 +56,18 @@ def frames_until_close(ws: ClientConnection, timeout: float = 20.0) -> list[dict
         return frames
 
 
+def refused(ws: ClientConnection, code: str) -> Any:
+    """The queue refuses: an ``error`` frame with ``code`` (and its params), then the close
+    (returned: its code and English reason)."""
+    frame = json.loads(ws.recv(timeout=10))
+    assert frame["type"] == "error" and frame["code"] == code, frame
+    assert isinstance(frame["params"], dict) and frame["reason"]
+    with pytest.raises(ConnectionClosed) as closed:
+        ws.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.reason == frame["reason"][:120]
+    return closed.value.rcvd
+
+
 def next_frame(ws: ClientConnection, kind: str, timeout: float = 10.0) -> dict[str, Any]:
     while True:
         frame: dict[str, Any] = json.loads(ws.recv(timeout=timeout))
@@ -114,10 +126,9 @@ def test_two_accounts_in_a_rated_queue_get_a_rated_table(server: LiveServer) -> 
 
 def test_a_guest_cannot_queue_rated(server: LiveServer) -> None:
     ws = queue_socket(server, guest_token(server.url, "Iris"), "queue=2v2-flor-15-rated")
-    with pytest.raises(ConnectionClosed) as closed:
-        ws.recv(timeout=10)
-    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4403
-    assert "rated queues are for accounts" in closed.value.rcvd.reason
+    closed = refused(ws, "queue_needs_account")
+    assert closed.code == 4403
+    assert "rated queues are for accounts" in closed.reason
 
 
 def test_bots_fill_a_casual_table_after_the_chosen_wait(server: LiveServer) -> None:
@@ -150,44 +161,41 @@ def test_a_player_cannot_wait_twice(server: LiveServer) -> None:
     first = queue_socket(server, fede, "queue=3v3-flor-15-casual")
     next_frame(first, "queued")
     second = queue_socket(server, fede, "queue=1v1-flor-15-casual")
-    with pytest.raises(ConnectionClosed) as closed:
-        second.recv(timeout=10)
-    assert closed.value.rcvd is not None and closed.value.rcvd.code == 4409
-    assert "already waiting in the 3v3-flor-15-casual queue" in closed.value.rcvd.reason
+    closed = refused(second, "already_queued")
+    assert closed.code == 4409
+    assert "already waiting in the 3v3-flor-15-casual queue" in closed.reason
     first.close()
 
 
 @pytest.mark.parametrize(
-    ("query", "code", "reason"),
+    ("query", "refusal", "code", "reason"),
     [
-        ("queue=4v4-flor-15-casual", 4400, "no queue '4v4-flor-15-casual'"),
-        ("queue=", 4400, "no queue ''"),
-        (f"queue={CASUAL}&bots_after=-1", 4400, "bots_after: seconds from 0 to 600"),
-        (f"queue={CASUAL}&bots_after=nan", 4400, "bots_after: seconds from 0 to 600"),
-        ("queue=1v1-flor-15-rated&bots_after=5", 4400, "rated queues have no bots"),
-        (f"queue={CASUAL}&token=abc", 4400, "tokens never travel in the URL"),
+        ("queue=4v4-flor-15-casual", "no_queue", 4400, "no queue '4v4-flor-15-casual'"),
+        ("queue=", "no_queue", 4400, "no queue ''"),
+        (f"queue={CASUAL}&bots_after=-1", "bad_bots_after", 4400, "seconds from 0 to 600"),
+        (f"queue={CASUAL}&bots_after=nan", "bad_bots_after", 4400, "seconds from 0 to 600"),
+        ("queue=1v1-flor-15-rated&bots_after=5", "rated_no_bots_after", 4400, "have no bots"),
+        (f"queue={CASUAL}&token=abc", "token_in_url", 4400, "tokens never travel in the URL"),
     ],
 )
 def test_bad_requests_close_with_one_line(
-    server: LiveServer, query: str, code: int, reason: str
+    server: LiveServer, query: str, refusal: str, code: int, reason: str
 ) -> None:
     ws = connect(f"{server.ws_url}/ws/queue?{query}", open_timeout=10, legacy=True)
-    with pytest.raises(ConnectionClosed) as closed:
-        ws.recv(timeout=10)
-    assert closed.value.rcvd is not None and closed.value.rcvd.code == code
-    assert reason in closed.value.rcvd.reason
+    closed = refused(ws, refusal)
+    assert closed.code == code
+    assert reason in closed.reason
 
 
 def test_without_a_session_or_with_a_bad_message(server: LiveServer) -> None:
     ws = queue_socket(server, None, f"queue={CASUAL}")
-    with pytest.raises(ConnectionClosed) as closed:
-        ws.recv(timeout=10)
-    assert closed.value.rcvd is not None and "a session is needed" in closed.value.rcvd.reason
+    assert "a session is needed" in refused(ws, "queue_needs_session").reason
     gabi = guest_token(server.url, "Gabi")
     ws = queue_socket(server, gabi, "queue=3v3-flor-30-casual")
     next_frame(ws, "queued")
     ws.send("{not json")
-    assert "only" in next_frame(ws, "error")["reason"]
+    error = next_frame(ws, "error")
+    assert error["code"] == "queue_takes_leave" and "only" in error["reason"]
     ws.close()
 
 
@@ -200,11 +208,10 @@ def test_a_table_the_lobby_refuses_closes_the_wait_with_its_reason() -> None:
             headers={"Authorization": f"Bearer {hugo}"},
         ).raise_for_status()
         ws = queue_socket(live, hugo, f"queue={CASUAL}&bots_after=0")
-        with pytest.raises(ConnectionClosed) as closed:
-            while True:
-                ws.recv(timeout=10)
-        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4400
-        assert "you have 1 open tables" in closed.value.rcvd.reason
+        frames = frames_until_close(ws)
+        assert frames[-1]["type"] == "error" and frames[-1]["code"] == "too_many_tables"
+        assert frames[-1]["params"] == {"count": 1, "limit": 1}
+        assert "you have 1 open tables" in frames[-1]["reason"]
         assert counts(live)["queues"] == {}
 
 

@@ -136,6 +136,8 @@ def test_a_5000_character_table_id_closes_with_a_short_final_reason(server: Live
         connect(f"{server.ws_url}/ws/{'a' * 5000}", open_timeout=10) as ws,
         pytest.raises(ConnectionClosed) as closed,
     ):
+        error = json.loads(ws.recv(timeout=10))  # the refusal first, then the close
+        assert error["type"] == "error" and error["code"] == "bad_table_code"
         ws.recv(timeout=10)
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 4400
     assert (
@@ -145,6 +147,7 @@ def test_a_5000_character_table_id_closes_with_a_short_final_reason(server: Live
         connect(f"{server.ws_url}/ws/abcdef?since=-3", open_timeout=10) as ws,
         pytest.raises(ConnectionClosed) as closed,
     ):
+        assert json.loads(ws.recv(timeout=10))["code"] == "bad_since"
         ws.recv(timeout=10)
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 4400
 

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect as websockets_connect
 
 from server_testing import (
     LiveServer,
@@ -147,6 +148,10 @@ def check_no_leak(client: TableClient, seat: int | None, record: dict[str, Any])
     team = None if seat is None else seat % 2
     for text in client.frames:
         message = json.loads(text)
+        if message["type"] == "error":  # a refusal names only the cards the client named
+            own = card_strings([m for m in client.sent if isinstance(m, dict)])
+            assert card_strings(message) <= own, text
+            continue
         if message["type"] != "state":
             assert card_strings(message) == set(), text
             continue
@@ -262,8 +267,10 @@ def test_whole_1v1_match_between_two_connected_people(server: LiveServer) -> Non
     # once nobody watches, the finished table leaves memory: a late visitor is sent to the replay
     for _ in range(100):
         if httpx.get(f"{server.url}/api/tables/{table_id}").status_code == 404:
-            with pytest.raises(ConnectionClosed) as closed:
-                TableClient(server.ws_url, table_id).recv()
+            with pytest.raises(ConnectionClosed) as closed:  # the refusal, then the close
+                late = TableClient(server.ws_url, table_id)
+                while True:
+                    late.recv()
             if closed.value.rcvd is not None and closed.value.rcvd.code == 4410:
                 assert f"/replay/{table_id}" in closed.value.rcvd.reason
                 return
@@ -435,7 +442,7 @@ def test_bad_input_gets_an_error_and_changes_nothing(server: LiveServer) -> None
         return client.wait(lambda m: m["type"] == "error")
 
     assert error_for(actor, "{not json")["code"] == "bad_json"
-    assert error_for(actor, "[1, 2]")["code"] == "bad_message"
+    assert error_for(actor, "[1, 2]")["code"] == "not_an_object"
     assert error_for(actor, {"type": "dance"})["code"] == "unknown_type"
     assert error_for(actor, {"type": "act"})["code"] == "bad_message"
     assert (
@@ -452,11 +459,27 @@ def test_bad_input_gets_an_error_and_changes_nothing(server: LiveServer) -> None
     assert other.view is not None
     foreign = other.view["hand"][0]
     wrong = error_for(actor, {"type": "act", "action": f"play {foreign}"})
-    assert wrong["code"] == "illegal" and foreign in wrong["reason"]
-    # out of turn: a call is refused with the engine's reason
+    assert wrong["code"] == "card_not_held" and wrong["params"] == {"card": foreign}
+    # out of turn: a call is refused with the engine's rule, its code and parameters
     illegal = error_for(other, {"type": "act", "action": "truco"})
-    assert illegal["code"] == "illegal" and illegal["reason"]
-    assert error_for(actor, {"type": "act", "action": "quiero"})["code"] == "illegal"
+    assert illegal["code"] == "not_your_turn" and illegal["reason"]
+    assert illegal["params"] == {"player": actor.view["seat"]}
+    assert error_for(actor, {"type": "act", "action": "quiero"})["code"] == "no_call_to_answer"
+    # asking why changes nothing: the same refusal, in a why frame; a legal action: legal
+    other.send({"type": "why", "action": "truco"})
+    why = other.wait(lambda m: m["type"] == "why")
+    assert why == {
+        "type": "why",
+        "action": "truco",
+        "legal": False,
+        **{k: illegal[k] for k in ("code", "params", "reason")},
+    }
+    actor.send({"type": "why", "action": "mazo"})
+    assert actor.wait(lambda m: m["type"] == "why") == {
+        "type": "why",
+        "action": "mazo",
+        "legal": True,
+    }
     assert error_for(actor, {"type": "sit", "seat": 1})["code"] == "started"
     assert error_for(actor, {"type": "add_bot", "seat": 1})["code"] in (
         "not_creator",
@@ -500,14 +523,30 @@ def test_flooding_is_rate_limited_then_closed(strict_server: LiveServer) -> None
 
 
 def test_bad_token_and_unknown_table_close_with_a_reason(server: LiveServer) -> None:
-    with pytest.raises(ConnectionClosed) as closed:
-        TableClient(server.ws_url, "nosuch").recv()
+    frames = []
+    with (
+        websockets_connect(f"{server.ws_url}/ws/nosuch", open_timeout=10) as ws,
+        pytest.raises(ConnectionClosed) as closed,
+    ):
+        while True:
+            frames.append(json.loads(ws.recv(timeout=10)))
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 4404
+    assert frames == [
+        {
+            "type": "error",
+            "code": "no_table",
+            "params": {"table": "nosuch"},
+            "reason": "there is no table nosuch",
+        }
+    ]
     token = guest_token(server.url, "Eve")
     table = create_table(server.url, token, rules={"players": 2})
+    forged = TableClient(server.ws_url, table["id"], token + "forged")
     with pytest.raises(ConnectionClosed) as closed:
-        TableClient(server.ws_url, table["id"], token + "forged").recv()
+        while True:
+            forged.recv()
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 4401
+    assert [e["code"] for e in forged.errors] == ["bad_token"]
     spectator = TableClient(server.ws_url, table["id"])
     spectator.wait_state()
     spectator.send({"type": "sit", "seat": 0})

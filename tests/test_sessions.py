@@ -93,7 +93,7 @@ def test_other_clients_say_hello_first_and_never_put_the_token_in_the_url(
     client = TableClient(server.ws_url, table["id"], token)
     assert client.wait_state()["you"]["seat"] == 0
     client.send({"type": "hello", "token": token})
-    assert client.wait(lambda m: m["type"] == "error")["code"] == "bad_message"
+    assert client.wait(lambda m: m["type"] == "error")["code"] == "hello_once"
     client.close()
 
 

@@ -162,10 +162,10 @@ async def test_illegal_keys_do_nothing_and_say_why() -> None:
     async with app.run_test(size=(140, 42)) as pilot:
         await settle(pilot, app)
         for key, why in [
-            ("q", "Not now:"),  # quiero with no call to answer
-            ("n", "Not now:"),
-            ("l", "Not now:"),  # no flor on this table
-            ("s", "megaphone"),  # 1v1: no team talk
+            ("q", "Not now: there is no call to answer"),
+            ("n", "Not now: there is no call to answer"),
+            ("l", "Not now: this table is played sin flor"),
+            ("s", "the megaphone is only for 2v2 and 3v3 tables"),  # 1v1: no team talk
             ("z", "does nothing"),
             ("left_square_bracket", "does nothing"),
         ]:
@@ -178,11 +178,34 @@ async def test_illegal_keys_do_nothing_and_say_why() -> None:
         assert session.game.truco_level == 1
         before = list(session.game.actions)
         await pilot.press("t")  # ...so only the bot's team may raise to retruco
-        assert "Not now:" in app.message and session.game.actions == before
+        assert app.message == "Not now: only the team that accepted the last call may raise"
+        assert session.game.actions == before
         await pilot.press("e")  # and the envido is gone once the truco is accepted
-        assert "Not now:" in app.message and session.game.actions == before
+        assert "the envido is closed once the truco has been accepted" in app.message
+        assert app.message in app.screen_text() and session.game.actions == before
         await pilot.press("3")  # a legal key clears the message and plays its card
         assert app.message == "" and session.game.actions[len(before)] == (0, parse_card("4b"))
+
+
+@headless
+async def test_a_refused_key_is_worded_in_spanish_from_its_code() -> None:
+    """2v2, the person is the mano (not the pie): no envido, and the screen says why in
+    Spanish, from the refusal's code (no English sentence parsed)."""
+    set_language("es")
+    rules = Rules(players=4)
+    cards = deal("1e 3c 4b", "2o 5c 6e", "7o 4c 5b", "6b 7c 10e")
+    game = Game(rules, dealer=FirstHandDealer(cards))
+    session = LocalSession(rules, human=0, bots=[PoliteBot()] * 3, game=game)
+    app = TrucoApp(session, delay=0)
+    async with app.run_test(size=(140, 42)) as pilot:
+        await settle(pilot, app)
+        assert session.game.turn == 0 and not session.game.is_pie(0)
+        await pilot.press("e")
+        why = "en equipos solo el pie (el último de cada equipo) canta el envido"
+        assert why in app.message and why in app.screen_text()
+        assert session.game.actions == []
+        await pilot.press("q")
+        assert "no hay nada cantado para contestar" in app.message
 
 
 @pytest.mark.parametrize("players", [2, 4, 6])

@@ -154,7 +154,16 @@ def test_a_key_pressed_twice_sends_one_action_per_state() -> None:
         assert session.act(mazo) is None and session.act(mazo) is None
         await asyncio.sleep(0)
         assert sent == [{"type": "act", "action": "mazo"}]
-        session._receive({"type": "error", "code": "illegal", "reason": "not your turn"})
+        session._receive(
+            {
+                "type": "error",
+                "code": "not_your_turn",
+                "params": {"player": 1},
+                "reason": "it is not your turn: seat 1 plays",
+            }
+        )
+        # worded from the code, with the player's name (not "seat 1")
+        assert session.pop_notice() == f"Server: it is not your turn: {session.names[1]} plays"
         session.act(mazo)  # refused: the person may try again on the same state
         session._receive({"type": "state", "v": 8, "you": {"seat": 0}, "table": {}})
         session.act(mazo)

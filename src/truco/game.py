@@ -50,6 +50,7 @@ from .actions import (
 )
 from .cards import STRENGTH, card_name, flor_value, hand_tanto, has_flor, tanto, tanto_cards
 from .deal import Deal, Dealer, SecureDealer, SeededDealer
+from .refusals import Refusal
 from .rules import Rules
 from .vocabulary import PARDA, Action, Call, CallKind, Card, Seat, Stage, Team
 
@@ -114,11 +115,33 @@ _TRUCO_ANSWERS = tuple(
 )
 
 
-# Reasons that more than one condition gives
-_FLOR_WAS_SUNG = "no envido is played in a hand where flor was sung"
-_ENVIDO_ONCE = "the envido is played only once a hand"
-_SIN_FLOR = "this table is played sin flor"
-_NOT_NOW = "not allowed now"
+# The refusals without parameters, made once (see truco.refusals)
+_MATCH_OVER = Refusal.of("match_over")
+_HAND_OVER = Refusal.of("hand_over")
+_PICA_PICA_OTHER_PAIR = Refusal.of("pica_pica_other_pair")
+_GONE_TO_MAZO = Refusal.of("gone_to_mazo")
+_MEGAPHONE_TEAMS_ONLY = Refusal.of("megaphone_teams_only")
+_MEGAPHONE_PICA_PICA = Refusal.of("megaphone_pica_pica")
+_MUST_SING_FLOR = Refusal.of("must_sing_flor")
+_FLOR_HOLDERS_ANSWER = Refusal.of("flor_holders_answer")
+_SIN_FLOR = Refusal.of("sin_flor")
+_FLOR_WAS_SUNG = Refusal.of("flor_was_sung")
+_FALTA_ENVIDO_ENDS_CHAIN = Refusal.of("falta_envido_ends_chain")
+_REAL_ENVIDO_ONCE = Refusal.of("real_envido_once")
+_ENVIDO_REPEATS_ONCE = Refusal.of("envido_repeats_once")
+_ENVIDO_ONCE = Refusal.of("envido_once")
+_ENVIDO_PRIMERO_ONLY = Refusal.of("envido_primero_only")
+_NO_CALL_TO_ANSWER = Refusal.of("no_call_to_answer")
+_ENVIDO_FIRST_BAZA_ONLY = Refusal.of("envido_first_baza_only")
+_ENVIDO_AFTER_TRUCO_ACCEPTED = Refusal.of("envido_after_truco_accepted")
+_ENVIDO_DEALER_PLAYED = Refusal.of("envido_dealer_played")
+_ENVIDO_PIE_ONLY = Refusal.of("envido_pie_only")
+_VALE_CUATRO_IS_TOP = Refusal.of("vale_cuatro_is_top")
+_RAISE_BY_ACCEPTORS = Refusal.of("raise_by_acceptors")
+_TRUCO_FIRST = Refusal.of("truco_first")
+_NO_FLOR_HELD = Refusal.of("no_flor_held")
+_FLOR_ALREADY_SUNG = Refusal.of("flor_already_sung")
+_NOT_NOW = Refusal.of("not_now")
 _FLOR_WORDS = (FLOR, CONTRAFLOR, CONTRAFLOR_AL_RESTO, CON_FLOR_ME_ACHICO)
 
 
@@ -161,13 +184,13 @@ def short_round_winner(results: Sequence[Team], mano_team: Team) -> Team:
     return mano_team
 
 
-def _why_no_raise(level: int, accepted_by_us: bool) -> str | None:
+def _why_no_raise(level: int, accepted_by_us: bool) -> Refusal | None:
     """Why a seat may not call the next truco level on its turn, or ``None``: vale cuatro
     is the top, and once a call is accepted only the accepting team raises."""
     if level == 3:
-        return "vale cuatro is the highest call"
+        return _VALE_CUATRO_IS_TOP
     if level and not accepted_by_us:
-        return "only the team that accepted the last call may raise"
+        return _RAISE_BY_ACCEPTORS
     return None
 
 
@@ -179,29 +202,38 @@ _RAISE_COLUMN = tuple(
 )
 
 
-def _why_not_after(envido_calls: list[Action], call: Action) -> str:
+def _why_not_after(envido_calls: list[Action], call: Action) -> Refusal:
     """Why ``call`` may not follow the envido chain (see :func:`scoring.envido_raises`)."""
     if envido_calls[-1] == FALTA_ENVIDO:
-        return "falta envido ends the chain"
+        return _FALTA_ENVIDO_ENDS_CHAIN
     if call == REAL_ENVIDO:
-        return "real envido comes once"
-    return "the envido repeats only once, straight after a single envido"
+        return _REAL_ENVIDO_ONCE
+    return _ENVIDO_REPEATS_ONCE
 
 
 class IllegalAction(ValueError):
-    """An action that the rules do not allow now; the state is unchanged."""
+    """An action that the rules do not allow now; the state is unchanged. ``refusal``
+    is the rule it broke (a code and its parameters, see :mod:`truco.refusals`);
+    ``reason`` its English sentence."""
 
-    def __init__(self, seat: Seat, action: Action | str, reason: str) -> None:
+    def __init__(self, seat: Seat, action: Action | str, refusal: Refusal) -> None:
         if isinstance(action, str):
             token = action
         elif isinstance(action, int) and not isinstance(action, bool) and 0 <= action < NUM_ACTIONS:
             token = action_token(action)
         else:
             token = f"action {action!r}"
+        reason = refusal.reason
         super().__init__(f"seat {seat} may not {token!r}: {reason}")
         self.seat = seat
         self.token = token
+        self.refusal = refusal
         self.reason = reason
+
+    @property
+    def code(self) -> str:
+        """The refusal's code (``"envido_first_baza_only"``)."""
+        return self.refusal.code
 
 
 @dataclass(frozen=True, slots=True)
@@ -594,15 +626,16 @@ class Game:
 
     # ---------------------------------------------------------------- legality
     # Each condition of the rules is written once, here. A ``why_*`` predicate returns
-    # ``None`` when its condition holds and otherwise the reason it does not:
-    # :meth:`legal_actions` only asks ``is None``, :meth:`why_illegal` shows the reason.
+    # ``None`` when its condition holds and otherwise the :class:`Refusal` that says why
+    # not (a code and its parameters): :meth:`legal_actions` only asks ``is None``,
+    # :meth:`why_illegal` gives the refusal.
 
     def must_sing_flor(self, seat: Seat) -> bool:
         """A flor holder who has not sung it must sing it (or go to the mazo) before
         playing, calling or answering a truco or an envido."""
         return self.flor_holder[seat] and not self.flor_sung[seat]
 
-    def why_envido_closed(self) -> str | None:
+    def why_envido_closed(self) -> Refusal | None:
         """Why no envido may be opened in this round any more, or ``None`` while it may:
         no envido or flor yet, the first baza, no truco accepted, and the round's dealer
         has not played. On its turn only a pie opens it (:meth:`is_pie`); "el envido
@@ -612,11 +645,11 @@ class Game:
                 return _FLOR_WAS_SUNG
             return _ENVIDO_ONCE
         if self.baza_index:
-            return "the envido is called only in the first baza"
+            return _ENVIDO_FIRST_BAZA_ONLY
         if self.truco_level:
-            return "the envido is closed once the truco has been accepted"
+            return _ENVIDO_AFTER_TRUCO_ACCEPTED
         if self.has_played[self.round_dealer]:
-            return "the envido is closed once the dealer has played a card"
+            return _ENVIDO_DEALER_PLAYED
         return None
 
     def is_pie(self, seat: Seat) -> bool:
@@ -631,48 +664,49 @@ class Game:
                 return s == seat
         return False
 
-    def why_no_raise(self, seat: Seat) -> str | None:
+    def why_no_raise(self, seat: Seat) -> Refusal | None:
         """Why ``seat`` may not call the next truco level on its turn, or ``None``
         (see :func:`_why_no_raise`)."""
         return _why_no_raise(self.truco_level, self.truco_owner == seat & 1)
 
-    def why_no_megaphone(self) -> str | None:
+    def why_no_megaphone(self) -> Refusal | None:
         """Why nobody may use the team megaphone now, or ``None``: only 2v2 and 3v3
         tables have it, and not in a pica-pica hand."""
         if self.players == 2:
-            return "the megaphone is only for 2v2 and 3v3 tables"
+            return _MEGAPHONE_TEAMS_ONLY
         if self.pica_now:
-            return "there is no team talk in a pica-pica hand"
+            return _MEGAPHONE_PICA_PICA
         return None
 
-    def why_illegal(self, seat: Seat, action: Action) -> str:
-        """Why ``seat`` may not take ``action`` now: one sentence for the player. Only
-        meaningful once :meth:`legal_actions` has said no."""
+    def why_illegal(self, seat: Seat, action: Action) -> Refusal:
+        """Why ``seat`` may not take ``action`` now: the rule it breaks, a
+        :class:`~truco.refusals.Refusal` (``str()`` of it is the English sentence;
+        clients word its code). Only meaningful once :meth:`legal_actions` has said no."""
         if self.winner is not None:
-            return "the match is over"
+            return _MATCH_OVER
         if self.needs_deal:
-            return "the hand is over; the next one has not been dealt"
+            return _HAND_OVER
         if not self.in_hand[seat]:
             if self.pica_now:
-                return "this pica-pica round is played by another pair"
-            return "this seat has gone to the mazo in this hand"
+                return _PICA_PICA_OTHER_PAIR
+            return _GONE_TO_MAZO
         if is_say(action):
             return self.why_no_megaphone() or _NOT_NOW
         if self.pending:
             return self._why_not_answer(seat, action, self.pending[-1])
         return self._why_not_on_turn(seat, action)
 
-    def _why_not_answer(self, seat: Seat, action: Action, call: Call) -> str:
+    def _why_not_answer(self, seat: Seat, action: Action, call: Call) -> Refusal:
         kind, called, _ = call
         name = PENDING_NAMES[kind]
         if called != seat & 1:
-            return f"the {name} call is waiting for the other team's answer"
+            return Refusal.of("waiting_for_rivals", call=name)
         if kind in (P_TRUCO, P_ENVIDO) and self.must_sing_flor(seat):
-            return "you hold a flor: sing it (or go to the mazo) before anything else"
+            return _MUST_SING_FLOR
         if kind == P_FLOR and not self.flor_holder[seat]:
-            return "only a player holding flor answers a flor"
+            return _FLOR_HOLDERS_ANSWER
         if action < 40:
-            return f"nobody plays a card while the {name} call waits for its answer"
+            return Refusal.of("no_card_while_call", call=name)
         if action in _FLOR_WORDS and not self.rules.flor:
             return _SIN_FLOR
         if action in ENVIDO_CALLS:
@@ -682,40 +716,34 @@ class Game:
                 return _why_not_after(self.envido_calls, action)
             if self.envido_stage != OPEN:
                 return _ENVIDO_ONCE
-            return "the envido can only answer a first truco call, in the first baza"
-        article = "an" if name[0] in "aeiou" else "a"
-        return f"{action_token(action)!r} does not answer {article} {name} call here"
+            return _ENVIDO_PRIMERO_ONLY
+        return Refusal.of("not_an_answer", action=action_token(action), call=name)
 
-    def _why_not_on_turn(self, seat: Seat, action: Action) -> str:
-        if seat != self.turn:
-            return f"it is not this seat's turn (seat {self.turn} plays)"
+    def _why_not_on_turn(self, seat: Seat, action: Action) -> Refusal:
+        turn = self.turn
+        if seat != turn:
+            return _NOT_NOW if turn is None else Refusal.of("not_your_turn", player=turn)
         if self.must_sing_flor(seat):
-            return "you hold a flor: sing it before playing, calling or answering"
+            return _MUST_SING_FLOR
         if action < 40:
-            return f"seat {seat} does not hold {card_name(action)}"
+            return Refusal.of("card_not_held", card=card_name(action))
         if action in (QUIERO, NO_QUIERO):
-            return "there is no call to answer"
+            return _NO_CALL_TO_ANSWER
         if action in ENVIDO_CALLS:
-            return self.why_envido_closed() or (
-                "in teams only the pies (the last player of each team) open the envido"
-            )
+            return self.why_envido_closed() or _ENVIDO_PIE_ONLY
         if action in TRUCO_CALLS:
-            reason = self.why_no_raise(seat)
-            if reason is not None:
-                return reason
+            refusal = self.why_no_raise(seat)
+            if refusal is not None:
+                return refusal
             if self.truco_level == 0:
-                return "no truco has been called yet: the first call is truco"
-            return f"the next call is {action_token(TRUCO + self.truco_level)!r}"
+                return _TRUCO_FIRST
+            return Refusal.of("next_truco_call", action=action_token(TRUCO + self.truco_level))
         if action in _FLOR_WORDS:
             if not self.rules.flor:
                 return _SIN_FLOR
             if action == FLOR:
-                return (
-                    "you have already sung your flor"
-                    if self.flor_sung[seat]
-                    else "you do not hold a flor"
-                )
-            return f"{action_token(action)!r} answers a flor, and no flor is waiting for an answer"
+                return _FLOR_ALREADY_SUNG if self.flor_sung[seat] else _NO_FLOR_HELD
+            return Refusal.of("no_flor_waiting", action=action_token(action))
         return _NOT_NOW
 
     # ------------------------------------------------------------------ acting
@@ -724,11 +752,11 @@ class Game:
         if the rules do not allow it now."""
         if not (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < self.players):
             raise IllegalAction(
-                seat, action, f"there is no seat {seat!r} at a {self.players}-player table"
+                seat, action, Refusal.of("no_such_seat", given=repr(seat), players=self.players)
             )
         if isinstance(action, bool) or not (isinstance(action, int) and 0 <= action < NUM_ACTIONS):
             raise IllegalAction(
-                seat, action, f"there is no action {action!r} (0 to {NUM_ACTIONS - 1})"
+                seat, action, Refusal.of("no_such_action", given=repr(action), last=NUM_ACTIONS - 1)
             )
         if action not in self.legal_actions(seat):
             raise IllegalAction(seat, action, self.why_illegal(seat, action))

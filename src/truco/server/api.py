@@ -34,6 +34,8 @@ from .accounts import AccountError
 from .bot_pool import check_bot_spec, offered_bots
 from .deps import MAX_HEADER, MaybePlayerDep, NoSession, PlayerDep, Server, ServerDep, TableId
 from .limits import AddressLimits
+from .http_refusal import HTTPRefusal
+from .http_refusal import refusal_response as coded_refusal_response
 from .players import Player, clean_name
 from .refusals import EVERY_ROUTE, http_refusal_response, refusals, send_refusal
 from .replays import replay_steps
@@ -220,12 +222,10 @@ async def new_table(
     try:
         rules = Rules.from_dict(body.rules)
     except RulesError as exc:
-        raise HTTPException(400, f"rules: {exc}") from None
+        raise HTTPRefusal(400, "bad_rules", problem=str(exc)) from None
     shortest = server.config.min_turn_seconds
     if body.turn_seconds is not None and 0 < body.turn_seconds < shortest:
-        raise HTTPException(
-            422, f"turn_seconds: 0 (no clock) or at least {shortest:g} seconds a turn"
-        )
+        raise HTTPRefusal(422, "short_turn", seconds=f"{shortest:g}")
     table = server.lobby.create(
         player,
         rules,
@@ -239,9 +239,9 @@ async def new_table(
     try:  # write-ahead: the table is in the database before anyone hears of it
         await asyncio.wait_for(table.until_durable(), 30)
     except TimeoutError:
-        raise HTTPException(503, "the database does not answer: try again later") from None
-    except TableStopped as exc:  # the server stopped before it was: another node makes it
-        raise HTTPException(503, str(exc)) from None
+        raise HTTPRefusal(503, "no_database") from None
+    except TableStopped:  # the server stopped before it was: another node makes it
+        raise HTTPRefusal(503, "stopping") from None
     return table.summary()
 
 
@@ -249,7 +249,7 @@ async def new_table(
 async def get_table(table_id: TableId, server: ServerDep) -> dict[str, Any]:
     summary = await server.lobby.summary_of(table_id)
     if summary is None:
-        raise HTTPException(404, f"no table {table_id!r}")
+        raise HTTPRefusal(404, "no_table", table=table_id)
     return summary
 
 
@@ -277,11 +277,9 @@ async def history(
 async def _finished_record(server: ServerDep, match_id: str) -> dict[str, Any]:
     rows = await asyncio.to_thread(server.store.load, match_id=match_id, limit=1)
     if not rows or rows[0].record is None:
-        raise HTTPException(404, f"no match {match_id!r}")
+        raise HTTPRefusal(404, "no_match", table=match_id)
     if rows[0].status != "finished":
-        raise HTTPException(
-            403, "the match is still being played: its record is shown when it ends"
-        )
+        raise HTTPRefusal(403, "match_not_over")
     return rows[0].record
 
 
@@ -398,6 +396,8 @@ class CreateTables:
         response: Response
         try:
             summary = await new_table(self.server, player, body, address)
+        except HTTPRefusal as exc:
+            response = refusal_response(exc.status_code, exc.refusal, exc.headers)
         except HTTPException as exc:
             response = http_refusal_response(exc)
         except TableError as exc:

@@ -30,6 +30,8 @@ from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import ID_RE, NO_SESSION, NoSession, Server, ServerDep
 from .limits import AddressLimits, HttpLimits, LocalWindows, Windows, parse_rate
+from .http_refusal import HTTPRefusal, http_refusal_handler
+from .http_refusal import refusal_response as coded_refusal_response
 from .lobby import Lobby
 from .logs import RequestIds
 from .matchmaking import MemoryQueue
@@ -47,7 +49,7 @@ if TYPE_CHECKING:
 
 STATIC = Path(__file__).parent / "static"
 #: table refusals that are about how much a guest asks for, not about the request
-TOO_MANY = frozenset({"too_many_tables", "full"})
+TOO_MANY = frozenset({"too_many_tables", "too_many_from_address", "full"})
 
 pages = APIRouter(include_in_schema=False)
 
@@ -102,7 +104,7 @@ async def _table_error(request: Request, exc: Exception) -> JSONResponse:
 def table_error_response(exc: TableError) -> JSONResponse:
     """What a request refused by a table gets."""
     status = 429 if exc.code in TOO_MANY else 409
-    return refusal_response(status, exc.reason, exc.code)
+    return coded_refusal_response(status, exc.refusal)
 
 
 async def _no_session(request: Request, exc: Exception) -> JSONResponse:
@@ -233,6 +235,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.add_exception_handler(NoSession, _no_session)
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(StarletteHTTPException, http_refusal)
+    app.add_exception_handler(HTTPRefusal, http_refusal_handler)
     app.include_router(pages)
     app.include_router(health.router)
     app.include_router(api.router)

@@ -16,9 +16,11 @@ import time
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+import orjson
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect
 
+from ..refusals import Param, Refusal
 from .config import ServerConfig
 from .deps import ID_RE, Server, server_of
 from .limits import TokenBucket
@@ -41,12 +43,22 @@ GREETING_SECONDS = 30.0
 
 
 class Refused(Exception):
-    """Close the connection with ``code`` and ``reason``."""
+    """Refuse the connection: an ``error`` frame with the ``refusal`` (a registered code and
+    its params), then a close with the close ``code`` and the English ``reason``."""
 
-    def __init__(self, code: int, reason: str) -> None:
-        super().__init__(reason)
+    def __init__(self, code: int, refusal: str | Refusal, **params: Param) -> None:
+        self.refusal = refusal if isinstance(refusal, Refusal) else Refusal.of(refusal, **params)
+        super().__init__(self.refusal.reason)
         self.code = code
-        self.reason = reason
+        self.reason = self.refusal.reason
+
+
+async def refuse(websocket: Any, refused: Refused) -> None:
+    """Say why (an ``error`` frame), then close: a client that reads frames words the
+    refusal from its code; the close frame's reason is the English sentence."""
+    with contextlib.suppress(OSError, RuntimeError, WebSocketDisconnect):  # it went away
+        await websocket.send_text(orjson.dumps(error_message(refused.refusal)).decode())
+        await websocket.close(refused.code, close_reason(refused.reason))
 
 
 class Handshake(Protocol):
@@ -90,7 +102,7 @@ def _since(text: str | None) -> int | None:
     if text is None:
         return None
     if not (text.isascii() and text.isdigit() and len(text) <= 15):
-        raise Refused(BAD_REQUEST, "since must be a version number (a whole number >= 0)")
+        raise Refused(BAD_REQUEST, "bad_since")
     return int(text)
 
 
@@ -100,18 +112,18 @@ async def _hello(websocket: Handshake, config: ServerConfig) -> Hello | None:
         async with asyncio.timeout(config.hello_seconds):  # no task, unlike wait_for
             frame = await websocket.receive()
     except TimeoutError:
-        raise Refused(HELLO_TIMEOUT, "no hello: send {type: hello} first") from None
+        raise Refused(HELLO_TIMEOUT, "no_hello") from None
     if frame["type"] == "websocket.disconnect":
         return None
     text = frame.get("text")
     if text is None or len(text) > config.max_message_bytes:
-        raise Refused(BAD_REQUEST, "the first message must be a hello (a short JSON text frame)")
+        raise Refused(BAD_REQUEST, "hello_first")
     try:
         message = parse_client_message(text)
     except ProtocolError as exc:
-        raise Refused(BAD_REQUEST, exc.reason) from None
+        raise Refused(BAD_REQUEST, exc.refusal) from None
     if not isinstance(message, Hello):
-        raise Refused(BAD_REQUEST, "the first message must be {type: hello} (with your token)")
+        raise Refused(BAD_REQUEST, "hello_first")
     return message
 
 
@@ -126,16 +138,14 @@ async def _identify(
     if cookie:
         player = await server.sessions.player(cookie)
         if player is None:
-            raise Refused(BAD_TOKEN, "your session is not valid or has expired: start a new one")
+            raise Refused(BAD_TOKEN, "bad_session")
         return player, since
     hello = await _hello(websocket, server.config)
     if hello is None:
         return None
     player = await server.sessions.player(hello.token) if hello.token else None
     if hello.token and player is None:
-        raise Refused(
-            BAD_TOKEN, "the token is not valid, has expired or was logged out: ask for a new one"
-        )
+        raise Refused(BAD_TOKEN, "bad_token")
     return player, hello.since if hello.since is not None else since
 
 
@@ -146,22 +156,19 @@ async def table_socket(websocket: RawSocket, server: Server, table_id: str) -> N
         return
     try:
         if not ID_RE.fullmatch(table_id):
-            raise Refused(BAD_REQUEST, "not a table code: 1 to 32 letters, digits, - or _")
+            raise Refused(BAD_REQUEST, "bad_table_code")
         if "token" in websocket.query_params:
-            raise Refused(
-                BAD_REQUEST, "tokens never travel in the URL: send them in the hello message"
-            )
+            raise Refused(BAD_REQUEST, "token_in_url")
         _since(websocket.query_params.get("since"))  # a bad one is refused before anything
         inbox = await server.lobby.route(table_id)
         if inbox is None:
             finished = await asyncio.to_thread(server.store.load, match_id=table_id, limit=1)
             if finished and finished[0].status == "finished":
-                raise Refused(MATCH_OVER, f"the match is over: its replay is at /replay/{table_id}")
-            raise Refused(NO_TABLE, f"no table {table_id!r}")
+                raise Refused(MATCH_OVER, "match_over_replay", table=table_id)
+            raise Refused(NO_TABLE, "no_table", table=table_id)
         who = await _identify(websocket, server)
     except Refused as refused:
-        with contextlib.suppress(OSError):  # the client went away meanwhile
-            await websocket.close(refused.code, close_reason(refused.reason))
+        await refuse(websocket, refused)
         return
     except WebSocketDisconnect:
         return
@@ -288,30 +295,24 @@ class _Frames:
                 client.close("flooding: too many messages")
                 return None
             client.send(
-                error_message(
-                    "rate_limited",
-                    f"too many messages: at most {config.rate_per_second:g} a second",
-                )
+                error_message(Refusal.of("rate_limited", rate=f"{config.rate_per_second:g}"))
             )
             return None
         if size > config.max_message_bytes:
             client.send(
-                error_message(
-                    "too_large",
-                    f"message of {size} bytes: the limit is {config.max_message_bytes}",
-                )
+                error_message(Refusal.of("too_large", size=size, limit=config.max_message_bytes))
             )
             return None
         if text is None:
-            client.send(error_message("bad_json", "send text frames with JSON, not binary frames"))
+            client.send(error_message(Refusal.of("bad_json")))
             return None
         try:
             message = parse_client_message(text)
         except ProtocolError as exc:
-            client.send(error_message(exc.code, exc.reason))
+            client.send(error_message(exc.refusal))
             return None
         if isinstance(message, Hello):
-            client.send(error_message("bad_message", "hello comes once, as the first message"))
+            client.send(error_message(Refusal.of("hello_once")))
             return None
         return Command(client, message)
 

@@ -128,24 +128,18 @@ class Lobby:
         if len(self.tables) >= self.config.max_tables and (
             len(self.live()) >= self.config.max_tables
         ):
-            raise TableError("full", "the server holds as many tables as it can; try later")
+            raise TableError("full")
         limit = self.config.max_tables_per_guest
         mine = self._at_cap(self._by_creator, creator.id, limit, lambda t: t.creator == creator.id)
         if mine is not None:
-            raise TableError(
-                "too_many_tables",
-                f"you have {mine} open tables: at most {limit} a guest",
-            )
+            raise TableError("too_many_tables", count=mine, limit=limit)
         if address is not None:
             limit = self.config.max_tables_per_address
             here = self._at_cap(
                 self._by_address, address, limit, lambda t: self.addresses.get(t.id) == address
             )
             if here is not None:
-                raise TableError(
-                    "too_many_tables",
-                    f"{here} open tables come from your address: at most {limit}",
-                )
+                raise TableError("too_many_from_address", count=here, limit=limit)
 
     def _at_cap(
         self, index: dict[str, set[str]], key: str, limit: int, theirs: Callable[[Table], bool]
@@ -192,28 +186,25 @@ class Lobby:
         an account's, and seats accounts only, no bots."""
         self._check_caps(creator, address)
         if rated and not creator.account:
-            raise TableError("account_needed", "only accounts create rated tables: log in first")
+            raise TableError("account_needed")
         if rated and bots:
-            raise TableError("rated_no_bots", "a rated table has no bots: people only")
+            raise TableError("rated_no_bots")
         table = self._new_table(creator, rules, name, turn_seconds, rated)
         for where, level in (bots or {}).items():
             if not 0 <= where < rules.players:
-                raise TableError(
-                    "no_seat",
-                    f"there is no seat {where} at a {rules.players}-player table",
-                )
+                raise TableError("no_seat", seat=where, players=rules.players)
             try:
                 table.bots[where] = make_bot(check_bot_spec(level))
-            except ValueError as exc:
-                raise TableError("bad_bot", str(exc)) from None
+            except ValueError:
+                raise TableError("bad_bot", level=repr(level)[:50]) from None
             table.seats[where] = Seat("bot", None, "", level)
         name_bots(table.seats)
         if seat is not None:
             if not 0 <= seat < rules.players or table.seats[seat].kind != "empty":
-                raise TableError("no_seat", f"seat {seat} is not free")
+                raise TableError("seat_taken", seat=seat)
             table.seats[seat] = Seat("human", creator.id, creator.name)
         if all(s.kind != "empty" for s in table.seats) and seat is None:
-            raise TableError("no_seat", "leave at least one seat for people, or sit in one")
+            raise TableError("no_seat_left")
         table.start_if_full()
         if address is not None:
             self.addresses[table.id] = address
@@ -236,23 +227,23 @@ class Lobby:
         table takes accounts only. Callers ``await table.until_durable()`` before telling
         the players its code."""
         if not players or len(players) + len(bots or {}) > rules.players:
-            raise TableError("no_seat", f"a {rules.players}-player table: too many players")
+            raise TableError("too_many_players", players=rules.players)
         if len({p.id for p in players}) != len(players):
-            raise TableError("seat_taken", "a player cannot take two seats")
+            raise TableError("two_seats")
         if rated and (bots or not all(p.account for p in players)):
-            raise TableError("rated_no_bots", "a rated table seats accounts only, no bots")
+            raise TableError("rated_accounts_only")
         if len(self.live()) >= self.config.max_tables:
-            raise TableError("full", "the server holds as many tables as it can; try later")
+            raise TableError("full")
         table = self._new_table(players[0], rules, name, turn_seconds, rated)
         for where, player in enumerate(players):
             table.seats[where] = Seat("human", player.id, player.name)
         for where, level in (bots or {}).items():
             if not len(players) <= where < rules.players:
-                raise TableError("no_seat", f"seat {where} is not free for a bot")
+                raise TableError("seat_taken", seat=where)
             try:
                 table.bots[where] = make_bot(check_bot_spec(level))
-            except ValueError as exc:
-                raise TableError("bad_bot", str(exc)) from None
+            except ValueError:
+                raise TableError("bad_bot", level=repr(level)[:50]) from None
             table.seats[where] = Seat("bot", None, f"Bot {level}", level)
         table.start_if_full()
         self._open(table)

@@ -39,7 +39,17 @@ MAX_BOTS_AFTER = 600.0
 
 
 class QueueError(ValueError):
-    """A request the queue refuses (a bad queue name, a second ticket); one line."""
+    """A request the queue refuses (a bad queue name, a second ticket); one line.
+    ``queue``: the queue the player already waits in, for a second ticket."""
+
+    queue = ""
+
+    @classmethod
+    def already(cls, queue: object) -> QueueError:
+        """The player already holds a ticket, in ``queue``."""
+        error = cls(f"you are already waiting in the {queue} queue")
+        error.queue = str(queue)
+        return error
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -308,7 +318,7 @@ class MemoryQueue:
     async def join(self, key: QueueKey, ticket: Ticket) -> None:
         """Queue ``ticket`` (:class:`QueueError` if its player holds one already)."""
         if ticket.player_id in self.where:
-            raise QueueError(f"you are already waiting in the {self.where[ticket.player_id]} queue")
+            raise QueueError.already(self.where[ticket.player_id])
         self.tables.pop(ticket.player_id, None)
         self.queues.setdefault(key, {})[ticket.player_id] = ticket
         self.where[ticket.player_id] = key

@@ -13,18 +13,22 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from ..actions import ActionError, action_token, parse_action
+from ..refusals import Param, Refusal
 from ..view import PublicHand, SeatView
 from .metrics import ERRORS
 from .players import MAX_TOKEN
 
 
 class ProtocolError(ValueError):
-    """A client message that cannot be understood; ``code`` is a stable short name."""
+    """A client message that cannot be understood: ``refusal`` says why (its ``code``,
+    ``params``, and ``reason`` the English sentence)."""
 
-    def __init__(self, code: str, reason: str) -> None:
-        super().__init__(reason)
+    def __init__(self, code: str, **params: Param) -> None:
+        refusal = Refusal.of(code, **params)
+        super().__init__(refusal.reason)
+        self.refusal = refusal
         self.code = code
-        self.reason = reason
+        self.reason = refusal.reason
 
 
 class _Message(BaseModel):
@@ -69,6 +73,14 @@ class Act(_Message):
     action: str = Field(max_length=ACTION_MAX)
 
 
+class Why(_Message):
+    """Why may I not take ``action`` now? Answered with a ``why`` frame; nothing changes
+    (a client explains a key pressed for an action that is not legal)."""
+
+    type: Literal["why"]
+    action: str = Field(max_length=ACTION_MAX)
+
+
 class Back(_Message):
     """I am here again: take my seat back from the bot that covered it."""
 
@@ -96,11 +108,22 @@ class Hello(_Message):
 
 
 ClientMessage = Annotated[
-    Sit | Stand | AddBot | RemoveBot | Act | Back | Sync | Ping | Hello,
+    Sit | Stand | AddBot | RemoveBot | Act | Why | Back | Sync | Ping | Hello,
     Field(discriminator="type"),
 ]
 _CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
-MESSAGE_TYPES = ("hello", "sit", "stand", "add_bot", "remove_bot", "act", "back", "sync", "ping")
+MESSAGE_TYPES = (
+    "hello",
+    "sit",
+    "stand",
+    "add_bot",
+    "remove_bot",
+    "act",
+    "why",
+    "back",
+    "sync",
+    "ping",
+)
 
 
 def parse_client_message(text: str) -> ClientMessage:
@@ -108,22 +131,19 @@ def parse_client_message(text: str) -> ClientMessage:
     try:
         data = orjson.loads(text)
     except (ValueError, RecursionError):
-        raise ProtocolError("bad_json", "the message is not valid JSON") from None
+        raise ProtocolError("bad_json") from None
     if not isinstance(data, dict):
-        raise ProtocolError("bad_message", "a message must be a JSON object")
+        raise ProtocolError("not_an_object")
     kind = data.get("type")
     if kind not in MESSAGE_TYPES:
-        raise ProtocolError(
-            "unknown_type",
-            f"unknown message type {kind!r} (one of {', '.join(MESSAGE_TYPES)})",
-        )
+        raise ProtocolError("unknown_type", type=repr(kind)[:40])
     try:
         message = _CLIENT_MESSAGE.validate_python(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"][1:]) or kind
-        raise ProtocolError("bad_message", f"{kind}: {where}: {first['msg']}") from None
-    if isinstance(message, Act) and message.action not in _CANONICAL:
+        raise ProtocolError("bad_message", type=kind, field=where[:40]) from None
+    if isinstance(message, Act | Why) and message.action not in _CANONICAL:
         check_action_token(message.action)
         _CANONICAL.add(message.action)  # only tokens as the notation writes them: a bounded set
     return message
@@ -138,12 +158,10 @@ def check_action_token(token: str) -> None:
     no other spelling, spacing or case is taken for it."""
     try:
         canonical = action_token(parse_action(token))
-    except ActionError as exc:
-        raise ProtocolError("bad_action", str(exc)) from None
+    except ActionError:
+        raise ProtocolError("bad_action", given=repr(token)[:50]) from None
     if token != canonical:
-        raise ProtocolError(
-            "bad_action", f"write the action as the notation does: {canonical!r}, not {token!r}"
-        )
+        raise ProtocolError("bad_action", given=repr(token)[:50])
 
 
 def close_reason(text: str) -> str:
@@ -155,9 +173,17 @@ def close_reason(text: str) -> str:
 
 
 # ---------------------------------------------------------------- server -> client
-def error_message(code: str, reason: str) -> dict[str, Any]:
-    ERRORS.labels(code).inc()
-    return {"type": "error", "code": code, "reason": reason}
+def error_message(refusal: Refusal) -> dict[str, Any]:
+    """A refusal as the ``error`` frame: ``{"type": "error", "code", "params", "reason"}``."""
+    ERRORS.labels(refusal.code).inc()
+    return {"type": "error", **refusal.to_json()}
+
+
+def why_message(action: str, refusal: Refusal | None) -> dict[str, Any]:
+    """The answer to a ``why`` message: ``legal``, and the refusal's fields when not."""
+    if refusal is None:
+        return {"type": "why", "action": action, "legal": True}
+    return {"type": "why", "action": action, "legal": False, **refusal.to_json()}
 
 
 def public_hand_json(hand: PublicHand) -> dict[str, Any]:

@@ -26,9 +26,10 @@ from typing import Any, Protocol
 from fastapi import APIRouter, Request, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
+from ..refusals import Refusal
 from . import ratings
 from .deps import MaybePlayerDep, Server
-from .live import BAD_REQUEST, BAD_TOKEN, Refused, _identify
+from .live import BAD_REQUEST, BAD_TOKEN, Refused, _identify, refuse
 from .matchmaking import (
     MAX_BOTS_AFTER,
     Pairing,
@@ -39,7 +40,7 @@ from .matchmaking import (
 )
 from .metrics import QUEUE_WAIT_SECONDS
 from .players import Player
-from .protocol import close_reason
+from .protocol import close_reason, error_message
 from .refusals import EVERY_ROUTE
 from .table import Seat, TableError
 from .tasks import spawn
@@ -138,10 +139,10 @@ class Matchmaker:
                 code = await self.seat(pairing)
             except TableError as exc:  # the lobby refuses (a cap): the players hear why
                 log.warning("matchmaker: no table for %s: %s", pairing.names(), exc.reason)
-                code = f"!{exc.reason}"
+                code = _no_table(exc.refusal)
             except Exception:  # never leave paired players waiting for a table that is not coming
                 log.exception("matchmaker: no table for %s", pairing.names())
-                code = "!the table could not be made: try again"
+                code = _no_table(Refusal.of("table_not_made"))
             for ticket in pairing.tickets():
                 await self.backend.announce(ticket.player_id, code)
 
@@ -187,6 +188,20 @@ async def queue_counts(request: Request, player: MaybePlayerDep) -> dict[str, An
     return {"queues": await matchmaker.backend.counts(), "waiting": str(mine) if mine else None}
 
 
+def _no_table(refusal: Refusal) -> str:
+    """What the players paired for a table that could not be made are announced: ``!``
+    and the refusal as JSON (an announcement is otherwise a table code)."""
+    return "!" + json.dumps({"code": refusal.code, "params": refusal.params})
+
+
+def _announced_refusal(announcement: str) -> Refusal:
+    try:
+        data = json.loads(announcement[1:])
+        return Refusal.of(data["code"], **data["params"])
+    except (ValueError, KeyError, TypeError):  # a node of an older version: its words lost
+        return Refusal.of("table_not_made")
+
+
 def _bots_after(text: str | None, key: QueueKey) -> float | None:
     if text is None or text == "":
         return None
@@ -195,9 +210,9 @@ def _bots_after(text: str | None, key: QueueKey) -> float | None:
     except ValueError:
         seconds = math.nan
     if not 0 <= seconds <= MAX_BOTS_AFTER:
-        raise Refused(BAD_REQUEST, f"bots_after: seconds from 0 to {MAX_BOTS_AFTER:g}")
+        raise Refused(BAD_REQUEST, "bad_bots_after", limit=f"{MAX_BOTS_AFTER:g}")
     if key.rated:
-        raise Refused(BAD_REQUEST, "rated queues have no bots: bots_after is for casual ones")
+        raise Refused(BAD_REQUEST, "rated_no_bots_after")
     return seconds
 
 
@@ -205,21 +220,22 @@ async def _ticket(websocket: WebSocket, matchmaker: Matchmaker) -> tuple[QueueKe
     """The connection's queue and ticket (``None``: it went away before saying who)."""
     params = websocket.query_params
     if "token" in params:
-        raise Refused(BAD_REQUEST, "tokens never travel in the URL: send them in the hello message")
+        raise Refused(BAD_REQUEST, "token_in_url")
+    queue = params.get("queue", "")
     try:
-        key = QueueKey.parse(params.get("queue", ""))
-    except QueueError as exc:
-        raise Refused(BAD_REQUEST, str(exc)) from None
+        key = QueueKey.parse(queue)
+    except QueueError:
+        raise Refused(BAD_REQUEST, "no_queue", queue=repr(queue[:40])) from None
     bots_after = _bots_after(params.get("bots_after"), key)
     who = await _identify(websocket)
     if who is None:
         return None
     player = who[0]
     if player is None:
-        raise Refused(BAD_TOKEN, "a session is needed to queue: POST /api/guest first")
+        raise Refused(BAD_TOKEN, "queue_needs_session")
     account, rating = await matchmaker.standing(matchmaker.server, player, key.mode)
     if key.rated and not account:
-        raise Refused(NEEDS_ACCOUNT, "rated queues are for accounts: sign up or log in")
+        raise Refused(NEEDS_ACCOUNT, "queue_needs_account")
     return key, Ticket(player.id, player.name, rating, matchmaker.clock(), bots_after)
 
 
@@ -239,9 +255,9 @@ async def queue_socket(websocket: WebSocket) -> None:
         try:
             await matchmaker.backend.join(key, mine)
         except QueueError as exc:
-            raise Refused(ALREADY_QUEUED, str(exc)) from None
+            raise Refused(ALREADY_QUEUED, "already_queued", queue=exc.queue) from None
     except Refused as refused:
-        await websocket.close(refused.code, close_reason(refused.reason))
+        await refuse(websocket, refused)
         return
     except WebSocketDisconnect:
         return
@@ -294,7 +310,7 @@ async def _wait(websocket: WebSocket, matchmaker: Matchmaker, key: QueueKey, min
         deadline = matchmaker.clock() + 35
         while (table := await matchmaker.backend.announcement(mine.player_id)) is None:
             if matchmaker.clock() > deadline:
-                await websocket.close(BAD_REQUEST, "the table could not be made: try again")
+                await _refuse(websocket, Refusal.of("table_not_made"))
                 return
             await asyncio.sleep(0.1)
         await _seated(websocket, table, key)
@@ -303,10 +319,16 @@ async def _wait(websocket: WebSocket, matchmaker: Matchmaker, key: QueueKey, min
 async def _seated(websocket: WebSocket, table: str, key: QueueKey) -> None:
     """Tell the player the table they sit at (or why none could be made), and close."""
     if table.startswith("!"):
-        await websocket.close(BAD_REQUEST, close_reason(table[1:]))
+        await _refuse(websocket, _announced_refusal(table))
         return
     await _send(websocket, {"type": "matched", "table": table, "queue": str(key)})
     await websocket.close(MATCHED, "matched")
+
+
+async def _refuse(websocket: WebSocket, refusal: Refusal) -> None:
+    """Say why in an ``error`` frame, then close."""
+    await _send(websocket, error_message(refusal))
+    await websocket.close(BAD_REQUEST, close_reason(refusal.reason))
 
 
 async def _until_leave(websocket: WebSocket) -> str:
@@ -328,11 +350,4 @@ async def _until_leave(websocket: WebSocket) -> str:
             message = None
         if isinstance(message, dict) and message.get("type") == "leave":
             return "leave"
-        await _send(
-            websocket,
-            {
-                "type": "error",
-                "code": "bad_message",
-                "reason": 'this socket takes only {"type": "leave"}',
-            },
-        )
+        await _send(websocket, error_message(Refusal.of("queue_takes_leave")))

@@ -95,7 +95,7 @@ class RedisQueue:
             args=[ticket.player_id, str(key), json.dumps(ticket.to_json()), ticket.joined_at],
         )
         if held:
-            raise QueueError(f"you are already waiting in the {held} queue")
+            raise QueueError.already(held)
 
     async def leave(self, player_id: str) -> bool:
         left = await self._leave(

@@ -36,7 +36,7 @@ from .keys import (
     call_label,
     call_words,
 )
-from .reasons import translate_reason
+from .reasons import refusal_text
 from .session import BotTurn, TableSession
 from .viewer import RecordViewer
 from .widgets import HelpScreen, KeyButton, MegaphoneScreen, Panel, QuitScreen
@@ -465,9 +465,11 @@ class TrucoApp(App[None]):
         if self.hand_over():
             self.say(_("The hand is over: press Enter for the next one."))
             return
-        reason = self.session.act(action)
+        refusal = self.session.act(action)
         self.message = (
-            _("Not now: {reason}").format(reason=translate_reason(reason)) if reason else ""
+            _("Not now: {reason}").format(reason=refusal_text(refusal, self.session.names))
+            if refusal
+            else ""
         )
         self.refresh_table()
 

@@ -19,9 +19,10 @@ from ..actions import action_token
 from ..cards import card_name, parse_card
 from ..game import Game
 from ..locale import _
+from ..refusals import Refusal
 from ..rules import Rules, RulesError
 from ..view import SeatView, seat_view
-from .reasons import translate_refusal
+from .reasons import frame_text
 from .session import SessionDefaults, SessionError, bot_specs, team_names
 
 #: Seconds the client waits for the server's HTTP answers and the WebSocket handshake.
@@ -204,10 +205,8 @@ class RemoteSession(SessionDefaults):
         kind = message.get("type")
         if kind == "error":
             self._acted_on = None
-            code, reason = str(message.get("code", "")), str(message.get("reason", ""))
-            self._notices.append(
-                _("Server: {reason}").format(reason=translate_refusal(code, reason) or code)
-            )
+            reason = frame_text(message, self.names)
+            self._notices.append(_("Server: {reason}").format(reason=reason))
         elif kind == "state":
             self.version = message["v"]
             self.table = message.get("table") or self.table
@@ -298,12 +297,12 @@ class RemoteSession(SessionDefaults):
     def open_hands(self) -> Mapping[int, tuple[int, ...]]:
         return {}
 
-    def act(self, action: int) -> str | None:
+    def act(self, action: int) -> Refusal | None:
         """Send ``action``, once per state the server sent: a key pressed twice before the
         answer must not carry the action into the next hand (a second mazo would throw
         that hand away too). A refusal lets the person try again."""
         if self.seat is None:
-            return "you have no seat at this table"
+            return Refusal.of("not_seated")
         if self._acted_on == self.version:
             return None
         if self._send({"type": "act", "action": action_token(action)}):
@@ -341,8 +340,8 @@ def _json(response: Any) -> Any:
     """The JSON of a response; a refusal becomes a :class:`RemoteError` with the server's reason."""
     if response.status_code >= 400:
         try:
-            detail = response.json().get("detail")
-        except ValueError:
+            detail = frame_text(response.json())  # the shared refusal shape
+        except (ValueError, AttributeError):
             detail = response.text[:200]
         raise RemoteError(
             _("the server refused: {reason} (HTTP {status})").format(

@@ -18,6 +18,7 @@ from ..bots import BOTS, Bot, make_bot
 from ..game import Game, IllegalAction
 from ..locale import _
 from ..record import game_to_record
+from ..refusals import Refusal
 from ..rules import Rules
 from ..view import SeatView, seat_view
 
@@ -64,7 +65,7 @@ class TableSession(Protocol):
         """Cards of the other seats the screen may show (only when nothing is secret)."""
         ...
 
-    def act(self, action: int) -> str | None:
+    def act(self, action: int) -> Refusal | None:
         """Take the person's action; return why it was refused, or ``None``."""
         ...
 
@@ -270,13 +271,13 @@ class LocalSession(SessionDefaults):
         return {s: self.game.hand_cards(s) for s in range(self.rules.players)}
 
     # -- the person
-    def act(self, action: int) -> str | None:
+    def act(self, action: int) -> Refusal | None:
         if self.seat is None:
-            return _("you are watching: the bots play this match")
+            return Refusal.of("watching_bots")
         try:
             self.game.apply(self.seat, action)
         except IllegalAction as exc:
-            return exc.reason
+            return exc.refusal
         if not is_say(action):
             self._spoke.clear()
         return None

@@ -15,7 +15,9 @@ from ..deal import SeededDealer
 from ..game import Game, IllegalAction
 from ..locale import _
 from ..record import Record, RecordError
+from ..refusals import Refusal
 from ..view import SeatView, seat_view
+from .reasons import refusal_text
 from .session import SessionDefaults, numbered_teams
 
 
@@ -56,7 +58,7 @@ class RecordViewer(SessionDefaults):
             for i, (seat, action) in enumerate(hand.actions):
                 try:
                     if game.needs_deal:
-                        raise IllegalAction(seat, action, "the hand is already over")
+                        raise IllegalAction(seat, action, Refusal.of("hand_over"))
                     game.apply(seat, action)
                 except IllegalAction as exc:
                     self.error = _(
@@ -66,7 +68,7 @@ class RecordViewer(SessionDefaults):
                         number=i + 1,
                         name=self.names[seat],
                         action=repr(action_token(action)),
-                        reason=exc.reason,
+                        reason=refusal_text(exc.refusal),
                     )
                     return
                 self.steps.append((game.clone(), h, i))
@@ -161,8 +163,8 @@ class RecordViewer(SessionDefaults):
             return {}
         return {s: game.hand_cards(s) for s in range(game.n)}
 
-    def act(self, action: int) -> str | None:
-        return "this is a record: → and ← step through it"
+    def act(self, action: int) -> Refusal | None:
+        return Refusal.of("record_only")
 
     def record(self) -> dict[str, Any] | None:
         from ..record import game_to_record

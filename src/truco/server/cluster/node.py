@@ -477,7 +477,7 @@ class ClusterLobby(Lobby):
             try:
                 command = parse_client_message(message["m"])
             except ProtocolError as exc:  # checked by the front already; never trusted
-                client.send(error_message(exc.code, exc.reason))
+                client.send(error_message(exc.refusal))
                 return
             client.table.inbox.put_nowait(Command(client, command))
 

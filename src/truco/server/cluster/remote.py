@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ...refusals import Refusal
 from ..players import Player
 from ..protocol import error_message
 from ..table import Client, Command, Join, Leave
@@ -32,7 +33,7 @@ log = logging.getLogger("truco.server.cluster")
 _ids = itertools.count(1)
 
 #: what a player is told when a command meets a table between two nodes
-MOVING = error_message("moving", "the table is moving to another server: send that again")
+MOVING = error_message(Refusal.of("moving"))
 MOVING_FRAME = json.dumps(MOVING)
 #: commands a socket may send while its table is being found (more: "moving" at once)
 HELD_COMMANDS = 16

@@ -1,12 +1,12 @@
 // Truco Argento: the browser page. This module holds who the player is (the guest
 // token), the calls to the server, the top bar and the routing; each screen lives in
 // its own module (lobby.js, table.js, replay.js), the words in i18n/*.json.
-import { refusalText } from "./account.js";
 import { $, el } from "./dom.js";
 import { LANGUAGES, chooseLanguage, lang, loadLanguage, preferredLanguage, t } from "./i18n.js";
 import { showLeaderboard } from "./leaderboard.js";
 import { showLobby } from "./lobby.js";
 import { showProfile } from "./profile.js";
+import { refusalText } from "./refusal.js";
 import { showReplay } from "./replay.js";
 import { sound } from "./sound.js";
 import { TableScreen } from "./table.js";
@@ -68,7 +68,7 @@ const identity = {
 /** The Error of a refused request: its English ``detail`` as the message, and the
  * ``code`` and ``params`` the page words it by (``refusal.<code>``). */
 function refusal(res, data) {
-  return Object.assign(new Error(data.detail || res.statusText), { status: res.status, code: data.code, params: data.params || {} });
+  return Object.assign(new Error(refusalText(data) || data.detail || res.statusText), { status: res.status, code: data.code, params: data.params || {} });
 }
 
 async function api(path, options = {}) {

@@ -36,6 +36,9 @@ export function t(key, params = {}) {
   return text.replace(/\{(\w+)\}/g, (whole, name) => (params[name] ?? whole));
 }
 
+/** Whether the catalog has words for ``key``. */
+export const has = (key) => Object.hasOwn(catalog, key);
+
 export const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
 
 /** "Ana", "Ana y Cami", "Ana, Beto y Cami". */

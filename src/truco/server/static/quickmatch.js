@@ -2,6 +2,7 @@
 // go to the table the server seats you at.
 import { el, select } from "./dom.js";
 import { t } from "./i18n.js";
+import { refusalText } from "./refusal.js";
 
 const BOT_WAITS = ["", "10", "30", "60"];
 
@@ -55,6 +56,7 @@ export function quickMatchPanel({ identity, go }) {
     panel.append(waiting);
     const ws = new WebSocket(queueUrl(name, botsAfter));
     let done = false;
+    let refused = "";  // the queue's last refusal, in words
     const back = (message) => {
       done = true;
       waiting.remove();
@@ -70,8 +72,9 @@ export function quickMatchPanel({ identity, go }) {
       const data = JSON.parse(msg.data);
       if (data.type === "waiting") status.textContent = t("qm.waiting", { n: Math.round(data.seconds) });
       else if (data.type === "matched") { done = true; go(`/t/${data.table}`); }
+      else if (data.type === "error") refused = refusalText(data);  // the close follows
     });
-    ws.addEventListener("close", (ev) => { if (!done) back(ev.code === 4000 || ev.code === 1000 ? "" : ev.reason || t("qm.lost")); });
+    ws.addEventListener("close", (ev) => { if (!done) back(ev.code === 4000 || ev.code === 1000 ? "" : refused || ev.reason || t("qm.lost")); });
     panel.close = () => { done = true; ws.close(); };
     // the page moved on (another screen replaced the lobby): out of the queue
     const watch = setInterval(() => {

@@ -4,15 +4,10 @@
 import { $, backImg, cardImg, cardName, el, select } from "./dom.js";
 import { FairDeals } from "./fairness.js";
 import { lang, t } from "./i18n.js";
+import { refusalText } from "./refusal.js";
 import { sound } from "./sound.js";
 import { Story, botLabel, describeRules } from "./story.js";
 
-/** The server's refusals the page words itself, by code (i18n: refusal.<code>). */
-const REFUSALS = new Set(["bad_json", "unknown_type", "bad_message", "too_large", "rate_limited", "bad_action",
-  "bad_bot", "full", "no_bot", "no_player", "no_seat", "not_creator", "not_playing", "not_seated", "seat_taken",
-  "started", "too_many_tables", "illegal", "account_needed", "rated_no_bots", "moving"]);
-/** An ``error`` frame in the page's language; a code this page does not know: the server's words. */
-const refusal = (msg) => (REFUSALS.has(msg.code) ? t(`refusal.${msg.code}`) : msg.reason);
 
 const POSITIONS = { 2: ["bot", "top"], 4: ["bot", "r", "top", "l"], 6: ["bot", "br", "tr", "top", "tl", "bl"] };
 const TRUCO_LEVELS = ["", "truco", "retruco", "vale-cuatro"];
@@ -78,7 +73,7 @@ export class TableScreen {
     const final = FINAL[ev.code];
     if (final === "no_table") { this.fail(t("table.no_table", { id: this.id })); return; }
     if (final === "over") { this.ctx.go(`/replay/${this.id}`); return; }
-    if (final === "kicked") { this.offline(t("table.kicked", { reason: ev.reason || ev.code }), false); return; }
+    if (final === "kicked") { this.offline(t("table.kicked", { reason: this.lastRefusal || ev.reason || ev.code }), false); return; }
     this.attempts += 1;
     const wait = Math.min(10, 2 ** (this.attempts - 1));
     this.retryAt = performance.now() + wait * 1000;
@@ -133,9 +128,43 @@ export class TableScreen {
     if (this.send({ type: "act", action })) this.actedOn = this.version;
   }
 
+  // ------------------------------------------------------------------ refusals
+  /** An ``error`` or ``why`` frame in words (refusal.<code>), players by their names. */
+  refusal(msg) { return refusalText(msg, (seat) => this.story?.seatName(seat) ?? t("seat.numbered", { n: seat + 1 })); }
+
+  /** Ask the server why ``action`` is not legal now (nothing is played); the answer is
+   * shown as a banner. */
+  why(action) {
+    if (this.send({ type: "why", action })) this.asked = action;
+  }
+
+  /** A ``why`` frame: the banner for a key pressed, the envido's hint for its button. */
+  answered(msg) {
+    if (msg.legal) return;
+    const text = this.refusal(msg);
+    if (msg.action === "envido" && this.envidoHint?.text === null) {
+      this.envidoHint.text = text;
+      this.render();
+    }
+    if (this.asked === msg.action) { this.asked = null; this.banner(text, true); }  // after a render: it draws a new banner
+  }
+
+  /** On my turn, with the envido still open in the round but not to me (in teams only the
+   * pie opens it): the envido button drawn disabled, and the server's reason beside it. */
+  envidoClosedToMe(view) {
+    return view.turn === this.mySeat && !view.pending && view.envido_open
+      && !view.legal.includes("envido") && !view.legal.includes("flor");
+  }
+
   // ------------------------------------------------------------------ receiving
   receive(msg) {
-    if (msg.type === "error") { this.actedOn = null; this.banner(t("table.error", { reason: refusal(msg) }), true); return; }
+    if (msg.type === "error") {  // a refusal (before a close: why it closes)
+      this.actedOn = null;
+      this.lastRefusal = this.refusal(msg);
+      this.banner(t("table.error", { reason: this.lastRefusal }), true);
+      return;
+    }
+    if (msg.type === "why") { this.answered(msg); return; }
     if (msg.type !== "state") return;
     this.live = true;
     this.attempts = 0;
@@ -256,16 +285,21 @@ export class TableScreen {
       return;
     }
     if (k === "m") {
-      if (!view.legal.includes("mazo")) return;
       ev.preventDefault();
+      if (!view.legal.includes("mazo")) { this.why("mazo"); return; }
       if (this.mazoArmed) { this.act("mazo"); return; }
       this.mazoArmed = true;
       this.banner(t("table.mazo_confirm"));
       setTimeout(() => { this.mazoArmed = false; }, 3000);
       return;
     }
-    const action = (KEYS[k] || []).find((a) => view.legal.includes(a));
-    if (action) { ev.preventDefault(); this.act(action); }
+    const tokens = KEYS[k];
+    if (!tokens) return;
+    ev.preventDefault();
+    const action = tokens.find((a) => view.legal.includes(a));
+    if (action) { this.act(action); return; }
+    // not legal now: the server says why (t asks for the next truco call)
+    this.why(k === "t" ? TRUCO_LEVELS[Math.min(view.truco_level + 1, 3)] : tokens[0]);
   }
 
   // ------------------------------------------------------------------ drawing
@@ -528,6 +562,18 @@ export class TableScreen {
         disabled: !this.live, "aria-keyshortcuts": KEY_OF[a], onclick: () => this.act(a),
       }, t(`call.${a}`), KEY_OF[a] ? el("kbd", { "aria-hidden": "true" }, KEY_OF[a].toUpperCase()) : null)));
     const box = el("div", { class: "controls" }, bar);
+    if (this.envidoClosedToMe(view)) {
+      const moment = `${view.hand_index}:${view.bazas.length}:${this.mySeat}`;
+      if (this.envidoHint?.moment !== moment && this.send({ type: "why", action: "envido" })) {
+        this.envidoHint = { moment, text: null };
+      }
+      bar.prepend(el("button", {
+        "data-action": "envido", "aria-disabled": "true", "aria-describedby": "envido-hint",
+        onclick: () => this.why("envido"),
+      }, t("call.envido"), el("kbd", { "aria-hidden": "true" }, "E")));
+      const hint = this.envidoHint?.moment === moment ? this.envidoHint.text : null;
+      box.append(el("p", { class: "muted", id: "envido-hint", role: "note" }, hint ?? ""));
+    }
     if (says.length) {
       box.append(el("div", { class: "megaphone", id: "megaphone", role: "group", "aria-label": t("table.megaphone") },
         el("span", { class: "muted" }, t("table.megaphone")),

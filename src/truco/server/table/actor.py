@@ -25,6 +25,7 @@ from ...cards import card_name
 from ...deal import CommittedDealer
 from ...game import Game, IllegalAction
 from ...narrate import explain_last_hand
+from ...refusals import Refusal
 from ...rules import Rules
 from ...view import SeatView, public_hand, seat_view
 from ..bot_pool import BotPool
@@ -41,8 +42,10 @@ from ..protocol import (
     Sit,
     Stand,
     Sync,
+    Why,
     error_message,
     public_hand_json,
+    why_message,
 )
 from ..store import MatchRow, Store
 from ..tasks import spawn
@@ -252,7 +255,7 @@ class Table:
             try:
                 self._command(client, msg)
             except TableError as exc:
-                self._reply(client, error_message(exc.code, exc.reason))
+                self._reply(client, error_message(exc.refusal))
 
     def _command(self, client: Peer, msg: ClientMessage) -> None:
         if isinstance(msg, Ping):
@@ -261,10 +264,12 @@ class Table:
             self._resyncs.append((client, msg.since))
         elif isinstance(msg, Act):
             self._act(client, msg.action)
+        elif isinstance(msg, Why):
+            self._reply(client, why_message(msg.action, self._why(client, msg.action)))
         elif isinstance(msg, Back):
             seat = self._seat_of(client)
             if seat is None:
-                raise TableError("not_seated", "you have no seat at this table")
+                raise TableError("not_seated")
             self._set_away(seat, False, "back")
         elif isinstance(msg, Sit):
             self._require_waiting()
@@ -319,7 +324,7 @@ class Table:
     # ------------------------------------------------------------------ seating
     def _require_waiting(self) -> None:
         if self.status != "waiting":
-            raise TableError("started", "the match has started: seats cannot change now")
+            raise TableError("started")
 
     def _add_bot(self, client: Peer, seat: int, level: str) -> None:
         self.seating.require_creator(client.player)
@@ -351,17 +356,34 @@ class Table:
             self.deadlines.turn = None  # the returning player gets a fresh clock
 
     # ------------------------------------------------------------------ playing
-    def _act(self, client: Peer, token: str) -> None:
+    def _acting(self, client: Peer, token: str) -> tuple[int, Game, int]:
+        """The seat, the game and the action of a client's ``token``, or the refusal."""
         seat = self._seat_of(client)
         if seat is None:
-            raise TableError("not_seated", "you have no seat at this table: spectators cannot act")
+            raise TableError("not_seated")
         game = self.game
         if game is None or self.status != "playing":
-            raise TableError("not_playing", "the match is not being played")
+            raise TableError("not_playing")
         try:
             action = parse_action(token)
-        except ActionError as exc:
-            raise TableError("bad_action", str(exc)) from None
+        except ActionError:
+            raise TableError("bad_action", given=repr(token)[:50]) from None
+        return seat, game, action
+
+    def _why(self, client: Peer, token: str) -> Refusal | None:
+        """Why the client may not ``token`` now (``None``: it may); changes nothing."""
+        try:
+            seat, game, action = self._acting(client, token)
+        except TableError as exc:
+            return exc.refusal
+        if is_play(action) and not game.on_turn(seat):
+            return self._why_no_commit(game, seat, action)
+        if action in game.legal_actions(seat):
+            return None
+        return game.why_illegal(seat, action)
+
+    def _act(self, client: Peer, token: str) -> None:
+        seat, game, action = self._acting(client, token)
         if self.seats[seat].away:
             self._set_away(seat, False, "back")
         if is_play(action) and not game.on_turn(seat):
@@ -370,18 +392,20 @@ class Table:
         try:
             self._apply(seat, action, "player")
         except IllegalAction as exc:
-            raise TableError("illegal", exc.reason) from None
+            raise TableError(exc.refusal) from None
+
+    def _why_no_commit(self, game: Game, seat: int, card: int) -> Refusal | None:
+        if not game.holds(seat, card):
+            return Refusal.of("card_not_held", card=card_name(card))
+        if seat in self.committed:
+            return Refusal.of("card_committed", card=card_name(self.committed[seat]))
+        return None
 
     def _commit(self, game: Game, seat: int, card: int) -> None:
         """A card released before its turn: it goes down when the turn comes."""
-        if not game.holds(seat, card):
-            raise TableError("illegal", f"{card_name(card)} is not in your hand")
-        if seat in self.committed:
-            raise TableError(
-                "illegal",
-                f"{card_name(self.committed[seat])} is already committed: "
-                "a card released cannot be taken back",
-            )
+        refusal = self._why_no_commit(game, seat, card)
+        if refusal is not None:
+            raise TableError(refusal)
         self.committed[seat] = card
         self._emit({"kind": "committed", "seat": seat, "card": card_name(card)}, ("seat", seat))
 

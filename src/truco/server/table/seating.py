@@ -98,18 +98,16 @@ class Seating:
 
     def require_empty(self, seat: int) -> None:
         if seat >= len(self.seats):
-            raise TableError(
-                "no_seat", f"there is no seat {seat} at a {len(self.seats)}-player table"
-            )
+            raise TableError("no_seat", seat=seat, players=len(self.seats))
         if self.seats[seat].kind != "empty":
-            raise TableError("seat_taken", f"seat {seat} is taken")
+            raise TableError("seat_taken", seat=seat)
 
     def sit(self, player: Player | None, seat: int) -> int | None:
         """Seat ``player`` (leaving the seat they held: returned)."""
         if player is None:
-            raise TableError("no_player", "sitting needs a guest token (POST /api/guest)")
+            raise TableError("no_player")
         if self.rated and not player.account:
-            raise TableError("account_needed", "a rated table seats accounts only: log in first")
+            raise TableError("account_needed")
         self.require_empty(seat)
         old = self.seat_of(player)
         if old is not None:
@@ -121,23 +119,23 @@ class Seating:
         """Free the seat of ``player`` (returned)."""
         seat = self.seat_of(player)
         if seat is None:
-            raise TableError("not_seated", "you have no seat at this table")
+            raise TableError("not_seated")
         self.seats[seat] = Seat()
         return seat
 
     def require_creator(self, player: Player | None) -> None:
         if player is None or player.id != self.creator:
-            raise TableError("not_creator", "only the table's creator seats and removes bots")
+            raise TableError("not_creator")
 
     def add_bot(self, seat: int, level: str) -> Bot:
         """Seat a bot of ``level`` (one the server offers)."""
         self.require_empty(seat)
         if self.rated:
-            raise TableError("rated_no_bots", "a rated table has no bots: people only")
+            raise TableError("rated_no_bots")
         try:
             bot = make_bot(check_bot_spec(level))
-        except ValueError as exc:
-            raise TableError("bad_bot", str(exc)) from None
+        except ValueError:
+            raise TableError("bad_bot", level=repr(level)[:50]) from None
         self.bots[seat] = bot
         self.seats[seat] = Seat("bot", None, "", level)
         name_bots(self.seats)
@@ -145,7 +143,7 @@ class Seating:
 
     def remove_bot(self, seat: int) -> None:
         if seat >= len(self.seats) or self.seats[seat].kind != "bot":
-            raise TableError("no_bot", f"there is no bot in seat {seat}")
+            raise TableError("no_bot", seat=seat)
         self.seats[seat] = Seat()
         name_bots(self.seats)
         self.bots.pop(seat, None)
