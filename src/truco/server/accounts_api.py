@@ -12,12 +12,13 @@ import asyncio
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import accounts, ratings
 from .accounts import AccountError
 from .api import session_answer
-from .deps import MaybePlayerDep, PlayerDep, ServerDep
+from .deps import MaybePlayerDep, PlayerDep, ServerDep, TableId
 from .limits import Attempts
 from .players import Player
 from .sessions import clear_session_cookie
@@ -210,4 +211,27 @@ async def profile(
     found = await asyncio.to_thread(read)
     if found is None:
         raise HTTPException(404, f"no player {name[:30]!r}")
+    return found
+
+
+@router.get("/matches/{table_id}/result")
+async def match_result(table_id: TableId, server: ServerDep) -> Any:
+    """A finished match's result as recorded: its winner and, for a rated match, each
+    player's rating before and after it. 404 (code ``not_recorded``) until it is recorded
+    (a moment after the match ends): ask again."""
+
+    def read() -> dict[str, Any] | None:
+        with server.store.engine.connect() as conn:
+            return ratings.match_result(conn, table_id)
+
+    found = await asyncio.to_thread(read)
+    if found is None:
+        return JSONResponse(
+            {
+                "detail": f"no result recorded for match {table_id!r} (yet)",
+                "code": "not_recorded",
+                "params": {"id": table_id},
+            },
+            status_code=404,
+        )
     return found

@@ -74,6 +74,15 @@ class Back(_Message):
     type: Literal["back"]
 
 
+class Rematch(_Message):
+    """After the match: ``accept`` (or refuse) a new table with the same rules and seats.
+    It is made once every person seated accepted; a refusal, or a seated person leaving,
+    ends the offer."""
+
+    type: Literal["rematch"]
+    accept: bool
+
+
 class Sync(_Message):
     """Send me what happened after version ``since`` (or the full state)."""
 
@@ -95,11 +104,13 @@ class Hello(_Message):
 
 
 ClientMessage = Annotated[
-    Sit | Stand | AddBot | RemoveBot | Act | Back | Sync | Ping | Hello,
+    Sit | Stand | AddBot | RemoveBot | Act | Back | Rematch | Sync | Ping | Hello,
     Field(discriminator="type"),
 ]
 _CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
-MESSAGE_TYPES = ("hello", "sit", "stand", "add_bot", "remove_bot", "act", "back", "sync", "ping")
+MESSAGE_TYPES = (
+    "hello", "sit", "stand", "add_bot", "remove_bot", "act", "back", "rematch", "sync", "ping",
+)  # fmt: skip
 
 
 def parse_client_message(text: str) -> ClientMessage:
