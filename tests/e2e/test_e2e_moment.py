@@ -28,8 +28,23 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         yield live
 
 
+#: ``window.press(selectors)``: click the first of ``selectors`` shown and enabled
+PRESS = """window.press = (selectors) => {
+    for (const selector of selectors) {
+        const target = document.querySelector(selector);
+        if (target && !target.disabled) { target.click(); return true; }
+    }
+    return false;
+};"""
+QUIERO = '#actions button[data-action="quiero"]'
+NO_QUIERO = '#actions button[data-action="no-quiero"]'
+MAZO = '#actions button[data-action="mazo"]'
+CARD = "#my-hand .card-button.playable"
+
+
 def open_page(browser: Any, url: str, **context: Any) -> Any:
     page = browser.new_context(**{**DESKTOP, "locale": "es-AR", **context}).new_page()
+    page.add_init_script(PRESS)
     page.set_default_timeout(30000)
     page.on("pageerror", lambda e: print("PAGEERROR", e))
     page.goto(url)
@@ -70,12 +85,9 @@ PLAY_UNTIL_THIRD_BAZA = """() => {
         document.querySelector('#move-on')?.click();
         return false;
     }
-    for (const choice of ['#actions button[data-action="quiero"]', '#my-hand .card-button.playable']) {
-        const target = document.querySelector(choice);
-        if (target && !target.disabled) { target.click(); return false; }
-    }
+    window.press([QUIERO, CARD]);
     return false;
-}"""
+}""".replace("QUIERO", repr(QUIERO)).replace("CARD", repr(CARD))
 
 
 @pytest.mark.slow
@@ -93,7 +105,9 @@ def test_the_deciding_card_is_drawn_and_the_hand_stays_until_one_moves_on(
     assert slot.count() == 1 and slot.is_visible()
     assert page.locator(".board .bazas-row img.card").count() == 6
     assert f"Terminó la mano {hand['index'] + 1}" in page.text_content("#landed")
-    assert page.locator(".board .slot.won").count() + page.locator(".board .slot.parda").count() >= 2
+    assert (
+        page.locator(".board .slot.won").count() + page.locator(".board .slot.parda").count() >= 2
+    )
     # the recap names every card of every baza, and who won each
     recap = page.text_content("#recap-bazas")
     for _seat, card in hand["played"]:
@@ -108,15 +122,12 @@ def test_the_deciding_card_is_drawn_and_the_hand_stays_until_one_moves_on(
     # the next closed hand goes by itself after a pause
     closed = page.evaluate("window.truco.summary.index")
     page.wait_for_function(
-        """(closed) => {
+        """([closed, choices]) => {
             if (window.truco.summary.index > closed) return true;
-            for (const choice of ['#actions button[data-action="quiero"]', '#my-hand .card-button.playable']) {
-                const target = document.querySelector(choice);
-                if (target && !target.disabled) { target.click(); return false; }
-            }
+            window.press(choices);
             return false;
         }""",
-        arg=closed,
+        arg=[closed, [QUIERO, CARD]],
         polling=150,
         timeout=120_000,
     )
@@ -132,7 +143,7 @@ def test_a_speech_bubble_leaves_the_mano_badge_in_view(browser: Any, server: Liv
     page = table_against_a_bot(browser, server)
     # Ana sings envido (or anything) in a hand she is mano of: her bubble and her badge
     page.wait_for_function(
-        """() => {
+        """(choices) => {
             const mine = document.querySelector('.seat.role-you');
             if (mine?.querySelector('.bubble') && mine.querySelector('.badge.mano')) return true;
             document.querySelector('#move-on')?.click();
@@ -142,25 +153,27 @@ def test_a_speech_bubble_leaves_the_mano_badge_in_view(browser: Any, server: Liv
                 document.querySelector(`#actions button[data-action="${call}"]`)?.click();
                 return false;
             }
-            for (const choice of ['#actions button[data-action="quiero"]', '#actions button[data-action="mazo"]']) {
-                const target = document.querySelector(choice);
-                if (target && !target.disabled) { target.click(); return false; }
-            }
+            window.press(choices);
             return false;
         }""",
+        arg=[QUIERO, MAZO],
         polling=200,
         timeout=120_000,
     )
     boxes = page.evaluate(
-        """() => {
-            const seat = document.querySelector('.seat.role-you');
-            const r = (e) => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
-            return [r(seat.querySelector('.bubble')), r(seat.querySelector('.badge.mano')), r(seat.querySelector('.who'))];
-        }"""
+        """() => ['.bubble', '.badge.mano', '.who'].map((part) => {
+            const b = document.querySelector(`.seat.role-you ${part}`).getBoundingClientRect();
+            return [b.left, b.top, b.right, b.bottom];
+        })"""
     )
     bubble, badge, name = boxes
     for other in (badge, name):
-        apart = bubble[2] <= other[0] or other[2] <= bubble[0] or bubble[3] <= other[1] or other[3] <= bubble[1]
+        apart = (
+            bubble[2] <= other[0]
+            or other[2] <= bubble[0]
+            or bubble[3] <= other[1]
+            or other[3] <= bubble[1]
+        )
         assert apart, (bubble, other)
     shot(page, "bubble-and-mano.png")
     page.context.close()
@@ -241,8 +254,8 @@ def test_a_rated_match_ends_with_the_ratings_the_links_and_a_rematch_both_accept
     ana.click("#rematch-accept")
     ana.wait_for_selector("#rematch-decline")
     beto.wait_for_function(
-        "(name) => document.querySelector('#rematch').textContent.includes(name + ' quiere la revancha')",
-        arg=f"Ana{tag}",
+        "(text) => document.querySelector('#rematch').textContent.includes(text)",
+        arg=f"Ana{tag} quiere la revancha",
     )
     beto.click("#rematch-accept")
     for page in (ana, beto):
@@ -274,14 +287,12 @@ def test_the_links_of_the_end_open_the_replay_and_its_analysis(
     watcher = open_page(browser, page.url)  # a spectator: the end screen without a seat
     watcher.wait_for_selector(".spectating")
     page.wait_for_function(
-        """() => {
+        """(choices) => {
             if (document.querySelector('#match-end')) return true;
-            for (const choice of ['#actions button[data-action="no-quiero"]', '#actions button[data-action="mazo"]']) {
-                const target = document.querySelector(choice);
-                if (target && !target.disabled) { target.click(); return false; }
-            }
+            window.press(choices);
             return false;
         }""",
+        arg=[NO_QUIERO, MAZO],
         polling=100,
         timeout=240_000,
     )

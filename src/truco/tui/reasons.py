@@ -106,6 +106,8 @@ REFUSALS = {
     "account_needed": "a rated table seats accounts only: log in first",
     "rated_no_bots": "a rated table has no bots: people only",
     "moving": "the table was moving to another server: send it again",
+    "not_over": "the match is not over yet",
+    "rematch_closed": "the rematch is off: someone declined or left",
 }
 
 

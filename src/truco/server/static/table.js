@@ -10,7 +10,7 @@ import { Story, botLabel, closedBazas, describeRules } from "./story.js";
 /** The server's refusals the page words itself, by code (i18n: refusal.<code>). */
 const REFUSALS = new Set(["bad_json", "unknown_type", "bad_message", "too_large", "rate_limited", "bad_action",
   "bad_bot", "full", "no_bot", "no_player", "no_seat", "not_creator", "not_playing", "not_seated", "seat_taken",
-  "started", "too_many_tables", "illegal", "account_needed", "rated_no_bots", "moving"]);
+  "started", "too_many_tables", "illegal", "account_needed", "rated_no_bots", "moving", "not_over", "rematch_closed"]);
 /** An ``error`` frame in the page's language; a code this page does not know: the server's words. */
 const refusal = (msg) => (REFUSALS.has(msg.code) ? t(`refusal.${msg.code}`) : msg.reason);
 
