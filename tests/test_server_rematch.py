@@ -256,3 +256,28 @@ def test_every_closed_hand_lays_out_its_bazas_with_every_card_played_and_no_othe
     assert state["full"] and state["story"]["bazas"] == closed[-1]["story"]["bazas"]
     for client in (first, second, late):
         client.close()
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"type": "rematch"},
+        {"type": "rematch", "accept": "yes"},
+        {"type": "rematch", "accept": 1},
+        {"type": "rematch", "accept": True, "table": "abc"},
+    ],
+)
+def test_a_malformed_rematch_is_refused_and_changes_nothing(
+    server: LiveServer, message: dict[str, Any]
+) -> None:
+    token = guest_token(server.url, "A")
+    table = create_table(server.url, token, rules={"players": 2}, seat=0, bots={"1": "random"})
+    client = TableClient(server.ws_url, table["id"], token)
+    client.wait_state()
+    before = client.version
+    client.send(message)
+    assert refusal(client)["code"] == "bad_message"
+    client.send({"type": "ping"})
+    assert client.wait(lambda m: m["type"] == "pong")["v"] >= before
+    assert not any(e["kind"] == "rematch" for e in client.events)
+    client.close()
