@@ -199,13 +199,11 @@ def test_a_rated_match_reports_each_rating_change_and_its_rematch_is_rated(
     first, second = finished_pair(server, (win_token, lose_token), rated=True)
     assert first.view is not None and first.view["winner"] == 0
     deadline = time.monotonic() + 30
-    while (
-        answer := httpx.get(f"{server.url}/api/matches/{first.table_id}/result")
-    ).status_code == 404:
-        assert answer.json()["code"] == "not_recorded"
+    url = f"{server.url}/api/matches/{first.table_id}/result"
+    while not (result := httpx.get(url).json())["recorded"]:
+        assert result == {"id": first.table_id, "recorded": False}
         assert time.monotonic() < deadline, "the result was never recorded"
         time.sleep(0.05)
-    result = answer.json()
     assert result["rated"] is True and result["winner"] == 0 and result["mode"] == "1v1"
     by_seat = {r["seat"]: r for r in result["ratings"]}
     assert by_seat[0]["name"] == win_name and by_seat[1]["name"] == lose_name
@@ -225,10 +223,15 @@ def test_an_unknown_match_has_no_result(server: LiveServer) -> None:
     answer = httpx.get(f"{server.url}/api/matches/nosuchmatch/result")
     assert answer.status_code == 404
     assert answer.json() == {
-        "detail": "no result recorded for match 'nosuchmatch' (yet)",
-        "code": "not_recorded",
+        "detail": "no match 'nosuchmatch'",
+        "code": "no_match",
         "params": {"id": "nosuchmatch"},
     }
+    # a match being played has no result yet
+    token = guest_token(server.url, "A")
+    table = create_table(server.url, token, rules={"players": 2}, seat=0, bots={"1": "random"})
+    playing = httpx.get(f"{server.url}/api/matches/{table['id']}/result")
+    assert playing.json() == {"id": table["id"], "recorded": False}
 
 
 def test_every_closed_hand_lays_out_its_bazas_with_every_card_played_and_no_other(

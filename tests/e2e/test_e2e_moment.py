@@ -255,7 +255,9 @@ def test_a_rated_match_ends_with_the_ratings_the_links_and_a_rematch_both_accept
     assert "¡Ganamos!" in ana.text_content("#match-end h2")
     assert "¡Ganaron ellos!" in beto.text_content("#match-end h2")
     # the last hand stays on the table under the result
-    assert ana.locator(".board .bazas-row img.card").count() >= 1
+    last = ana.evaluate("window.truco.landed.hand")
+    assert last["index"] == ana.evaluate("window.truco.state.view.last_hand.index")
+    assert ana.locator(".board .bazas-row img.card").count() == len(last["played"])
     shot(ana, "match-end-desktop.png")
     shot(beto, "match-end-phone.png")
 

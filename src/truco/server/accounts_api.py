@@ -217,8 +217,8 @@ async def profile(
 @router.get("/matches/{table_id}/result")
 async def match_result(table_id: TableId, server: ServerDep) -> Any:
     """A finished match's result as recorded: its winner and, for a rated match, each
-    player's rating before and after it. 404 (code ``not_recorded``) until it is recorded
-    (a moment after the match ends): ask again."""
+    player's rating before and after it; ``"recorded": false`` until it is recorded (a
+    moment after the match ends: ask again). 404 (code ``no_match``) for no such match."""
 
     def read() -> dict[str, Any] | None:
         with server.store.engine.connect() as conn:
@@ -227,11 +227,7 @@ async def match_result(table_id: TableId, server: ServerDep) -> Any:
     found = await asyncio.to_thread(read)
     if found is None:
         return JSONResponse(
-            {
-                "detail": f"no result recorded for match {table_id!r} (yet)",
-                "code": "not_recorded",
-                "params": {"id": table_id},
-            },
+            {"detail": f"no match {table_id!r}", "code": "no_match", "params": {"id": table_id}},
             status_code=404,
         )
     return found

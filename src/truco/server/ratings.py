@@ -368,12 +368,16 @@ def top(conn: Connection, mode: str, limit: int) -> list[tuple[str, Skill]]:
 
 
 def match_result(conn: Connection, match_id: str) -> dict[str, Any] | None:
-    """A finished match's recorded result: the winning team, rated or not, and for a rated
-    match each player's rating before and after it (``seat``, ``name``, ``before``,
-    ``after``); None until the result is recorded."""
+    """A match's recorded result: the winning team, rated or not, and for a rated match
+    each player's rating before and after it (``seat``, ``name``, ``before``, ``after``);
+    ``recorded`` false while it is played or until its result is recorded (a moment after
+    it ends); None when there is no such match."""
     result = conn.execute(select(results_table).where(results_table.c.match_id == match_id)).first()
     if result is None:
-        return None
+        known = conn.execute(
+            select(matches_table.c.id).where(matches_table.c.id == match_id)
+        ).first()
+        return None if known is None else {"id": match_id, "recorded": False}
     seats = conn.execute(
         select(participants_table)
         .where(participants_table.c.match_id == match_id)
@@ -414,6 +418,7 @@ def match_result(conn: Connection, match_id: str) -> dict[str, Any] | None:
             )
     return {
         "id": match_id,
+        "recorded": True,
         "mode": result.mode,
         "rated": bool(result.rated),
         "winner": result.winner,

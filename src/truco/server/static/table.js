@@ -271,6 +271,7 @@ export class TableScreen {
     try {
       const res = await fetch(`/api/matches/${encodeURIComponent(this.id)}/result`);
       if (res.ok) answer = await res.json();
+      if (answer && !answer.recorded) answer = null;
     } catch { /* the network: asked again below */ }
     if (answer) { this.result = answer; this.render(); return; }
     if (tries >= 40) { this.result = null; this.render(); return; }
@@ -689,7 +690,7 @@ export class TableScreen {
   matchEnd() {
     const { view, table } = this.state;
     const story = this.story;
-    if (this.result === undefined) { this.result = "asking"; this.fetchResult(); }
+    if (table.rated && this.result === undefined) { this.result = "asking"; this.fetchResult(); }
     const panel = el("section", { class: `panel match-end team-${view.winner}`, id: "match-end", "aria-labelledby": "match-end-title" },
       el("h2", { id: "match-end-title" }, story.winnerText(view.winner)),
       el("p", { class: "final-score" }, t("table.final_score", { blue: view.score[0], red: view.score[1] })));
