@@ -1,4 +1,4 @@
-"""The bots' strength and speed: the exact `truco arena` runs behind the figures of docs/history/bots-runs.md.
+"""The bots' strength and speed: the exact `truco arena` runs behind docs/history/bots-runs.md.
 
     python benchmarks/arena_strength.py [--set issue11] [--only NAME ...] [--out DIR]
         [--scale 1.0] [--nice 10] [--list]

@@ -167,6 +167,9 @@ CODES: Final[dict[str, Code]] = {
             "short_turn": "turn_seconds: 0 (no clock) or at least {seconds} seconds a turn",
             "no_database": "the database does not answer: try again later",
             "stopping": "the server is stopping: try again in a moment",
+            "not_over": "a rematch is offered once the match is over",
+            "rematch_closed": "the rematch is off: someone declined or left",
+            "rematch_failed": "the rematch's table could not be made: try again",
         },
     ),
     # ---- the HTTP routes of sessions, tables and matches (server/api.py, server/deps.py)

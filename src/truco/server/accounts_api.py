@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from . import accounts, ratings
 from .accounts import AccountError, PasswordWork
 from .api import client_summary, session_answer
-from .deps import ID_PATTERN, MaybePlayerDep, PlayerDep, ServerDep
+from .deps import ID_PATTERN, MaybePlayerDep, PlayerDep, ServerDep, TableId
 from .limits import MovingWindow, parse_rate
 from .login_throttle import LoginThrottle
 from .metrics import REFUSALS
@@ -341,4 +341,23 @@ async def profile(
     found = await asyncio.to_thread(read)
     if found is None:
         raise AccountError(404, f"no player {name[:30]!r}", "player_not_found", {"name": name[:30]})
+    return found
+
+
+@router.get("/matches/{table_id}/result")
+async def match_result(table_id: TableId, server: ServerDep) -> Any:
+    """A finished match's result as recorded: its winner and, for a rated match, each
+    player's rating before and after it; ``"recorded": false`` until it is recorded (a
+    moment after the match ends: ask again). 404 (code ``no_match``) for no such match."""
+
+    def read() -> dict[str, Any] | None:
+        with server.store.engine.connect() as conn:
+            return ratings.match_result(conn, table_id)
+
+    found = await asyncio.to_thread(read)
+    if found is None:
+        return JSONResponse(
+            {"detail": f"no match {table_id!r}", "code": "no_match", "params": {"id": table_id}},
+            status_code=404,
+        )
     return found

@@ -33,9 +33,9 @@ from . import accounts
 from .accounts import AccountError
 from .bot_pool import check_bot_spec, offered_bots
 from .deps import MAX_HEADER, MaybePlayerDep, NoSession, PlayerDep, Server, ServerDep, TableId
-from .limits import AddressLimits
 from .http_refusal import HTTPRefusal
 from .http_refusal import refusal_response as coded_refusal_response
+from .limits import AddressLimits
 from .players import Player, clean_name
 from .refusals import EVERY_ROUTE, http_refusal_response, refusals, send_refusal
 from .replays import replay_steps
@@ -397,7 +397,7 @@ class CreateTables:
         try:
             summary = await new_table(self.server, player, body, address)
         except HTTPRefusal as exc:
-            response = refusal_response(exc.status_code, exc.refusal, exc.headers)
+            response = coded_refusal_response(exc.status_code, exc.refusal, exc.headers)
         except HTTPException as exc:
             response = http_refusal_response(exc)
         except TableError as exc:

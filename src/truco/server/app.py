@@ -29,15 +29,15 @@ from .body_cap import BodyCap
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import ID_RE, NO_SESSION, NoSession, Server, ServerDep
-from .limits import AddressLimits, HttpLimits, LocalWindows, Windows, parse_rate
 from .http_refusal import HTTPRefusal, http_refusal_handler
 from .http_refusal import refusal_response as coded_refusal_response
+from .limits import AddressLimits, HttpLimits, LocalWindows, Windows, parse_rate
 from .lobby import Lobby
 from .logs import RequestIds
 from .matchmaking import MemoryQueue
 from .pauses import keep_pauses_short
 from .players import TokenSigner
-from .refusals import http_refusal, invalid_request, refusal_response
+from .refusals import http_refusal, invalid_request
 from .session_store import Sessions
 from .socket_caps import SocketCaps
 from .store import Store
@@ -223,7 +223,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.state.config = config
     app.state.login_guard = accounts_api.LoginGuard(
         config.login_rate, config.password_workers, config.login_free_failures
-)
+    )
     analysis_rate = parse_rate(config.analysis_rate)
     app.state.analysis_quota = analysis_api.AnalysisQuota(
         config.analysis_rate, windows(analysis_rate)

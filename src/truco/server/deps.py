@@ -10,7 +10,6 @@ from fastapi import Cookie, Depends, Header, HTTPException, Path
 from starlette.requests import HTTPConnection, Request
 
 from .config import ServerConfig
-from .http_refusal import HTTPRefusal
 from .lobby import Lobby
 from .players import Player
 from .session_store import Sessions

@@ -249,6 +249,40 @@ class Lobby:
         self._open(table)
         return table
 
+    def rematch(self, old: Table) -> Table:
+        """A new table for a finished one's rematch: the same rules, name, turn clock and
+        rated-ness, every person and bot in the seat they had (a bot of the same level);
+        the match starts at once. Callers ``await table.until_durable()`` first."""
+        if len(self.live()) >= self.config.max_tables:
+            raise TableError("full")
+        creator = old.creator or next(s.player_id for s in old.seats if s.player_id)
+        table = Table(
+            id=self._free_code(),
+            name=old.name,
+            rules=old.rules,
+            config=self.config,
+            store=self.store,
+            creator=creator,
+            turn_seconds=old.turn_seconds,
+            rated=old.rated,
+            on_over=self._record,
+        )
+        for where, seat in enumerate(old.seats):
+            if seat.kind == "human":
+                table.seats[where] = Seat("human", seat.player_id, seat.name)
+            elif seat.kind == "bot" and seat.bot is not None:
+                table.bots[where] = make_bot(check_bot_spec(seat.bot))
+                table.seats[where] = Seat("bot", None, seat.name, seat.bot)
+        table.start_if_full()
+        self._open(table)
+        return table
+
+    def _free_code(self) -> str:
+        code = table_code()
+        while code in self.tables:
+            code = table_code()
+        return code
+
     def _new_table(
         self,
         creator: Player,
@@ -257,11 +291,8 @@ class Lobby:
         turn_seconds: float | None,
         rated: bool,
     ) -> Table:
-        code = table_code()
-        while code in self.tables:
-            code = table_code()
         return Table(
-            id=code,
+            id=self._free_code(),
             name=name or f"Mesa de {creator.name}",
             rules=rules,
             config=self.config,
@@ -275,6 +306,7 @@ class Lobby:
     def _open(self, table: Table) -> None:
         self._index(table)
         table.on_over = self._record
+        table.on_rematch = self.rematch
         table.on_finished = self._forget
         table.bot_pool = self.bot_pool
         self.bot_pool.warm(table.bots.values())

@@ -87,6 +87,15 @@ class Back(_Message):
     type: Literal["back"]
 
 
+class Rematch(_Message):
+    """After the match: ``accept`` (or refuse) a new table with the same rules and seats.
+    It is made once every person seated accepted; a refusal, or a seated person leaving,
+    ends the offer."""
+
+    type: Literal["rematch"]
+    accept: bool
+
+
 class Sync(_Message):
     """Send me what happened after version ``since`` (or the full state)."""
 
@@ -108,22 +117,14 @@ class Hello(_Message):
 
 
 ClientMessage = Annotated[
-    Sit | Stand | AddBot | RemoveBot | Act | Why | Back | Sync | Ping | Hello,
+    Sit | Stand | AddBot | RemoveBot | Act | Why | Back | Rematch | Sync | Ping | Hello,
     Field(discriminator="type"),
 ]
 _CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 MESSAGE_TYPES = (
-    "hello",
-    "sit",
-    "stand",
-    "add_bot",
-    "remove_bot",
-    "act",
-    "why",
-    "back",
-    "sync",
+    "hello", "sit", "stand", "add_bot", "remove_bot", "act", "why", "back", "rematch", "sync",
     "ping",
-)
+)  # fmt: skip
 
 
 def parse_client_message(text: str) -> ClientMessage:

@@ -365,3 +365,62 @@ def top(conn: Connection, mode: str, limit: int) -> list[tuple[str, Skill]]:
         .limit(limit)
     )
     return [(r.player_id, Skill(r.mu, r.sigma, r.games)) for r in conn.execute(query)]
+
+
+def match_result(conn: Connection, match_id: str) -> dict[str, Any] | None:
+    """A match's recorded result: the winning team, rated or not, and for a rated match
+    each player's rating before and after it (``seat``, ``name``, ``before``, ``after``);
+    ``recorded`` false while it is played or until its result is recorded (a moment after
+    it ends); None when there is no such match."""
+    result = conn.execute(select(results_table).where(results_table.c.match_id == match_id)).first()
+    if result is None:
+        known = conn.execute(
+            select(matches_table.c.id).where(matches_table.c.id == match_id)
+        ).first()
+        return None if known is None else {"id": match_id, "recorded": False}
+    seats = conn.execute(
+        select(participants_table)
+        .where(participants_table.c.match_id == match_id)
+        .order_by(participants_table.c.seat)
+    ).all()
+    changes = []
+    if result.rated:
+        for seat in seats:
+            if seat.player_id is None:
+                continue
+            after = conn.execute(
+                select(rating_history_table).where(
+                    rating_history_table.c.match_id == match_id,
+                    rating_history_table.c.player_id == seat.player_id,
+                )
+            ).first()
+            earlier = conn.execute(  # the player's rating after their previous rated match
+                select(rating_history_table)
+                .join(results_table, results_table.c.match_id == rating_history_table.c.match_id)
+                .where(
+                    rating_history_table.c.player_id == seat.player_id,
+                    rating_history_table.c.mode == result.mode,
+                    results_table.c.seq < result.seq,
+                )
+                .order_by(results_table.c.seq.desc())
+                .limit(1)
+            ).first()
+            if after is None:
+                continue
+            before = Skill() if earlier is None else Skill(earlier.mu, earlier.sigma)
+            changes.append(
+                {
+                    "seat": seat.seat,
+                    "name": seat.name,
+                    "before": displayed(before.mu, before.sigma),
+                    "after": displayed(after.mu, after.sigma),
+                }
+            )
+    return {
+        "id": match_id,
+        "recorded": True,
+        "mode": result.mode,
+        "rated": bool(result.rated),
+        "winner": result.winner,
+        "ratings": changes,
+    }

@@ -45,6 +45,8 @@ from .widgets import HelpScreen, KeyButton, MegaphoneScreen, Panel, QuitScreen
 BASE_DELAY = 1.0
 #: A closed hand stays on screen this many bot delays when watching.
 HAND_PAUSE = 3
+#: Online, a closed hand stays on the table this long (or until a key or an action).
+LANDED_SECONDS = 4.0
 
 _CALL_BUTTONS = tuple(dict.fromkeys(CALL_KEYS))  # each call once, in drawing order
 
@@ -106,6 +108,8 @@ class TrucoApp(App[None]):
         self._scheduled = False  # a bot's move is on its way
         self._thinking = False  # a bot is thinking on its thread
         self._seen_hand = -1  # the last closed hand the person has seen the result of
+        self._landed_seen = -1  # the last closed hand the table panel no longer shows
+        self._landed_timer = -1  # the closed hand a pause runs for (online)
         self._view: SeatView = session.view()
         self._log_hand = self._view.hand_index  # the hand the log is writing
         self._last_log = ""
@@ -179,6 +183,30 @@ class TrucoApp(App[None]):
             and self._view.winner is None
         )
 
+    def landed(self) -> PublicHand | None:
+        """The closed hand the table panel still shows, until the person moves on
+        (Enter, or an action), the next hand moves (watching), or a pause passes (online);
+        the match's last hand stays."""
+        last = self._view.last_hand
+        if last is None or last.index <= self._landed_seen or self.session.mode == "show":
+            return None
+        if self._view.winner is not None:
+            return last
+        if self.session.mode == "watch" and self._view.log:
+            return None  # the next hand is being played: the pause was the watching's
+        if self.session.mode == "remote" and self._landed_timer != last.index:
+            self._landed_timer = last.index
+            self.set_timer(LANDED_SECONDS, lambda: self.move_on(last.index))
+        return last
+
+    def move_on(self, index: int | None = None) -> None:
+        """The next hand to the table (``index``: only if that closed hand still shows)."""
+        last = self._view.last_hand
+        if last is None or (index is not None and index != last.index):
+            return
+        self._landed_seen = max(self._landed_seen, last.index)
+        self.refresh_table()
+
     def refresh_table(self) -> None:
         """Read the session's view and redraw everything; then let the bots go on."""
         s = self.session
@@ -194,9 +222,14 @@ class TrucoApp(App[None]):
         self.query_one("#seats", Panel).update(
             render.seats_markup(view, names, s.open_hands(), s.seat_notes, compact=compact)
         )
-        self.query_one("#table", Panel).update(
-            render.table_markup(view, names, teams, compact=compact)
-        )
+        landed = self.landed()
+        if landed is None:
+            table = render.table_markup(view, names, teams, compact=compact)
+        else:  # the closed hand stays on the table, its last card drawn
+            table = render.landed_markup(landed, names, teams, view.rules, compact=compact)
+            if view.winner is not None:
+                table = render.table_markup(view, names, teams) + "\n" + table
+        self.query_one("#table", Panel).update(table)
         last = view.last_hand
         self.query_one("#last", Panel).update(
             render.last_hand_markup(
@@ -321,7 +354,10 @@ class TrucoApp(App[None]):
             return "[b reverse] " + _("A bot covers your seat") + " [/] — " + _("b: take it back")
         if self.spectator():
             return "[b reverse] " + _("You are watching") + " [/] — " + _("no seat was free")
-        if self.hand_over():
+        landed = self.hand_over() or (
+            self.session.mode == "remote" and self._view.winner is None and self.landed()
+        )
+        if landed:
             return "[b reverse] " + _("Hand over") + " [/] — " + _("Enter: next hand")
         line = render.turn_markup(self._view, self.session.names, self.session.team_names)
         if self.session.mode == "watch" and self.paused:
@@ -465,6 +501,9 @@ class TrucoApp(App[None]):
         if self.hand_over():
             self.say(_("The hand is over: press Enter for the next one."))
             return
+        last = self._view.last_hand
+        if last is not None and self._view.winner is None:
+            self._landed_seen = max(self._landed_seen, last.index)  # acting moves on
         refusal = self.session.act(action)
         self.message = (
             _("Not now: {reason}").format(reason=refusal_text(refusal, self.session.names))
@@ -542,7 +581,9 @@ class TrucoApp(App[None]):
             if self.hand_over() and last is not None:
                 self._seen_hand = last.index
                 self.say("")
-                self.refresh_table()
+                self.move_on()
+            elif self.landed() is not None and self._view.winner is None:
+                self.move_on()
         elif key in CARD_KEYS:
             index = CARD_KEYS.index(key)
             if index < len(self._view.hand):

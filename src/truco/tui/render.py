@@ -329,19 +329,7 @@ def last_hand_markup(
     if hand is None:
         return "[dim]" + _("No hand played yet.") + "[/dim]"
     lines = [f"[b]{escape(_('Hand {number}').format(number=hand.index + 1))}[/b]"]
-    bazas = hand_bazas(hand.actions, rules.players)
-    seats = sorted({s for s, _c in hand.played})
-    if bazas and seats and not _several_rounds(hand):
-        lines += bazas_grid(
-            [b.cards for b in bazas],
-            [(PARDA if b.winner is None else b.winner) if b.finished else None for b in bazas],
-            seats,
-            names,
-            team_names,
-            compact=compact,
-        )
-    elif hand.played:
-        lines.append("  ".join(f"{escape(names[s])} {card_markup(c)}" for s, c in hand.played))
+    lines += closed_bazas_lines(hand, names, team_names, rules, compact=compact)
     target = rules.target if before is not None else None
     lines += [escape(line) for line in _explain(hand, names, team_names, before, target, you)]
     for declarations in hand.showdowns:
@@ -354,6 +342,53 @@ def last_hand_markup(
     if rules.chicos == 3:
         line += _(", chicos {chicos}").format(chicos=f"{hand.chicos[0]}-{hand.chicos[1]}")
     lines.append(line)
+    return "\n".join(lines)
+
+
+def closed_bazas_lines(
+    hand: PublicHand,
+    names: Sequence[str],
+    team_names: Sequence[str],
+    rules: Rules,
+    *,
+    compact: bool = False,
+) -> list[str]:
+    """A closed hand's bazas laid out per seat, its last card included (a pica-pica
+    hand's cards in the order played)."""
+    bazas = hand_bazas(hand.actions, rules.players)
+    seats = sorted({s for s, _c in hand.played})
+    if bazas and seats and not _several_rounds(hand):
+        return bazas_grid(
+            [b.cards for b in bazas],
+            [(PARDA if b.winner is None else b.winner) if b.finished else None for b in bazas],
+            seats,
+            names,
+            team_names,
+            compact=compact,
+        )
+    if hand.played:
+        return ["  ".join(f"{escape(names[s])} {card_markup(c)}" for s, c in hand.played)]
+    return []
+
+
+def landed_markup(
+    hand: PublicHand,
+    names: Sequence[str],
+    team_names: Sequence[str],
+    rules: Rules,
+    *,
+    compact: bool = False,
+) -> str:
+    """The table panel while a closed hand stays on it: its bazas as they ended (the
+    deciding card drawn), the tantos sung and the cards shown."""
+    title = _("Hand {number} is over").format(number=hand.index + 1)
+    lines = [f"[b]{escape(title)}[/b]"]
+    lines += closed_bazas_lines(hand, names, team_names, rules, compact=compact)
+    for declarations in hand.showdowns:
+        lines.append("Envido: " + showdown_text(declarations, names))
+    for seat, cards in hand.revealed:
+        shown = ", ".join(card_markup(c) for c in cards)
+        lines.append(_("{name} shows {cards}").format(name=escape(names[seat]), cards=shown))
     return "\n".join(lines)
 
 

@@ -224,6 +224,7 @@ class ClusterLobby(Lobby):
             return
         self._index(table)
         table.on_over = self._record  # a new table: its lease first, then its actor
+        table.on_rematch = self.rematch
         table.on_finished = self._forget
         table.bot_pool = self.bot_pool
         self.tables[table.id] = table

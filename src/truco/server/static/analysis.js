@@ -95,6 +95,7 @@ export function analysisPanel(matchId, seats, jump, ensureSession = async () => 
   };
   const button = html("button", { id: "analyze", onclick: start }, "Analizar la partida");
   panel.replaceChildren(button);
-  call(url).then((state) => { if (state.status === "done") show(state.analysis); }).catch(() => {});
+  if (new URLSearchParams(location.search).has("analyze")) start();  // the match's end links here
+  else call(url).then((state) => { if (state.status === "done") show(state.analysis); }).catch(() => {});
   return panel;
 }

@@ -19,6 +19,26 @@ export function describeRules(rules) {
   return parts.join(" ");
 }
 
+/** A closed hand's bazas as the table draws them: ``{cards: [[seat, card], ...], result}``,
+ * ``result`` ``{seat}`` (the card that won it), ``{parda: true}`` or null (unfinished),
+ * from the server's ``story.bazas`` (truco/narrate.py lays them out). Without it (a
+ * pica-pica hand, an older server) each seat's cards in the order played, results unsaid. */
+export function closedBazas(hand, story) {
+  if (story && story.index === hand.index && story.bazas?.length) {
+    return story.bazas.map((b) => ({
+      cards: b.cards,
+      result: !b.finished ? null : b.winner === null ? { parda: true } : { seat: b.best },
+    }));
+  }
+  const bazas = [];
+  const count = {};
+  for (const [seat, card] of hand.played || []) {
+    const k = Math.min(2, count[seat] = (count[seat] ?? -1) + 1);
+    (bazas[k] ||= { cards: [], result: null }).cards.push([seat, card]);
+  }
+  return bazas.filter(Boolean);
+}
+
 export class Story {
   /** ``table``: the table summary; ``viewer``: the viewer's seat, or null. */
   constructor(table, viewer) {

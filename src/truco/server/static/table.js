@@ -6,7 +6,7 @@ import { FairDeals } from "./fairness.js";
 import { lang, t } from "./i18n.js";
 import { refusalText } from "./refusal.js";
 import { sound } from "./sound.js";
-import { Story, botLabel, describeRules } from "./story.js";
+import { Story, botLabel, closedBazas, describeRules } from "./story.js";
 
 
 const POSITIONS = { 2: ["bot", "top"], 4: ["bot", "r", "top", "l"], 6: ["bot", "br", "tr", "top", "tl", "bl"] };
@@ -21,6 +21,9 @@ KEY_OF.mazo = "m";
 const FINAL = { 4404: "no_table", 4410: "over", 4400: "kicked", 1008: "kicked" };
 /** The close of a socket over the address's or the player's cap (server/socket_caps.py). */
 const TOO_MANY_SOCKETS = 4430;
+/** How long a closed hand stays on the table before the next one is drawn (unless the
+ * player moves on first). */
+const LANDED_MS = 5000;
 /** What the server accepts as a table code (see server/live.py). */
 export const TABLE_CODE = /^[A-Za-z0-9_-]{1,32}$/;
 
@@ -46,6 +49,10 @@ export class TableScreen {
     this.mazoArmed = false;
     this.actedOn = null;  // the state version the last action was sent on
     this.popped = new Set();  // the speech bubbles already shown
+    this.landed = null;  // the closed hand kept on the table: {hand, bazas, fresh}
+    this.landedTimer = null;
+    this.rematch = { accepted: [] };  // the rematch's events so far (after the match)
+    this.result = undefined;  // the recorded result (ratings): undefined until asked
     this.onKey = (ev) => this.key(ev);
     this.fair = new FairDeals(() => this.state && this.render());  // commitments, verified decks
   }
@@ -110,6 +117,8 @@ export class TableScreen {
     this.ws?.close();
     clearInterval(this.clockTimer);
     clearTimeout(this.retryTimer);
+    clearTimeout(this.landedTimer);
+    clearTimeout(this.resultTimer);
     document.removeEventListener("keydown", this.onKey);
   }
 
@@ -125,6 +134,7 @@ export class TableScreen {
   act(action) {
     if (this.actedOn === this.version) return;
     this.mazoArmed = false;
+    if (this.state?.view?.winner === null) this.moveOn(false);  // acting moves on from a closed hand
     if (this.send({ type: "act", action })) this.actedOn = this.version;
   }
 
@@ -182,6 +192,8 @@ export class TableScreen {
       if (view) {
         for (const [seat, action] of view.log) this.line(this.story.actionLine(seat, action));
         if (view.last_hand && !this.summary) this.summarize(view.last_hand, null, msg.story);
+        // a page that comes in after the end still shows the last hand on the table
+        if (view.winner !== null && view.last_hand) this.land(view.last_hand, msg.story, false);
       }
     }
     let closing = false;
@@ -223,6 +235,7 @@ export class TableScreen {
         this.notesHand = null;
         this.line(t("log.hand_closed", { n: e.index + 1, why: story.whyLine(e.why) }), "closed");
         this.summarize(e, this.before, e.story);
+        this.land(e, e.story, true);
         // the next hand starts from this score (from nothing when the chico is over)
         this.before = Math.max(...e.score) >= this.state.table.rules.target ? [0, 0] : e.score.slice();
         return true;
@@ -234,6 +247,7 @@ export class TableScreen {
         }
         break;
       case "committed": this.line(t("log.committed", { card: cardName(e.card) })); break;
+      case "rematch": this.rematchEvent(e); break;
       default: break;
     }
     return false;
@@ -244,8 +258,56 @@ export class TableScreen {
   summarize(hand, before, story) {
     const scored = before ? [0, 1].map((i) => hand.score[i] - before[i]) : hand.points;
     const lines = story && story.index === hand.index ? story.lines[lang] || story.lines.es : [];
-    this.summary = { index: hand.index, hand, scored, lines };
+    const bazas = story && story.index === hand.index ? story.bazas : null;
+    this.summary = { index: hand.index, hand, scored, lines, bazas };
     this.freshSummary = true;
+  }
+
+  // ------------------------------------------------------------------ the hand lands
+  /** Keep the closed ``hand`` on the table (its bazas from the server's ``story``): for
+   * a few seconds, or until the player moves on (``hold``); for good once the match is over. */
+  land(hand, story, hold) {
+    clearTimeout(this.landedTimer);
+    this.landed = { hand, bazas: closedBazas(hand, story), fresh: true };
+    if (hold) this.landedTimer = setTimeout(() => this.moveOn(), LANDED_MS);
+  }
+
+  /** The next hand to the table (not after the match: its last hand stays). */
+  moveOn(redraw = true) {
+    clearTimeout(this.landedTimer);
+    if (!this.landed || this.state?.view?.winner !== null) return;
+    this.landed = null;
+    if (redraw && this.state) this.render();
+  }
+
+  // ------------------------------------------------------------------ after the match
+  rematchEvent(e) {
+    const name = (s) => this.story.seatName(s);
+    const before = this.rematch.accepted;
+    this.rematch = { ...e, accepted: e.accepted || [] };
+    for (const seat of this.rematch.accepted) if (!before.includes(seat)) this.line(t("moment.log_rematch", { name: name(seat) }));
+    if (e.declined !== undefined) this.line(t("moment.rematch_declined", { name: name(e.declined) }), "closed");
+    if (e.left !== undefined) this.line(t("moment.rematch_left", { name: name(e.left) }), "closed");
+    if (e.failed !== undefined) this.line(t("moment.rematch_failed"), "closed");
+    if (e.table && this.mySeat !== null) {
+      this.line(t("moment.rematch_ready"), "head");
+      setTimeout(() => { if (!this.closedByUs) this.ctx.go(`/t/${encodeURIComponent(e.table)}`); }, 1200);
+    }
+  }
+
+  /** The recorded result (each player's rating before and after, for a rated match):
+   * asked once the match is over, again for a while until the server has recorded it. */
+  async fetchResult(tries = 0) {
+    if (this.closedByUs) return;
+    let answer = null;
+    try {
+      const res = await fetch(`/api/matches/${encodeURIComponent(this.id)}/result`);
+      if (res.ok) answer = await res.json();
+      if (answer && !answer.recorded) answer = null;
+    } catch { /* the network: asked again below */ }
+    if (answer) { this.result = answer; this.render(); return; }
+    if (tries >= 40) { this.result = null; this.render(); return; }
+    this.resultTimer = setTimeout(() => this.fetchResult(tries + 1), 400);
   }
 
   sounds(events, previous) {
@@ -308,7 +370,7 @@ export class TableScreen {
     const { table, view, you } = this.state;
     const n = table.rules.players;
     const me = you.seat ?? 0;
-    this.bubbleOf = view ? this.bubbles(view) : {};
+    this.bubbleOf = !view ? {} : this.landed ? this.landedBubbles(this.landed.hand) : this.bubbles(view);
     const board = el("section", { class: `board players-${n}`, "aria-label": t("table.board") });
     for (let seat = 0; seat < n; seat++) board.append(this.seatBox(seat, POSITIONS[n][(seat - me + n) % n]));
     board.append(this.center());
@@ -318,6 +380,7 @@ export class TableScreen {
       this.scoreboard());
     const parts = [head, el("div", { id: "banner", class: "banner", role: "status" }), board];
     if (view && you.seat !== null && view.winner === null) parts.push(this.myHand(), this.buttons());
+    if (view && view.winner !== null) parts.push(this.matchEnd());
     if (you.seat === null && table.status !== "waiting") parts.push(el("p", { class: "muted spectating" }, t("table.spectating")));
     parts.push(el("div", { class: "side" }, this.summaryPanel(), this.logPanel()), this.fair.panel());
     const screen = el("div", { class: `table-screen players-${n}${this.live ? "" : " offline"}`, "data-live": this.live ? "yes" : "no" }, ...parts);
@@ -326,6 +389,8 @@ export class TableScreen {
     const log = $("#log ol");
     if (log) log.scrollTop = log.scrollHeight;  // the newest line in view
     if (focused) $(`[data-focus="${focused}"]`)?.focus();
+    if (this.landed?.fresh && view?.winner === null) $("#move-on")?.focus();  // Enter or Space moves on
+    if (this.landed) this.landed.fresh = false;
     this.announce();
     this.freshSummary = false;
     if (view) this.playedSeen = `${view.hand_index}:${view.played.length}`;
@@ -401,7 +466,8 @@ export class TableScreen {
     if (isTurn) box.classList.add("acting");
     const tags = [];
     if (role === "you" || role === "partner") tags.push(el("span", { class: `tag tag-${role}` }, t(`seat.${role}`)));
-    if (view && view.mano === seat && table.status === "playing") tags.push(el("span", { class: "badge" }, t("seat.mano")));
+    const mano = this.landed ? this.landed.hand.mano : view?.mano;
+    if (view && mano === seat && table.status !== "waiting") tags.push(el("span", { class: "badge mano" }, t("seat.mano")));
     if (info.away) tags.push(el("span", { class: "badge warn" }, t("seat.covered")));
     else if (info.kind === "human" && !info.connected) tags.push(el("span", { class: "badge warn" }, t("seat.offline")));
     if (view && table.status === "playing" && view.winner === null && !view.in_hand[seat]) {
@@ -418,7 +484,7 @@ export class TableScreen {
       this.popped.add(key);
       box.append(el("div", { class: `bubble${bubble.say ? " say" : ""}${bubble.tanto ? " tanto" : ""}${fresh ? " fresh" : ""}`, "data-bubble": seat }, bubble.text));
     }
-    if (seat !== you.seat && view.winner === null && view.in_hand[seat]) {
+    if (!this.landed && seat !== you.seat && view.winner === null && view.in_hand[seat]) {
       const left = 3 - view.played.filter(([s]) => s === seat).length;
       if (left > 0) box.append(el("div", { class: "backs", role: "img", "aria-label": t("seat.cards_left", { n: left }) },
         Array.from({ length: left }, () => backImg("card tiny back", true))));
@@ -448,12 +514,8 @@ export class TableScreen {
 
   /** The seat's cards of this hand, one slot per baza: the baza's winner starred, pardas marked. */
   bazaRow(seat) {
-    const view = this.state.view;
-    const results = this.bazaWinners(view);
-    const [hand, seen] = (this.playedSeen || "-1:0").split(":").map(Number);
-    const fresh = new Set(view.played.slice(hand === view.hand_index ? seen : 0).map(([, c]) => c));
+    const { bazas, results, fresh } = this.onTable();
     const row = el("div", { class: "bazas-row" });
-    const bazas = view.winner === null ? view.bazas : [];
     for (let i = 0; i < 3; i++) {
       const hit = bazas[i]?.find(([s]) => s === seat);
       const slot = el("div", { class: "slot", "data-baza": i });
@@ -468,6 +530,29 @@ export class TableScreen {
       row.append(slot);
     }
     return row;
+  }
+
+  /** The bazas on the table: the closed hand's while it lands, else the hand's being
+   * played; who won each; the cards not drawn yet (they come in animated). */
+  onTable() {
+    const view = this.state.view;
+    const [hand, seen] = (this.playedSeen || "-1:0").split(":").map(Number);
+    if (this.landed) {
+      const { bazas, hand: closed } = this.landed;
+      const played = closed.played;
+      const drawn = hand === closed.index ? seen : played.length;  // only the closing cards are new
+      return { bazas: bazas.map((b) => b.cards), results: bazas.map((b) => b.result), fresh: new Set(played.slice(drawn).map(([, c]) => c)) };
+    }
+    const fresh = new Set(view.played.slice(hand === view.hand_index ? seen : 0).map(([, c]) => c));
+    return { bazas: view.winner === null ? view.bazas : [], results: this.bazaWinners(view), fresh };
+  }
+
+  /** The closed hand's last showdown as bubbles at the seats ("Tengo 28", "Son buenas"). */
+  landedBubbles(hand) {
+    const out = {};
+    const last = hand.showdowns?.[hand.showdowns.length - 1] || [];
+    for (const d of last) out[d.seat] = { text: d.tanto === null ? t("showdown.buenas") : t("showdown.tanto", { n: d.tanto }), tanto: true, i: `closed${hand.index}` };
+    return out;
   }
 
   bazaWinners(view) {
@@ -492,16 +577,17 @@ export class TableScreen {
       box.append(el("div", { class: `winner team-${view.winner}`, id: "winner", role: "status" },
         story.winnerText(view.winner),
         el("span", { class: "final-score" }, t("table.final_score", { blue: view.score[0], red: view.score[1] })),
-        el("a", { href: "/", class: "button" }, t("back_home"))));
+        el("a", { href: "#match-end", class: "button" }, t("moment.end_link"))));
+      if (this.landed) box.append(this.bazaStrip());
+      return box;
+    }
+    if (this.landed) {
+      box.append(this.landedPanel(), this.bazaStrip());
       return box;
     }
     const last = this.summary;
     const fresh = this.mySeat === null ? !view.played.length : !view.played.some(([s]) => s === this.mySeat);
-    if (last && last.index === view.hand_index - 1 && fresh) {  // the hand just closed: say how it ended
-      box.append(el("div", { class: "just-closed", id: "just-closed" },
-        t("table.last_hand", { n: last.index + 1, blue: story.points(last.scored[0]), red: story.points(last.scored[1]), blueTeam: story.team(0), redTeam: story.team(1) }),
-        " ", el("a", { href: "#last-hand" }, t("table.why_link"))));
-    }
+    if (last && last.index === view.hand_index - 1 && fresh) box.append(this.justClosed());  // the hand just closed: say how it ended
     if (view.pending) {
       const p = view.pending;
       const call = p.kind === "envido" ? p.chain.map((c) => t(`call.${c}`)).join(" + ")
@@ -521,16 +607,46 @@ export class TableScreen {
           story.envidoResult(data, view.showdowns), " ", el("small", {}, t("envido.later"))));
       }
     }
-    box.append(this.bazaStrip(view));
+    box.append(this.bazaStrip());
     return box;
   }
 
-  bazaStrip(view) {
-    const results = this.bazaWinners(view);
+  /** "Mano 1: 2 puntos para nosotros, 0 para ellos. ¿Por qué?" */
+  justClosed() {
+    const last = this.summary;
+    const story = this.story;
+    return el("div", { class: "just-closed", id: "just-closed" },
+      t("table.last_hand", { n: last.index + 1, blue: story.points(last.scored[0]), red: story.points(last.scored[1]), blueTeam: story.team(0), redTeam: story.team(1) }),
+      " ", el("a", { href: "#last-hand" }, t("table.why_link")));
+  }
+
+  /** The closed hand, on the table: how it scored, the tantos sung, the cards shown, and
+   * the way on (the button, Enter or Space, playing, or the pause running out). */
+  landedPanel() {
+    const { hand } = this.landed;
+    const story = this.story;
+    const panel = el("div", { class: "landed", id: "landed", role: "status" },
+      el("strong", { class: "landed-title" }, t("moment.landed_title", { n: hand.index + 1 })));
+    if (this.summary?.index === hand.index) panel.append(this.justClosed());
+    for (const declarations of hand.showdowns || []) {
+      const list = declarations.map((d) => `${story.seatName(d.seat)} ${d.tanto === null ? t("showdown.buenas").toLowerCase() : d.tanto}`).join(" · ");
+      panel.append(el("div", { class: "showdown landed-showdown" }, t("moment.showdown", { list })));
+    }
+    for (const [seat, cards] of hand.revealed || []) {
+      panel.append(el("div", { class: `landed-revealed team-${seat % 2}` }, t("summary.showed", { name: story.seatName(seat) }), " ",
+        el("span", { class: "cards" }, cards.map((c) => cardImg(c, "card tiny")))));
+    }
+    panel.append(el("button", { id: "move-on", class: "move-on", "data-focus": "move-on", onclick: () => this.moveOn() }, t("moment.move_on")),
+      el("small", { class: "landed-hint" }, t("moment.move_on_hint")));
+    return panel;
+  }
+
+  bazaStrip() {
+    const { bazas, results } = this.onTable();
     return el("ol", { class: "baza-strip", "aria-label": t("table.bazas") },
       [0, 1, 2].map((i) => {
         const r = results[i];
-        const text = r ? (r.parda ? t("table.baza_parda") : this.story.seatName(r.seat)) : view.bazas[i]?.length ? t("table.baza_open") : "·";
+        const text = r ? (r.parda ? t("table.baza_parda") : this.story.seatName(r.seat)) : bazas[i]?.length ? t("table.baza_open") : "·";
         const cls = r ? (r.parda ? "parda" : `team-${r.seat % 2}`) : "";
         return el("li", { class: cls }, el("b", {}, t("table.baza_n", { n: i + 1 })), " ", text);
       }));
@@ -598,7 +714,89 @@ export class TableScreen {
         el("div", { class: `revealed team-${seat % 2}` }, el("span", {}, t("summary.showed", { name: this.story.seatName(seat) })),
           el("span", { class: "cards" }, cards.map((c) => cardImg(c, "card shown")))))));
     }
+    const bazas = closedBazas(hand, summary.bazas ? { index: hand.index, bazas: summary.bazas } : null);
+    if (bazas.length) panel.append(this.recapBazas(bazas));
     return panel;
+  }
+
+  /** Each baza of the closed hand with its cards, who played them, and who won it. */
+  recapBazas(bazas) {
+    const story = this.story;
+    return el("div", { class: "recap-bazas", id: "recap-bazas" }, el("h4", {}, t("moment.recap_bazas")),
+      el("ol", {}, bazas.map((b, i) => {
+        const r = b.result;
+        const outcome = !r ? t("moment.baza_open") : r.parda ? t("table.baza_parda") : t("moment.baza_won", { name: story.seatName(r.seat) });
+        return el("li", { class: r && !r.parda ? `team-${r.seat % 2}` : "", "data-baza": i },
+          el("b", {}, t("table.baza_n", { n: i + 1 })), " ",
+          b.cards.map(([seat, c]) => el("span", { class: `recap-card${r && !r.parda && r.seat === seat ? " won" : ""}` },
+            cardImg(c, "card tiny"), t("moment.card_by", { name: story.seatName(seat), card: cardName(c) }))),
+          el("span", { class: "recap-outcome" }, outcome));
+      })));
+  }
+
+  /** The end of the match: who won and by how much, each rating's move (a rated match),
+   * the rematch, the replay and its analysis. */
+  matchEnd() {
+    const { view, table } = this.state;
+    const story = this.story;
+    if (table.rated && this.result === undefined) { this.result = "asking"; this.fetchResult(); }
+    const panel = el("section", { class: `panel match-end team-${view.winner}`, id: "match-end", "aria-labelledby": "match-end-title" },
+      el("h2", { id: "match-end-title" }, story.winnerText(view.winner)),
+      el("p", { class: "final-score" }, t("table.final_score", { blue: view.score[0], red: view.score[1] })));
+    if (table.rated) panel.append(this.ratingChanges());
+    panel.append(this.rematchBox(),
+      el("nav", { class: "match-links", "aria-label": t("moment.replay_link") },
+        el("a", { href: `/replay/${encodeURIComponent(this.id)}`, class: "button secondary", id: "replay-link" }, t("moment.replay_link")),
+        el("a", { href: `/replay/${encodeURIComponent(this.id)}?analyze`, class: "button secondary", id: "analyze-link" }, t("moment.analyze_link")),
+        el("a", { href: "/", class: "button secondary" }, t("back_home"))));
+    return panel;
+  }
+
+  ratingChanges() {
+    const box = el("div", { class: "rating-changes", id: "rating-changes" }, el("h3", {}, t("moment.rating_title")));
+    const result = this.result;
+    if (result === "asking" || result === undefined) box.append(el("p", { class: "muted" }, t("moment.rating_wait")));
+    else if (!result || !result.ratings?.length) box.append(el("p", { class: "muted" }, t("moment.rating_missing")));
+    else {
+      box.append(el("ul", {}, result.ratings.map((r) => {
+        const delta = r.after - r.before;
+        const signed = delta > 0 ? `+${delta}` : delta < 0 ? `−${-delta}` : "±0";
+        return el("li", { "data-seat": r.seat, class: `team-${r.seat % 2}${delta > 0 ? " up" : delta < 0 ? " down" : ""}` },
+          t("moment.rating_line", { name: this.story.seatName(r.seat), before: r.before, after: r.after, delta: signed }));
+      })));
+    }
+    return box;
+  }
+
+  rematchBox() {
+    const { table } = this.state;
+    const story = this.story;
+    const offer = this.rematch;
+    const box = el("div", { class: "rematch", id: "rematch", "aria-live": "polite" }, el("h3", {}, t("moment.rematch_title")));
+    const names = (seats) => seats.map((s) => story.seatName(s)).join(", ");
+    if (offer.table) {
+      box.append(el("p", {}, t("moment.rematch_ready")), el("a", { href: `/t/${encodeURIComponent(offer.table)}`, class: "button", id: "rematch-go" }, t("moment.rematch_go")));
+      return box;
+    }
+    const off = offer.declined !== undefined ? t("moment.rematch_declined", { name: story.seatName(offer.declined) })
+      : offer.left !== undefined ? t("moment.rematch_left", { name: story.seatName(offer.left) })
+        : offer.failed !== undefined ? t("moment.rematch_failed") : null;
+    if (off) { box.append(el("p", {}, off)); return box; }
+    const people = table.seats.map((s, i) => (s.kind === "human" ? i : null)).filter((i) => i !== null);
+    const waiting = people.filter((s) => !offer.accepted.includes(s));
+    const others = offer.accepted.filter((s) => s !== this.mySeat);
+    if (others.length) box.append(el("p", {}, t("moment.rematch_offered", { n: others.length, names: names(others) })));
+    if (this.mySeat === null) return box;
+    if (offer.accepted.includes(this.mySeat)) {
+      box.append(el("p", {}, t("moment.rematch_waiting", { names: names(waiting) })),
+        el("button", { class: "secondary", id: "rematch-decline", onclick: () => this.send({ type: "rematch", accept: false }) }, t("moment.rematch_decline")));
+      return box;
+    }
+    box.append(el("p", { class: "muted" }, t("moment.rematch_rules")),
+      el("div", { class: "rematch-buttons" },
+        el("button", { id: "rematch-accept", disabled: !this.live, onclick: () => this.send({ type: "rematch", accept: true }) }, t("moment.rematch_accept")),
+        el("button", { class: "secondary", id: "rematch-decline", disabled: !this.live, onclick: () => this.send({ type: "rematch", accept: false }) }, t("moment.rematch_decline"))));
+    return box;
   }
 
   logPanel() {

@@ -15,6 +15,7 @@ import logging
 import secrets
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import orjson
@@ -23,8 +24,8 @@ from ...actions import ActionError, action_token, is_play, is_say, parse_action
 from ...bots import Bot
 from ...cards import card_name
 from ...deal import CommittedDealer
-from ...game import Game, IllegalAction
-from ...narrate import explain_last_hand
+from ...game import Game, HandResult, IllegalAction
+from ...narrate import explain_last_hand, hand_bazas
 from ...refusals import Refusal
 from ...rules import Rules
 from ...view import SeatView, public_hand, seat_view
@@ -38,6 +39,7 @@ from ..protocol import (
     Back,
     ClientMessage,
     Ping,
+    Rematch,
     RemoveBot,
     Sit,
     Stand,
@@ -57,7 +59,7 @@ from .durability import Durability
 from .errors import TableError
 from .events import EVERYONE, Audience, EventLog, TableEvent
 from .fanout import Round
-from .inbox import GROUP_LIMIT, BotMove, Command, Join, Leave, Message, Stop
+from .inbox import GROUP_LIMIT, BotMove, Command, Join, Leave, Message, RematchMade, Stop
 from .seating import Seat, Seating, seat_names
 
 log = logging.getLogger("truco.server")
@@ -65,6 +67,35 @@ log = logging.getLogger("truco.server")
 Status = Literal["waiting", "playing", "finished", "abandoned"]
 #: a reply to one client, sent once the round is durable (a function: made then)
 Reply = dict[str, Any] | Callable[[], dict[str, Any]]
+
+
+def closed_bazas(result: HandResult, players: int) -> list[dict[str, Any]]:
+    """The bazas of a closed hand as the page lays them out: the cards played in each
+    (public: nothing but what went on the table), its winning team and seat (both None:
+    parda) once finished. Empty for a pica-pica hand, told by its rounds instead."""
+    if result.pica_pica:
+        return []
+    return [
+        {
+            "cards": [[seat, card_name(card)] for seat, card in baza.cards],
+            "finished": baza.finished,
+            "winner": baza.winner,
+            "best": baza.best,
+        }
+        for baza in hand_bazas(public_hand(result).actions, players)
+    ]
+
+
+@dataclass(slots=True)
+class RematchOffer:
+    """The rematch after a finished match: the seats that accepted; the new table's code
+    once made; why it is off (``declined``, ``left``, ``failed``), if it is."""
+
+    accepted: set[int] = field(default_factory=set)
+    making: bool = False
+    table: str | None = None
+    closed: str | None = None
+    task: asyncio.Task[None] | None = None
 
 
 class Table:
@@ -85,6 +116,7 @@ class Table:
         version: int = 0,
         created_at: float | None = None,
         on_over: Callable[[Table], None] | None = None,
+        on_rematch: Callable[[Table], Table] | None = None,
     ) -> None:
         self.id = id
         self.name = name
@@ -108,6 +140,9 @@ class Table:
         self.task: asyncio.Task[None] | None = None
         self.on_finished: Callable[[Table], None] | None = None
         self.on_over = on_over  # called once, when the finished match is durable
+        #: makes the rematch's table (the lobby's); None: this server offers no rematch
+        self.on_rematch = on_rematch
+        self.rematch = RematchOffer()
         self._rules_json = rules.to_dict()
         self._describe = rules.describe()
         self._summary: dict[str, Any] = {}  # as of the last durable round
@@ -243,8 +278,10 @@ class Table:
         return False
 
     # ------------------------------------------------------------------ handling
-    def _handle(self, message: Join | Leave | Command | BotMove) -> None:
-        if isinstance(message, Join):
+    def _handle(self, message: Join | Leave | Command | BotMove | RematchMade) -> None:
+        if isinstance(message, RematchMade):
+            self._rematch_made(message)
+        elif isinstance(message, Join):
             self._join(message.client, message.since)
         elif isinstance(message, Leave):
             self._leave(message.client)
@@ -284,6 +321,8 @@ class Table:
             self._emit({"kind": "stood", "seat": self.seating.stand(client.player)})
         elif isinstance(msg, AddBot):
             self._add_bot(client, msg.seat, msg.level)
+        elif isinstance(msg, Rematch):
+            self._answer_rematch(client, msg.accept)
         elif isinstance(msg, RemoveBot):
             self.seating.require_creator(client.player)
             self._require_waiting()
@@ -310,6 +349,8 @@ class Table:
         if seat is None or self._connected(seat):
             return
         self._emit({"kind": "presence", "seat": seat, "connected": False})
+        if self.status == "finished":
+            self._close_rematch(seat, "left")
         if self.status == "playing":
             self.deadlines.reconnect[seat] = (
                 asyncio.get_running_loop().time() + self.config.disconnect_grace
@@ -320,6 +361,65 @@ class Table:
 
     def _connected(self, seat: int) -> bool:
         return any(self._seat_of(c) == seat for c in self.clients)
+
+    # ------------------------------------------------------------------ rematch
+    def _answer_rematch(self, client: Peer, accept: bool) -> None:
+        """A player's answer to a rematch: the new table is made once every person
+        seated accepted (bots stay in their seats); a refusal ends the offer."""
+        offer = self.rematch
+        if self.status != "finished" or self.on_rematch is None:
+            raise TableError("not_over")
+        seat = self._seat_of(client)
+        if seat is None:
+            raise TableError("not_seated")
+        if offer.closed is not None:
+            raise TableError("rematch_closed")
+        if offer.table is not None or offer.making:
+            return  # made, or being made: nothing to answer
+        if not accept:
+            self._close_rematch(seat, "declined")
+            return
+        if seat in offer.accepted:
+            return
+        offer.accepted.add(seat)
+        self._emit({"kind": "rematch", "accepted": sorted(offer.accepted)})
+        people = {i for i, s in enumerate(self.seats) if s.kind == "human"}
+        if people <= offer.accepted:
+            offer.making = True
+            offer.task = spawn(self._make_rematch(), f"table-{self.id}-rematch")
+
+    def _close_rematch(self, seat: int, why: str) -> None:
+        """``seat`` refused the rematch (or left the finished table) before it was made."""
+        offer = self.rematch
+        if offer.closed is not None or offer.table is not None or offer.making:
+            return
+        offer.closed = why
+        self._emit({"kind": "rematch", "accepted": sorted(offer.accepted), why: seat})
+
+    async def _make_rematch(self) -> None:
+        assert self.on_rematch is not None
+        made: RematchMade
+        try:
+            table = self.on_rematch(self)
+            await asyncio.wait_for(table.until_durable(), 30)
+            made = RematchMade(table.id)
+        except TableError as exc:
+            made = RematchMade(None, exc.code)
+        except Exception:  # the database away, the server stopping: said, not raised
+            log.exception("table %s: the rematch could not be made", self.id)
+            made = RematchMade(None, "rematch_failed")
+        await self.inbox.put(made)
+
+    def _rematch_made(self, made: RematchMade) -> None:
+        offer = self.rematch
+        offer.making = False
+        offer.table = made.table
+        if made.table is None:
+            offer.closed = "failed"
+            body: dict[str, Any] = {"kind": "rematch", "failed": made.refused}
+        else:
+            body = {"kind": "rematch", "table": made.table}
+        self._emit({**body, "accepted": sorted(offer.accepted)})
 
     # ------------------------------------------------------------------ seating
     def _require_waiting(self) -> None:
@@ -644,7 +744,8 @@ class Table:
             return None
         if self._story is None or self._story["index"] != game.history[-1].index:
             names = seat_names(self.seats)
-            self._story = explain_last_hand(game.history, names, self.rules.target)
+            story = explain_last_hand(game.history, names, self.rules.target)
+            self._story = {**story, "bazas": closed_bazas(game.history[-1], self.rules.players)}
         return self._story
 
     def _round(self) -> Round:

@@ -42,8 +42,17 @@ class BotMove:
 
 
 @dataclass(slots=True)
+class RematchMade:
+    """The rematch's new table is durable (``table``: its code), or could not be made
+    (``refused``: the lobby's refusal code)."""
+
+    table: str | None
+    refused: str | None = None
+
+
+@dataclass(slots=True)
 class Stop:
     pass
 
 
-Message = Join | Leave | Command | BotMove | Stop
+Message = Join | Leave | Command | BotMove | RematchMade | Stop
