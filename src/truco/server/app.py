@@ -20,7 +20,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from . import accounts, accounts_api, analysis_api, api, live, queue_api
+from . import accounts, accounts_api, analysis_api, api, howto, live, queue_api
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import ID_RE, Server, ServerDep
@@ -42,6 +42,8 @@ pages = APIRouter(include_in_schema=False)
 
 @pages.get("/")
 @pages.get("/ranking")
+@pages.get("/como-se-juega")
+@pages.get("/how-to-play")
 async def page() -> FileResponse:
     return FileResponse(STATIC / "index.html")
 
@@ -190,6 +192,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.include_router(accounts_api.router)
     app.include_router(queue_api.router)
     app.include_router(analysis_api.router)
+    app.include_router(howto.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     addresses = AddressLimits(config.http_rate, config.http_write_rate)
     app.add_middleware(HttpLimits, addresses=addresses)

@@ -1,11 +1,12 @@
 // The live table: one WebSocket, the seat's view as the server sends it, and a page
 // drawn from it. Buttons exist only for the legal actions the server lists: no rule
 // of the game lives here.
-import { $, backImg, cardImg, cardName, el, select } from "./dom.js";
+import { $, backImg, cardImg, cardName, copyButton, el, select } from "./dom.js";
 import { FairDeals } from "./fairness.js";
 import { lang, t } from "./i18n.js";
 import { sound } from "./sound.js";
-import { Story, botLabel, describeRules } from "./story.js";
+import { Story, botLabel, describeRules, tableTitle } from "./story.js";
+import { hintLine } from "./tutorial.js";
 
 /** The server's refusals the page words itself, by code (i18n: refusal.<code>). */
 const REFUSALS = new Set(["bad_json", "unknown_type", "bad_message", "too_large", "rate_limited", "bad_action",
@@ -276,11 +277,11 @@ export class TableScreen {
     for (let seat = 0; seat < n; seat++) board.append(this.seatBox(seat, POSITIONS[n][(seat - me + n) % n]));
     board.append(this.center());
     const head = el("div", { class: "table-head" },
-      el("div", {}, el("h1", {}, table.name),
+      el("div", {}, el("h1", {}, tableTitle(table)),
         el("span", { class: "muted" }, `${describeRules(table.rules)} · ${t("table.code")} `, el("code", { id: "table-code" }, table.id))),
       this.scoreboard());
     const parts = [head, el("div", { id: "banner", class: "banner", role: "status" }), board];
-    if (view && you.seat !== null && view.winner === null) parts.push(this.myHand(), this.buttons());
+    if (view && you.seat !== null && view.winner === null) parts.push(hintLine(this, KEY_OF), this.myHand(), this.buttons());
     if (you.seat === null && table.status !== "waiting") parts.push(el("p", { class: "muted spectating" }, t("table.spectating")));
     parts.push(el("div", { class: "side" }, this.summaryPanel(), this.logPanel()), this.fair.panel());
     const screen = el("div", { class: `table-screen players-${n}${this.live ? "" : " offline"}`, "data-live": this.live ? "yes" : "no" }, ...parts);
@@ -288,17 +289,22 @@ export class TableScreen {
     this.ctx.app.replaceChildren(screen);
     const log = $("#log ol");
     if (log) log.scrollTop = log.scrollHeight;  // the newest line in view
-    if (focused) $(`[data-focus="${focused}"]`)?.focus();
+    // the focused card or call is gone (played, answered): the keyboard stays in the hand
+    if (focused) ($(`[data-focus="${focused}"]`) || $("#my-hand button, #actions button"))?.focus();
     this.announce();
     this.freshSummary = false;
     if (view) this.playedSeen = `${view.hand_index}:${view.played.length}`;
     this.runClock();
   }
 
+  /** The log's new lines into the page's live region (a screen reader hears the other
+   * players' moves): every line since the last announced one, not only the newest. */
   announce() {
-    const last = this.log[this.log.length - 1];
     const live = $("#announce");
-    if (live && last && live.dataset.text !== last.text) { live.dataset.text = last.text; live.textContent = last.text; }
+    const first = !this.announced;  // the table as it was on arrival is on the screen, not news
+    const fresh = this.log.filter((l) => !this.announced?.has(l));
+    this.announced = new Set(this.log);
+    if (live && fresh.length && !first) live.textContent = fresh.map((l) => l.text).join(" ");
   }
 
   offlineOverlay() {
@@ -447,7 +453,8 @@ export class TableScreen {
     const box = el("div", { class: "center", id: "center" });
     if (table.status === "waiting") {
       const free = table.seats.filter((s) => s.kind === "empty").length;
-      box.append(el("p", {}, t("table.waiting", { n: free })), el("code", { class: "link" }, location.href));
+      box.append(el("p", {}, t("table.waiting", { n: free })), el("code", { class: "link", id: "table-link" }, location.href),
+        copyButton(() => location.href, "copy-link"));
       return box;
     }
     if (!view) return box;
@@ -538,11 +545,11 @@ export class TableScreen {
     const panel = el("section", { class: `panel last-hand${this.freshSummary ? " fresh" : ""}`, id: "last-hand", "aria-live": "polite" });
     const summary = this.summary;
     if (!summary) {
-      panel.append(el("h3", {}, t("summary.title", { n: "" }).trim()), el("p", { class: "muted" }, t("summary.none")));
+      panel.append(el("h2", {}, t("summary.title", { n: "" }).trim()), el("p", { class: "muted" }, t("summary.none")));
       return panel;
     }
     const hand = summary.hand;
-    panel.append(el("h3", {}, t("summary.title", { n: summary.index + 1 })),
+    panel.append(el("h2", {}, t("summary.title", { n: summary.index + 1 })),
       el("ul", { class: "summary" }, summary.lines.map((line) => el("li", {}, line))));
     if (hand.revealed.length) {
       panel.append(el("div", { class: "revealed-all" }, hand.revealed.map(([seat, cards]) =>
@@ -553,7 +560,7 @@ export class TableScreen {
   }
 
   logPanel() {
-    return el("section", { class: "panel log", id: "log" }, el("h3", {}, t("log.title")),
+    return el("section", { class: "panel log", id: "log" }, el("h2", {}, t("log.title")),
       el("ol", { tabindex: "0" }, this.log.map((l) => el("li", { class: l.cls }, l.text))));
   }
 
