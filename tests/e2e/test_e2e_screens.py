@@ -29,6 +29,12 @@ SIZES = {"360x640": (360, 640), "390x844": (390, 844), "1280x800": (1280, 800)}
 AXE_SIZES = ("390x844", "1280x800")  # the issue's phone and desktop
 CATALOGS = Path(__file__).parents[2] / "src" / "truco" / "server" / "static" / "i18n"
 AXE = axe_sync.Axe()
+# axe's defaults, and the rule it still calls experimental that the issue found broken (the
+# sound button's label was not its visible text)
+AXE_OPTIONS = {
+    "resultTypes": ["violations"],
+    "rules": {"label-content-name-mismatch": {"enabled": True}},
+}
 
 pytestmark = pytest.mark.slow
 
@@ -80,7 +86,7 @@ def overflow(page: Any) -> dict[str, Any]:
 
 def serious(page: Any) -> list[str]:
     """axe-core's serious and critical violations on the page as it is now."""
-    found = AXE.run(page).response["violations"]
+    found = AXE.run(page, options=AXE_OPTIONS).response["violations"]
     return [
         f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:4]}"
         for v in found
@@ -268,7 +274,9 @@ def test_the_replay_fits_every_screen_and_passes_axe(browser: Any, server: LiveS
 # ------------------------------------------------------------------ the keyboard alone
 FOCUS = """() => {
   const a = document.activeElement;
-  return {tag: a.tagName, name: a.getAttribute('aria-label') || a.textContent.trim(),
+  const shown = a.cloneNode(true);  // its name: its text without what is hidden from readers
+  shown.querySelectorAll('[aria-hidden="true"]').forEach((e) => e.remove());
+  return {tag: a.tagName, name: a.getAttribute('aria-label') || shown.textContent.trim(),
           card: a.dataset.card || null, action: a.dataset.action || null};
 }"""
 
@@ -301,11 +309,13 @@ def test_a_hand_played_with_the_keyboard_alone_is_heard(browser: Any, server: Li
         answer = '#actions button[data-action="quiero"], #actions button[data-action="no-quiero"]'
         if page.locator(answer).count():
             focus = tab_to(page, answer)
-            assert focus["name"] in ("Quiero Q", "No quiero N", "Quiero", "No quiero"), focus
+            assert focus["name"] in ("Quiero", "No quiero"), focus
             page.keyboard.press("Enter")
         elif page.locator("#my-hand .card-button.playable").count():
             focus = tab_to(page, "#my-hand .card-button.playable")
-            assert re.match(r"Jugar (el )?\w+ de (espadas|bastos|oros|copas)", focus["name"]), focus
+            assert re.fullmatch(r"Jugar (el )?\w+ de (espadas|bastos|oros|copas)", focus["name"]), (
+                focus
+            )
             page.keyboard.press("Enter")
             played.append(focus["card"])
             page.wait_for_function(
@@ -389,14 +399,16 @@ def test_a_newcomer_reads_how_to_play_and_gets_hints_in_one_language(
         page.text_content(".seat[data-seat='1'] .who")
         == {"es": "Rosa (principiante)", "en": "Rosa (beginner)"}[lang]
     )
-    deadline = time.monotonic() + 30
-    while not page.locator("#my-hand .card-button.playable").count():
-        assert time.monotonic() < deadline
-        page.wait_for_timeout(100)
+    page.wait_for_function("truco.state.view.legal.length > 0")  # the page's turn
     hint = page.text_content("#hint-text")
-    play = {"es": "jugar una carta (teclas 1, 2, 3)", "en": "play a card (keys 1, 2, 3)"}[lang]
-    assert hint.startswith({"es": "Podés ", "en": "You may "}[lang]) and play in hint, hint
     legal = page.evaluate("truco.state.view.legal")
+    assert hint.startswith({"es": "Podés ", "en": "You may "}[lang]), hint
+    if any(a.startswith("play ") for a in legal):
+        assert {"es": "jugar una carta (teclas 1, 2, 3)", "en": "play a card (keys 1, 2, 3)"}[
+            lang
+        ] in hint
+    if "quiero" in legal:  # the bot called first
+        assert {"es": "decir quiero (tecla Q)", "en": "say quiero (key Q)"}[lang] in hint
     if "envido" in legal:
         assert {"es": "cantar envido (tecla E)", "en": "call envido (key E)"}[lang] in hint
     if "mazo" in legal:

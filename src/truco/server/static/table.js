@@ -514,10 +514,14 @@ export class TableScreen {
       const legal = view.legal.includes(token);
       const committed = you.committed === c;
       const label = committed ? t("table.committed_card", { card: cardName(c) }) : t(legal ? "table.play_card" : "table.release_card", { card: cardName(c) });
+      // the button's name is its text (a hidden "Jugar el 4 de copas"), not an aria-label
+      // that would not hold the visible key number
+      const face = cardImg(c, "card mine");
+      face.alt = "";
       hand.append(el("button", {
         class: `card-button${legal ? " playable" : ""}${committed ? " committed" : ""}`, "data-card": c, "data-focus": `card-${c}`,
-        "aria-label": label, title: label, disabled: !this.live, onclick: () => this.act(token),
-      }, cardImg(c, "card mine"), el("kbd", { "aria-hidden": "true" }, String(i + 1))));
+        title: label, disabled: !this.live, "aria-keyshortcuts": String(i + 1), onclick: () => this.act(token),
+      }, el("span", { class: "visually-hidden" }, label), face, el("kbd", { "aria-hidden": "true" }, String(i + 1))));
     });
     return hand;
   }
