@@ -321,6 +321,9 @@ def test_a_hand_played_with_the_keyboard_alone_is_heard(browser: Any, server: Li
             page.wait_for_function(
                 f"!document.querySelector('#my-hand [data-card=\"{focus['card']}\"]')"
             )
+            # the keyboard stays in the hand: the focus moved on to a card or a call
+            # (after the hand's last card, at the next deal)
+            page.wait_for_function("!!document.activeElement.closest('#my-hand, #actions')")
         page.wait_for_timeout(200)
         said = page.text_content("#announce") or ""
         if said and (not heard or heard[-1] != said):

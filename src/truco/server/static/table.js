@@ -268,7 +268,9 @@ export class TableScreen {
 
   // ------------------------------------------------------------------ drawing
   render() {
-    const focused = document.activeElement?.dataset?.focus;
+    // the focus on a card or call, or lost with them (the last card played): it comes back
+    const lost = document.activeElement === document.body && this.handFocus;
+    const focused = document.activeElement?.dataset?.focus || (lost ? "hand" : undefined);
     const { table, view, you } = this.state;
     const n = table.rules.players;
     const me = you.seat ?? 0;
@@ -290,7 +292,11 @@ export class TableScreen {
     const log = $("#log ol");
     if (log) log.scrollTop = log.scrollHeight;  // the newest line in view
     // the focused card or call is gone (played, answered): the keyboard stays in the hand
-    if (focused) ($(`[data-focus="${focused}"]`) || $("#my-hand button, #actions button"))?.focus();
+    if (focused) {
+      const target = $(`[data-focus="${focused}"]`) || $("#my-hand button, #actions button");
+      target?.focus();
+      this.handFocus = !target;  // nothing to focus yet: at the next deal
+    }
     this.announce();
     this.freshSummary = false;
     if (view) this.playedSeen = `${view.hand_index}:${view.played.length}`;
