@@ -417,6 +417,9 @@ def test_a_newcomer_reads_how_to_play_and_gets_hints_in_one_language(
     if "mazo" in legal:
         assert {"es": "irte al mazo (tecla M)", "en": "go to the mazo (key M)"}[lang] in hint
     seen["table"] = foreign(page, lang)
+    # the 1 as each language's players say it ("the 1 of swords" read oddly in English)
+    ace = page.evaluate("import('/static/dom.js').then((m) => m.cardName('1e'))")
+    assert ace == {"es": "1 de espadas", "en": "ace of swords"}[lang]
     assert not any(seen.values()), seen
     page.click("#hint-off")
     assert page.locator("#hint").count() == 0
@@ -430,10 +433,14 @@ def test_a_waiting_table_has_a_copy_button_and_says_what_the_fair_deal_will_show
     page = open_page(browser, server, "/")
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     page.wait_for_selector("#create-form")
+    page.select_option("#create-form select[name=players]", "6")
     page.click("#create")
     page.wait_for_url("**/t/*")
     page.wait_for_selector("#copy-link")
     assert "Cuando empiece el partido" in page.text_content("#fairness")
+    # the creator's seat pickers (a bot's level, "Poner un bot") fit a phone too
+    problems = every_size(page, "table-3v3-waiting")
+    assert not problems, problems
     page.click("#copy-link")
     page.wait_for_selector("text=¡Enlace copiado!")
     assert page.evaluate("navigator.clipboard.readText()") == page.url

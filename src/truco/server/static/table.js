@@ -409,6 +409,7 @@ export class TableScreen {
       box.append(el("button", { class: "sit", onclick: () => this.send({ type: "sit", seat }) }, t("seat.sit")));
       if (creator) {
         const level = select("level", (this.bots || ["random"]).map((b) => [b, botLabel(b)]));
+        level.setAttribute("aria-label", t("seat.bot_level", { n: seat + 1 }));
         level.value = (this.bots || []).includes("simple") ? "simple" : level.value;
         box.append(el("div", { class: "bot-choice" }, level,
           el("button", { class: "add-bot secondary", onclick: () => this.send({ type: "add_bot", seat, level: level.value }) }, t("seat.add_bot"))));
