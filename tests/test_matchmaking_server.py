@@ -353,3 +353,31 @@ def test_two_servers_sharing_a_redis_queue_pair_their_players() -> None:
         if keys:
             plain.delete(*keys)
         plain.close()
+
+
+def test_a_lone_casual_player_gets_bots_after_the_default_wait_unless_waiting_for_people() -> None:
+    """Nothing said about bots, a newcomer alone in a casual queue plays with bots after
+    the server's short default wait (it used to wait forever); ``bots_after=never``
+    waits for people. The table has no name (each page words it) and its bots are named
+    for people, not by engine ids."""
+    config = ServerConfig(db_url="sqlite://", bot_delay=0, quick_bots_after=1.0)
+    with LiveServer(config) as live:
+        patient = queue_socket(
+            live, guest_token(live.url, "Paz"), "queue=2v2-sinflor-15-casual&bots_after=never"
+        )
+        assert next_frame(patient, "queued")
+        started = time.monotonic()
+        ws = queue_socket(live, guest_token(live.url, "Nina"), "queue=1v1-sinflor-15-casual")
+        deadline = time.monotonic() + 15
+        while (frame := json.loads(ws.recv(timeout=15)))["type"] != "matched":
+            assert time.monotonic() < deadline, "no bots came"  # ("waiting" frames meanwhile)
+        matched = frame
+        assert time.monotonic() - started >= 1.0
+        table = httpx.get(f"{live.url}/api/tables/{matched['table']}").json()
+        assert table["name"] == "" and table["status"] == "playing"
+        bots = [s for s in table["seats"] if s["kind"] == "bot"]
+        assert [s["name"] for s in bots] == ["Rosa"] and bots[0]["bot"] == config.cover_bot
+        # the one waiting for people still waits, well past the default
+        time.sleep(1.5)
+        assert counts(live)["queues"] == {"2v2-sinflor-15-casual": 1}
+        patient.close()

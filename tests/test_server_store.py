@@ -153,7 +153,7 @@ def test_a_restarted_server_goes_on_with_the_same_match(db_url: str) -> None:
         record = httpx.get(f"{server.url}/api/matches/{table['id']}/record").json()
         result = replay(record_from_json(record))
         assert result.error is None and result.winner is not None
-        assert record["headers"]["seats"] == ["Ana", "Bot 1 (random)"]
+        assert record["headers"]["seats"] == ["Ana", "Rosa"]
         assert httpx.get(f"{server.url}/api/tables").json() == []  # finished: not live any more
 
 

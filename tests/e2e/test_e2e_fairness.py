@@ -112,7 +112,7 @@ def test_the_page_shows_commitments_and_verifies_every_deck(
     eve = new_page(browser, server, locale="en-US")
     eve.goto(f"{server.url}/t/{table_id}")
     eve.wait_for_selector("#fair-current code.commitment")
-    assert eve.text_content("#fairness h3") == "Fair deal"
+    assert eve.text_content("#fairness h2") == "Fair deal"
     assert "deck committed" in (eve.text_content("#fair-current") or "")
     eve.context.close()
 

@@ -66,12 +66,12 @@ def test_each_page_reads_the_servers_narration_in_its_own_language(
         polling=200,
     )
     english, spanish = summary_lines(ana), summary_lines(vero)
-    assert "How hand 1 was scored" in ana.text_content("#last-hand h3")
-    assert "Cómo se anotó la mano 1" in vero.text_content("#last-hand h3")
+    assert "How hand 1 was scored" in ana.text_content("#last-hand h2")
+    assert "Cómo se anotó la mano 1" in vero.text_content("#last-hand h2")
     assert len(english) == len(spanish) >= 1
     assert any(re.fullmatch(r"Truco: .+ — (Blue|Red) \+\d", line) for line in english), english
     assert any(re.fullmatch(r"Truco: .+ — (Azules|Rojos) \+\d", line) for line in spanish), spanish
-    assert all("Bot 1 (simple)" in line or "Ana" in line for line in english if "Truco" in line)
+    assert all("Rosa" in line or "Ana" in line for line in english if "Truco" in line)
     # the Spanish page's words are all Spanish, the English page's all English
     assert not any(word in " ".join(spanish) for word in (" won ", " went ", "did not", "Blue"))
     assert not any(word in " ".join(english) for word in ("ganó", " se fue", "no quiso", "Azul"))

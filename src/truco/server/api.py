@@ -196,6 +196,7 @@ async def options(server: ServerDep) -> dict[str, Any]:
         "defaults": Rules().to_dict(),
         "bots": offered_bots(),
         "turn_seconds": server.config.turn_seconds,
+        "quick_bots_after": server.config.quick_bots_after,
         "turn_seconds_range": [server.config.min_turn_seconds, MAX_TURN_SECONDS],
         "max_tables_per_guest": server.config.max_tables_per_guest,
     }

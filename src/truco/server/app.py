@@ -23,7 +23,7 @@ from limits import RateLimitItem
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from . import accounts, accounts_api, analysis_api, api, health, live, metrics, queue_api
+from . import accounts, accounts_api, analysis_api, api, health, howto, live, metrics, queue_api
 from .accounts import AccountError
 from .body_cap import BodyCap
 from .card_art import card_back_svg, card_svg
@@ -56,6 +56,8 @@ pages = APIRouter(include_in_schema=False)
 
 @pages.get("/")
 @pages.get("/ranking")
+@pages.get("/como-se-juega")
+@pages.get("/how-to-play")
 async def page() -> FileResponse:
     return FileResponse(STATIC / "index.html")
 
@@ -242,6 +244,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.include_router(accounts_api.router)
     app.include_router(queue_api.router)
     app.include_router(analysis_api.router)
+    app.include_router(howto.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     addresses = AddressLimits(config.http_rate, config.http_write_rate, windows)
     max_body, body_seconds = config.max_body_bytes, config.body_seconds

@@ -40,6 +40,9 @@ class ServerConfig:
     disconnect_grace: float = 15.0
     bot_delay: float = 0.8
     cover_bot: str = "simple"
+    #: a casual quick-match ticket that says nothing gets bots after this wait (seconds):
+    #: a newcomer alone on the site plays instead of waiting forever
+    quick_bots_after: float = 20.0
     max_message_bytes: int = 4096
     rate_per_second: float = 10.0
     rate_burst: int = 30

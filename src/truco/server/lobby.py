@@ -180,16 +180,18 @@ class Lobby:
         seat: int | None = None,
         address: str | None = None,
         rated: bool = False,
+        quick: bool = False,
     ) -> Table:
         """A new table; the creator may sit at once and seat bots (of those offered).
         A guest and an address keep a bounded number of live tables. A ``rated`` table is
-        an account's, and seats accounts only, no bots."""
+        an account's, and seats accounts only, no bots. A ``quick`` (quick-match) table
+        keeps an empty name: each client words it in its language."""
         self._check_caps(creator, address)
         if rated and not creator.account:
             raise TableError("account_needed")
         if rated and bots:
             raise TableError("rated_no_bots")
-        table = self._new_table(creator, rules, name, turn_seconds, rated)
+        table = self._new_table(creator, rules, name, turn_seconds, rated, quick)
         for where, level in (bots or {}).items():
             if not 0 <= where < rules.players:
                 raise TableError("no_seat", seat=where, players=rules.players)
@@ -220,6 +222,7 @@ class Lobby:
         name: str = "",
         turn_seconds: float | None = None,
         bots: dict[int, str] | None = None,
+        quick: bool = False,
     ) -> Table:
         """A table for players matched by the server (the quick-match queue): ``players[i]``
         sits in seat ``i`` (teams are the even and the odd seats), ``bots`` fill the seats
@@ -234,7 +237,7 @@ class Lobby:
             raise TableError("rated_accounts_only")
         if len(self.live()) >= self.config.max_tables:
             raise TableError("full")
-        table = self._new_table(players[0], rules, name, turn_seconds, rated)
+        table = self._new_table(players[0], rules, name, turn_seconds, rated, quick)
         for where, player in enumerate(players):
             table.seats[where] = Seat("human", player.id, player.name)
         for where, level in (bots or {}).items():
@@ -244,7 +247,8 @@ class Lobby:
                 table.bots[where] = make_bot(check_bot_spec(level))
             except ValueError:
                 raise TableError("bad_bot", level=repr(level)[:50]) from None
-            table.seats[where] = Seat("bot", None, f"Bot {level}", level)
+            table.seats[where] = Seat("bot", None, "", level)
+        name_bots(table.seats)
         table.start_if_full()
         self._open(table)
         return table
@@ -290,10 +294,11 @@ class Lobby:
         name: str,
         turn_seconds: float | None,
         rated: bool,
+        quick: bool = False,
     ) -> Table:
         return Table(
             id=self._free_code(),
-            name=name or f"Mesa de {creator.name}",
+            name=name if quick else name or f"Mesa de {creator.name}",
             rules=rules,
             config=self.config,
             store=self.store,

@@ -2,9 +2,11 @@
 counts who waits.
 
 A connection to ``/ws/queue?queue=1v1-sinflor-15-rated`` (casual queues may add
-``&bots_after=30``) is a ticket: it says who it is like a table's socket (the page's
-cookie, or a ``hello`` with the token), gets ``{"type": "queued", ...}``, then
-``{"type": "waiting", ...}`` every few seconds and finally ``{"type": "matched",
+``&bots_after=30``, or ``&bots_after=never`` to wait only for people; nothing said,
+bots fill a casual table after ``ServerConfig.quick_bots_after``) is a ticket: it says
+who it is like a table's socket (the page's cookie, or a ``hello`` with the token),
+gets ``{"type": "queued", ...}``, then ``{"type": "waiting", ...}`` every few seconds
+and finally ``{"type": "matched",
 "table": code}`` before the server closes it; the player is already seated there.
 Sending ``{"type": "leave"}`` or closing the socket takes the ticket out. The
 :class:`Matchmaker` pairs the queues (:mod:`.matchmaking`) twice a second and creates
@@ -156,16 +158,16 @@ class Matchmaker:
             for s, t in enumerate(pairing.seats)
             if t is not None
         }
-        name = f"Jugar ya · {key.mode} {'rated' if key.rated else 'casual'}"
+        # no name: each page words a quick-match table in its own language
         if len(people) == key.players:
             table = self.server.lobby.create_match(
-                [people[s] for s in range(key.players)], key.rules(), rated=key.rated, name=name
+                [people[s] for s in range(key.players)], key.rules(), rated=key.rated, quick=True
             )
         else:  # casual, bots in the seats balance put them in (not only the last ones)
             bots = {s: self.server.config.cover_bot for s in range(key.players) if s not in people}
             first = min(people)
             table = self.server.lobby.create(
-                people[first], key.rules(), name, bots=bots, seat=first
+                people[first], key.rules(), "", bots=bots, seat=first, quick=True
             )
             # nothing awaited since create: the table's actor has not run yet
             for seat, player in people.items():
@@ -202,8 +204,12 @@ def _announced_refusal(announcement: str) -> Refusal:
         return Refusal.of("table_not_made")
 
 
-def _bots_after(text: str | None, key: QueueKey) -> float | None:
+def _bots_after(text: str | None, key: QueueKey, default: float) -> float | None:
+    """The ticket's wait before bots: ``never`` waits for people; nothing said, the
+    server's default for a casual queue."""
     if text is None or text == "":
+        return None if key.rated else default
+    if text == "never":
         return None
     try:
         seconds = float(text)
@@ -226,7 +232,9 @@ async def _ticket(websocket: WebSocket, matchmaker: Matchmaker) -> tuple[QueueKe
         key = QueueKey.parse(queue)
     except QueueError:
         raise Refused(BAD_REQUEST, "no_queue", queue=repr(queue[:40])) from None
-    bots_after = _bots_after(params.get("bots_after"), key)
+    bots_after = _bots_after(
+        params.get("bots_after"), key, matchmaker.server.config.quick_bots_after
+    )
     who = await _identify(websocket)
     if who is None:
         return None

@@ -51,14 +51,13 @@ export function accountPanel({ api, identity }, refresh) {
     const logout = el("button", { type: "button", id: "logout", class: "secondary small" }, t("acct.logout"));
     logout.addEventListener("click", async () => {
       try { await api("/api/logout", { method: "POST" }); } catch (e) { error.textContent = refusalText(e); return; }
-      await identity.refresh(); refresh();
+      identity.forget(); refresh();
     });
     panel.append(
       el("h2", {}, t("acct.hello", { name: me.name })),
       el("p", { id: "my-ratings" }, MODES.map((mode) => el("span", { class: "rating-chip", "data-mode": mode },
         `${mode}: `, el("strong", { "data-rating": me.ratings?.[mode]?.rating ?? "" }, ratingText(me.ratings?.[mode]))))),
-      el("p", {}, el("a", { href: `/u/${encodeURIComponent(me.name)}`, id: "my-profile" }, t("acct.profile")), " · ",
-        el("a", { href: "/ranking" }, t("rank.title"))),
+      el("p", {}, el("a", { href: `/u/${encodeURIComponent(me.name)}`, id: "my-profile" }, t("acct.profile"))),
       rename, logout, error);
     return panel;
   }
@@ -72,7 +71,6 @@ export function accountPanel({ api, identity }, refresh) {
     el("p", { class: "muted" }, t("acct.why")),
     el("div", { class: "account-forms" },
       el("div", {}, el("h3", {}, t("acct.login")), credentials("login-form", t("acct.login"), (n, p) => enter("/api/login", n, p))),
-      el("div", {}, el("h3", {}, t("acct.signup")), credentials("signup-form", t("acct.signup"), (n, p) => enter("/api/accounts", n, p)))),
-    el("p", {}, el("a", { href: "/ranking" }, t("rank.title"))));
+      el("div", {}, el("h3", {}, t("acct.signup")), credentials("signup-form", t("acct.signup"), (n, p) => enter("/api/accounts", n, p)))));
   return panel;
 }

@@ -3,6 +3,7 @@
 // its own module (lobby.js, table.js, replay.js), the words in i18n/*.json.
 import { $, el } from "./dom.js";
 import { LANGUAGES, chooseLanguage, lang, loadLanguage, preferredLanguage, t } from "./i18n.js";
+import { showHowTo } from "./howto.js";
 import { showLeaderboard } from "./leaderboard.js";
 import { showLobby } from "./lobby.js";
 import { showProfile } from "./profile.js";
@@ -94,6 +95,7 @@ function go(path) { history.pushState({}, "", path); route(); }
 async function route() {
   current?.close?.();
   current = null;
+  document.title = "Truco Argento";
   const path = location.pathname;
   try {
     if (path.startsWith("/t/")) {
@@ -102,6 +104,7 @@ async function route() {
       await current.open();
     } else if (path.startsWith("/replay/")) await showReplay(path.slice(8), ctx);
     else if (path === "/ranking") await showLeaderboard(ctx);
+    else if (path === "/como-se-juega" || path === "/how-to-play") await showHowTo(ctx);
     else if (path.startsWith("/u/")) await showProfile(decodeURIComponent(path.slice(3)), ctx);
     else current = await showLobby(ctx);
   } catch (e) {
@@ -114,6 +117,7 @@ function topbar() {
   $("#name-label").textContent = t("top.name");
   $("#name").value = identity.name;
   $("#nav-ranking").textContent = t("rank.title");
+  $("#nav-howto").textContent = t("nav.howto");
   $("#name").addEventListener("change", async (ev) => {
     try { await identity.rename(ev.target.value); } catch (e) { ev.target.value = identity.name; ev.target.title = refusalText(e); return; }
     if (current instanceof TableScreen) { const id = current.id; current.close(); current = new TableScreen(id, ctx); window.truco = current; await current.open(); }
@@ -124,7 +128,7 @@ function topbar() {
   language.addEventListener("change", () => chooseLanguage(language.value));
   const mute = $("#mute");
   const label = () => { mute.textContent = sound.muted ? t("top.sound_off") : t("top.sound_on"); mute.setAttribute("aria-pressed", String(!sound.muted)); };
-  mute.setAttribute("aria-label", t("top.sound_label"));
+  mute.title = t("top.sound_label");
   mute.addEventListener("click", () => { sound.muted = !sound.muted; label(); if (!sound.muted) sound.play("call"); });
   label();
 }

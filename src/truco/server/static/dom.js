@@ -19,12 +19,27 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-export const cardName = (c) => t("card", { rank: c.slice(0, -1), suit: t(`suit.${c.slice(-1)}`) });
+/** "1 de espadas", "ace of swords": the 1 is worded as each language's players say it. */
+export const cardName = (c) => {
+  const rank = c.slice(0, -1);
+  return t("card", { rank: rank === "1" ? t("card.ace") : rank, suit: t(`suit.${c.slice(-1)}`) });
+};
 export const cardImg = (c, cls = "card") =>
   el("img", { class: cls, src: `/cards/${c}.svg`, alt: cardName(c), "data-card": c, draggable: "false" });
 export const backImg = (cls = "card back", decorative = false) =>
   el("img", { class: cls, src: "/cards/back.svg", alt: decorative ? "" : t("card.back") });
 
-export function select(name, pairs) {
-  return el("select", { name }, pairs.map(([v, label]) => el("option", { value: v }, label)));
+/** A ``<select>`` of ``[value, label]`` pairs, ``chosen`` selected, described by the
+ * element of id ``describedBy``. */
+export function select(name, pairs, chosen = undefined, describedBy = undefined) {
+  return el("select", { name, "aria-describedby": describedBy }, pairs.map(([v, label]) => el("option", { value: v, selected: v === chosen }, label)));
+}
+
+/** A button that copies ``text()`` to the clipboard and says so (or says to copy by hand). */
+export function copyButton(text, id) {
+  const said = el("span", { class: "copied", role: "status" });
+  const button = el("button", { type: "button", class: "secondary small", id, onclick: async () => {
+    try { await navigator.clipboard.writeText(text()); said.textContent = t("table.copied"); } catch { said.textContent = t("table.copy_failed"); }
+  } }, t("table.copy_link"));
+  return el("span", { class: "copy-box" }, button, said);
 }

@@ -131,7 +131,7 @@ export class FairDeals {
       return n;
     };
     const short = (c) => node("code", { class: "commitment", title: c, "data-commitment": c }, `${c.slice(0, 12)}…`);
-    const panel = node("section", { class: "panel fairness", id: "fairness" }, node("h3", {}, t("fair.title")));
+    const panel = node("section", { class: "panel fairness", id: "fairness" }, node("h2", {}, t("fair.title")));
     if (this.current) {
       panel.append(node("p", { id: "fair-current", "data-hand": this.current.hand },
         t("fair.current", { hand: this.current.hand + 1 }), " ", short(this.current.commitment)));
@@ -149,6 +149,8 @@ export class FairDeals {
       if (!hasWebCrypto()) panel.append(node("p", { class: "muted", id: "fair-fallback" }, t("fair.no_webcrypto")));
     } else if (this.current) {
       panel.append(node("p", { class: "muted" }, t("fair.pending")));
+    } else {  // no deal yet: say what this panel will show
+      panel.append(node("p", { class: "muted", id: "fair-waiting" }, t("fair.waiting")));
     }
     return panel;
   }

@@ -4,7 +4,8 @@ import { el, select } from "./dom.js";
 import { t } from "./i18n.js";
 import { refusalText } from "./refusal.js";
 
-const BOT_WAITS = ["", "10", "30", "60"];
+/** The waits offered before bots fill a casual table ("" waits for people only). */
+const BOT_WAITS = [10, 20, 30, 60];
 
 /** The queue's name: "1v1-sinflor-15-rated". */
 export function queueName({ mode, flor, target, rated }) {
@@ -13,24 +14,27 @@ export function queueName({ mode, flor, target, rated }) {
 
 function queueUrl(name, botsAfter) {
   const proto = location.protocol === "https:" ? "wss" : "ws";
-  const bots = botsAfter ? `&bots_after=${botsAfter}` : "";
+  const bots = botsAfter === null ? "" : `&bots_after=${botsAfter || "never"}`;
   return `${proto}://${location.host}/ws/queue?queue=${name}${bots}`;
 }
 
-export function quickMatchPanel({ identity, go }) {
+/** ``options``: the server's /api/options (its default target and wait before bots). */
+export function quickMatchPanel({ identity, go }, options) {
+  const botWait = String(options.quick_bots_after);
+  const waits = [...new Set([...BOT_WAITS, options.quick_bots_after])].sort((a, b) => a - b).map(String);
   const account = Boolean(identity.player?.account);
   const panel = el("section", { class: "panel", id: "quick-match" });
   const form = el("form", { id: "quick-form" },
     el("div", { class: "row" },
       el("label", {}, `${t("qm.mode")} `, select("quick_mode", [["1v1", t("lobby.p2")], ["2v2", t("lobby.p4")], ["3v3", t("lobby.p6")]])),
       el("label", {}, `${t("lobby.flor")} `, select("quick_flor", [["false", t("lobby.sin_flor")], ["true", t("lobby.con_flor")]])),
-      el("label", {}, `${t("lobby.target")} `, select("quick_target", [["15", t("lobby.t15")], ["30", t("lobby.t30")]]))),
+      el("label", {}, `${t("lobby.target")} `, select("quick_target", [["15", t("lobby.t15")], ["30", t("lobby.t30")]], String(options.defaults.target)))),
     el("div", { class: "row" },
       el("label", {}, el("input", { type: "radio", name: "kind", value: "casual", checked: !account }), ` ${t("qm.casual")}`),
       el("label", {}, el("input", { type: "radio", name: "kind", value: "rated", checked: account, disabled: !account }), ` ${t("qm.rated")}`)),
     account ? null : el("p", { class: "muted small" }, t("qm.rated_needs_account")),
     el("label", { id: "qm-bots" }, `${t("qm.bots_after")} `,
-      select("bots_after", BOT_WAITS.map((s) => [s, s ? t("qm.after_seconds", { n: Number(s) }) : t("qm.never")]))),
+      select("bots_after", [...waits.map((s) => [s, t("qm.after_seconds", { n: Number(s) })]), ["", t("qm.never")]], botWait)),
     el("button", { type: "submit", id: "quick-play" }, t("qm.play")),
     el("p", { class: "error", id: "quick-error", role: "alert" }));
   const botsLabel = form.querySelector("#qm-bots");
@@ -45,7 +49,7 @@ export function quickMatchPanel({ identity, go }) {
     const rated = f.get("kind") === "rated";
     const name = queueName({ mode: f.get("quick_mode"), flor: f.get("quick_flor") === "true", target: f.get("quick_target"), rated });
     try { await identity.ensure(); } catch (e) { form.querySelector("#quick-error").textContent = e.message; return; }
-    wait(name, rated ? "" : f.get("bots_after"));
+    wait(name, rated ? null : f.get("bots_after"));
   });
 
   function wait(name, botsAfter) {

@@ -2,11 +2,16 @@
 // won or lost. Muted by the topbar switch; the choice is kept in localStorage.
 
 let ctx = null;
+let gesture = false;
+for (const kind of ["pointerdown", "keydown"]) addEventListener(kind, () => { gesture = true; }, { capture: true, once: true });
+const touched = () => gesture || Boolean(navigator.userActivation?.hasBeenActive);
 export const sound = {
   get muted() { return localStorage.getItem("truco.muted") === "1"; },
   set muted(value) { localStorage.setItem("truco.muted", value ? "1" : "0"); },
   play(kind) {
-    if (this.muted) return;
+    // a browser lets audio start only after the person touched the page: before that,
+    // creating the AudioContext only logs a warning (a reload at one's turn did)
+    if (this.muted || !touched()) return;
     try {
       ctx = ctx || new AudioContext();
       if (ctx.state === "suspended") ctx.resume();

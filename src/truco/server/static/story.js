@@ -10,6 +10,17 @@ const BOT_LABELS = ["random", "simple", "search:easy", "search:medium", "search:
   "mirror", "tight", "loose", "station", "scared", "falta"];
 /** A bot as a person reads it in the page's language ("Búsqueda, difícil"). */
 export const botLabel = (name) => (BOT_LABELS.includes(name) ? t(`bot.${name}`) : name);
+/** The bot's level in a word, after its name at a seat ("Rosa (difícil)"). */
+export const botLevel = (name) => (BOT_LABELS.includes(name) ? t(`botlevel.${name}`) : name);
+/** One line on how the bot plays, or null for a bot the page has no words for. */
+export const botDescription = (name) => (BOT_LABELS.includes(name) ? t(`botdesc.${name}`) : null);
+
+/** A table's name; a quick-match table has none and is worded here ("Jugar ya · 1v1 por puntos"). */
+export function tableTitle(table) {
+  if (table.name) return table.name;
+  const mode = { 2: "1v1", 4: "2v2", 6: "3v3" }[table.rules.players];
+  return t("qm.table_name", { mode, kind: t(table.rated ? "qm.rated" : "qm.casual") });
+}
 
 /** The table's rules in a few words: "2v2 con flor a 30". */
 export function describeRules(rules) {
@@ -47,14 +58,14 @@ export class Story {
   }
 
   // ------------------------------------------------------------------ who
-  /** A seat's name, the same for every viewer, records and listings: the server
-   * numbers the bots ("Bot 1 (simple)"). */
+  /** A seat's name, the same for every viewer, records and listings: the server names
+   * the bots ("Rosa"), the page adds their level in its language ("Rosa (difícil)"). */
   seatName(seat) {
     const seats = this.table.seats;
     const info = seats[seat];
     if (!info || info.kind === "empty") return t("seat.numbered", { n: seat + 1 });
     if (info.kind === "bot") {
-      if (info.name) return info.name;
+      if (info.name) return t("seat.bot_named", { name: info.name, level: botLevel(info.bot) });
       const n = seats.slice(0, seat + 1).filter((s) => s.kind === "bot").length;
       return t("seat.bot", { n, level: info.bot || "bot" });
     }

@@ -1,12 +1,13 @@
 // The live table: one WebSocket, the seat's view as the server sends it, and a page
 // drawn from it. Buttons exist only for the legal actions the server lists: no rule
 // of the game lives here.
-import { $, backImg, cardImg, cardName, el, select } from "./dom.js";
+import { $, backImg, cardImg, cardName, copyButton, el, select } from "./dom.js";
 import { FairDeals } from "./fairness.js";
 import { lang, t } from "./i18n.js";
 import { refusalText } from "./refusal.js";
 import { sound } from "./sound.js";
-import { Story, botLabel, closedBazas, describeRules } from "./story.js";
+import { Story, botLabel, closedBazas, describeRules, tableTitle } from "./story.js";
+import { hintLine } from "./tutorial.js";
 
 
 const POSITIONS = { 2: ["bot", "top"], 4: ["bot", "r", "top", "l"], 6: ["bot", "br", "tr", "top", "tl", "bl"] };
@@ -366,7 +367,9 @@ export class TableScreen {
 
   // ------------------------------------------------------------------ drawing
   render() {
-    const focused = document.activeElement?.dataset?.focus;
+    // the focus on a card or call, or lost with them (the last card played): it comes back
+    const lost = document.activeElement === document.body && this.handFocus;
+    const focused = document.activeElement?.dataset?.focus || (lost ? "hand" : undefined);
     const { table, view, you } = this.state;
     const n = table.rules.players;
     const me = you.seat ?? 0;
@@ -375,11 +378,11 @@ export class TableScreen {
     for (let seat = 0; seat < n; seat++) board.append(this.seatBox(seat, POSITIONS[n][(seat - me + n) % n]));
     board.append(this.center());
     const head = el("div", { class: "table-head" },
-      el("div", {}, el("h1", {}, table.name),
+      el("div", {}, el("h1", {}, tableTitle(table)),
         el("span", { class: "muted" }, `${describeRules(table.rules)} · ${t("table.code")} `, el("code", { id: "table-code" }, table.id))),
       this.scoreboard());
     const parts = [head, el("div", { id: "banner", class: "banner", role: "status" }), board];
-    if (view && you.seat !== null && view.winner === null) parts.push(this.myHand(), this.buttons());
+    if (view && you.seat !== null && view.winner === null) parts.push(hintLine(this, KEY_OF), this.myHand(), this.buttons());
     if (view && view.winner !== null) parts.push(this.matchEnd());
     if (you.seat === null && table.status !== "waiting") parts.push(el("p", { class: "muted spectating" }, t("table.spectating")));
     parts.push(el("div", { class: "side" }, this.summaryPanel(), this.logPanel()), this.fair.panel());
@@ -388,7 +391,12 @@ export class TableScreen {
     this.ctx.app.replaceChildren(screen);
     const log = $("#log ol");
     if (log) log.scrollTop = log.scrollHeight;  // the newest line in view
-    if (focused) $(`[data-focus="${focused}"]`)?.focus();
+    // the focused card or call is gone (played, answered): the keyboard stays in the hand
+    if (focused) {
+      const target = $(`[data-focus="${focused}"]`) || $("#my-hand button, #actions button");
+      target?.focus();
+      this.handFocus = !target;  // nothing to focus yet: at the next deal
+    }
     if (this.landed?.fresh && view?.winner === null) $("#move-on")?.focus();  // Enter or Space moves on
     if (this.landed) this.landed.fresh = false;
     this.announce();
@@ -397,10 +405,14 @@ export class TableScreen {
     this.runClock();
   }
 
+  /** The log's new lines into the page's live region (a screen reader hears the other
+   * players' moves): every line since the last announced one, not only the newest. */
   announce() {
-    const last = this.log[this.log.length - 1];
     const live = $("#announce");
-    if (live && last && live.dataset.text !== last.text) { live.dataset.text = last.text; live.textContent = last.text; }
+    const first = !this.announced;  // the table as it was on arrival is on the screen, not news
+    const fresh = this.log.filter((l) => !this.announced?.has(l));
+    this.announced = new Set(this.log);
+    if (live && fresh.length && !first) live.textContent = fresh.map((l) => l.text).join(" ");
   }
 
   offlineOverlay() {
@@ -500,6 +512,7 @@ export class TableScreen {
       box.append(el("button", { class: "sit", onclick: () => this.send({ type: "sit", seat }) }, t("seat.sit")));
       if (creator) {
         const level = select("level", (this.bots || ["random"]).map((b) => [b, botLabel(b)]));
+        level.setAttribute("aria-label", t("seat.bot_level", { n: seat + 1 }));
         level.value = (this.bots || []).includes("simple") ? "simple" : level.value;
         box.append(el("div", { class: "bot-choice" }, level,
           el("button", { class: "add-bot secondary", onclick: () => this.send({ type: "add_bot", seat, level: level.value }) }, t("seat.add_bot"))));
@@ -569,7 +582,8 @@ export class TableScreen {
     const box = el("div", { class: "center", id: "center" });
     if (table.status === "waiting") {
       const free = table.seats.filter((s) => s.kind === "empty").length;
-      box.append(el("p", {}, t("table.waiting", { n: free })), el("code", { class: "link" }, location.href));
+      box.append(el("p", {}, t("table.waiting", { n: free })), el("code", { class: "link", id: "table-link" }, location.href),
+        copyButton(() => location.href, "copy-link"));
       return box;
     }
     if (!view) return box;
@@ -660,10 +674,14 @@ export class TableScreen {
       const legal = view.legal.includes(token);
       const committed = you.committed === c;
       const label = committed ? t("table.committed_card", { card: cardName(c) }) : t(legal ? "table.play_card" : "table.release_card", { card: cardName(c) });
+      // the button's name is its text (a hidden "Jugar el 4 de copas"), not an aria-label
+      // that would not hold the visible key number
+      const face = cardImg(c, "card mine");
+      face.alt = "";
       hand.append(el("button", {
         class: `card-button${legal ? " playable" : ""}${committed ? " committed" : ""}`, "data-card": c, "data-focus": `card-${c}`,
-        "aria-label": label, title: label, disabled: !this.live, onclick: () => this.act(token),
-      }, cardImg(c, "card mine"), el("kbd", { "aria-hidden": "true" }, String(i + 1))));
+        title: label, disabled: !this.live, "aria-keyshortcuts": String(i + 1), onclick: () => this.act(token),
+      }, el("span", { class: "visually-hidden" }, label), face, el("kbd", { "aria-hidden": "true" }, String(i + 1))));
     });
     return hand;
   }
@@ -703,11 +721,11 @@ export class TableScreen {
     const panel = el("section", { class: `panel last-hand${this.freshSummary ? " fresh" : ""}`, id: "last-hand", "aria-live": "polite" });
     const summary = this.summary;
     if (!summary) {
-      panel.append(el("h3", {}, t("summary.title", { n: "" }).trim()), el("p", { class: "muted" }, t("summary.none")));
+      panel.append(el("h2", {}, t("summary.title", { n: "" }).trim()), el("p", { class: "muted" }, t("summary.none")));
       return panel;
     }
     const hand = summary.hand;
-    panel.append(el("h3", {}, t("summary.title", { n: summary.index + 1 })),
+    panel.append(el("h2", {}, t("summary.title", { n: summary.index + 1 })),
       el("ul", { class: "summary" }, summary.lines.map((line) => el("li", {}, line))));
     if (hand.revealed.length) {
       panel.append(el("div", { class: "revealed-all" }, hand.revealed.map(([seat, cards]) =>
@@ -800,7 +818,7 @@ export class TableScreen {
   }
 
   logPanel() {
-    return el("section", { class: "panel log", id: "log" }, el("h3", {}, t("log.title")),
+    return el("section", { class: "panel log", id: "log" }, el("h2", {}, t("log.title")),
       el("ol", { tabindex: "0" }, this.log.map((l) => el("li", { class: l.cls }, l.text))));
   }
 

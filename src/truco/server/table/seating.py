@@ -43,14 +43,19 @@ class Seat:
         )
 
 
+#: the bots' names, given in seat order: people's names, not engine ids (each page adds the
+#: bot's level in its own language from ``Seat.bot``: "Rosa (difícil)")
+BOT_NAMES = ("Rosa", "Tito", "Chela", "Nacho", "Mirta")
+
+
 def name_bots(seats: list[Seat]) -> None:
-    """Number the bots in seat order, as every client, record and listing names them
-    ("Bot 1 (simple)"); run whenever a bot sits or stands, before the match starts."""
+    """Name the bots in seat order, as every client, record and listing names them
+    ("Rosa", "Tito", ...); run whenever a bot sits or stands, before the match starts."""
     number = 0
     for seat in seats:
         if seat.kind == "bot":
+            seat.name = BOT_NAMES[number % len(BOT_NAMES)]
             number += 1
-            seat.name = f"Bot {number} ({seat.bot})"
 
 
 def seat_names(seats: list[Seat]) -> list[str]:
