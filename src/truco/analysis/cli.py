@@ -7,21 +7,23 @@ import json
 import sys
 from typing import Any
 
-from ..actions import action_token
 from ..record import RecordError, load_record, replay
 from .engine import DEFAULT_WORLDS, Analysis, analyze
+from .words import decision_line, report
 
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "analyze",
         help="weigh every decision of a game record and grade the mistakes",
-        description="Every decision is weighed from the deciding seat's view only "
-        "(determinized search, no peeking at hidden cards).",
+        description="Every decision is weighed by the top bot (search:expert) from the "
+        "deciding seat's view only (no peeking at hidden cards): what the move gave away "
+        "in points of the hand and in chance of winning the match, and the bot's move. "
+        "The same record always gives the same analysis.",
     )
     p.add_argument("file", metavar="RECORD", help="a truco-record/1 file")
     p.add_argument("--seat", type=int, action="append", help="only this seat (repeatable)")
-    p.add_argument("--seed", type=int, default=0, help="the search's seed (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="draw other worlds (a second opinion; default 0: the record's own)")
     p.add_argument(
         "--worlds",
         type=int,
@@ -64,15 +66,10 @@ def run_analyze(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(analysis.to_json(), ensure_ascii=False))
     else:
-        print(analysis.text())
+        print(report(analysis))
     return 0
 
 
 def marks_text(analysis: Analysis) -> dict[tuple[int, int], str]:
     """One line per graded decision, by (hand, action number), for the record viewer."""
-    return {
-        key: f"{d.grade.upper()}: seat {d.seat} {action_token(d.chosen)} "
-        f"(-{d.loss:.2f}), better {action_token(d.best)}"
-        for key, d in analysis.marks().items()
-        if d.grade is not None
-    }
+    return {key: decision_line(d, analysis) for key, d in analysis.marks().items()}
