@@ -20,15 +20,15 @@ measure (points plus :data:`WIN_WEIGHT` times the change of the chance to win) b
 than :data:`SIGNIFICANCE` standard errors of that paired difference. Its grade is then the
 worse of two: by the points of the hand it gave away (:data:`POINT_GRADES`: 0.5, 1, 2)
 and by the chance of winning the match it gave away (:data:`CHANCE_GRADES`: 4, 8, 16
-percentage points). A player's **accuracy** is the mean over their decisions of
-``100 * exp(-loss / ACCURACY_SCALE)``, the loss on the bot's measure (0 when the player's
-move is as good as the bot's), each decision weighted by how much it mattered: the gap
-between its best and its worst move (a choice between equal cards counts for nothing,
-a truco to answer with the match on it for much).
+percentage points). A player's **accuracy** is the share of what was at stake in their
+decisions that they kept: ``100 * (1 - sum(loss) / sum(stake))``, where a decision's
+``loss`` is on the bot's measure (0 when the player's move is as good as the bot's) and
+its ``stake`` the gap between its best and its worst move on that measure (a choice
+between equal cards counts for nothing, a truco to answer with the match on it for much).
 
-**Determinism.** The worlds of each decision are drawn from a seed made of the record's
-moves and deals (not its names) and the decision's place: the same record gives the same
-analysis on the web and on the command line. ``seed`` mixes a number in, to draw other
+**Determinism.** The worlds of each decision are drawn from a seed made of what the
+deciding seat sees there (:func:`view_key`: not the names, not a hidden card): the same
+record gives the same analysis on the web and on the command line. ``seed`` mixes a number in, to draw other
 worlds (a second opinion; the figures in docs/analysis.md show how rarely a grade moves).
 
 **Bound.** A loss in points is at most what the hand could still move between the teams
@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import math
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -69,7 +68,6 @@ POINT_GRADES = (0.5, 1.0, 2.0)
 CHANCE_GRADES = (0.04, 0.08, 0.16)
 INACCURACY, MISTAKE, BLUNDER = POINT_GRADES
 PLURAL = {"inaccuracy": "inaccuracies", "mistake": "mistakes", "blunder": "blunders"}
-ACCURACY_SCALE = 2.0
 ENVIDO_CHAIN_MOST = 7  # envido, envido, real envido accepted (or a falta refused after them)
 
 
@@ -226,11 +224,12 @@ def decision_points(record: Record) -> Iterator[tuple[int, int, int, int, SeatVi
             game.apply(seat, action)
 
 
-def record_key(record: Record) -> str:
-    """What fixes the analysis' worlds: the record's rules, deals and moves (not its
-    headers, so the stored match and its downloaded file agree)."""
-    data = repr((record.rules, record.first_mano, record.hands, record.seed))
-    return hashlib.sha256(data.encode()).hexdigest()
+def view_key(view: SeatView, seed: int = 0) -> str:
+    """What fixes a decision's worlds: what the deciding seat sees (its cards, the
+    table's moves and the score, the rules), and ``seed``: the same position gives the
+    same worlds in any record, under any names, and no hidden card moves them."""
+    seen = (view.rules, view.seat, view.hand_index, view.score, view.dealt, view.log, view.played)
+    return hashlib.sha256(f"analyze:{seed}:{seen!r}".encode()).hexdigest()
 
 
 def top_bot(worlds: int) -> SearchBot:
@@ -252,7 +251,6 @@ def analyze(
     """Weigh every decision of ``record`` (of ``seats`` only, if given)."""
     rules = record.rules
     names = list(record.headers.get("seats") or [])
-    key = record_key(record)
     bot = top_bot(worlds)
     decisions: list[Decision] = []
     graph: list[GraphPoint] = []
@@ -262,7 +260,7 @@ def analyze(
         candidates = [a for a in view.legal if not is_say(a)]
         if len(candidates) < 2 or action not in candidates:
             continue
-        bot.rng = random.Random(f"analyze:{key}:{seed}:{h}:{step}")
+        bot.rng = random.Random(view_key(view, seed))
         decision = weigh(bot, view, candidates, action, rules, h, step)
         decisions.append(decision)
         graph.append(_graph_point(decision, view, game))
@@ -279,12 +277,12 @@ def analyze(
 
 
 def player_accuracy(decisions: Sequence[Decision]) -> float:
-    """The mean of ``100 * exp(-loss / ACCURACY_SCALE)``, weighted by each decision's
-    stake (100 with no decision that mattered)."""
-    total = sum(d.stake for d in decisions)
-    if total <= 0.0:
+    """The share of the decisions' stakes kept, in percent (100 with no decision that
+    mattered)."""
+    stake = sum(d.stake for d in decisions)
+    if stake <= 0.0:
         return 100.0
-    return sum(d.stake * 100.0 * math.exp(-d.loss / ACCURACY_SCALE) for d in decisions) / total
+    return max(0.0, 100.0 * (1.0 - sum(d.loss for d in decisions) / stake))
 
 
 def weigh(

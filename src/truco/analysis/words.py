@@ -51,10 +51,12 @@ def loss_words(d: Decision) -> str:
 
 def decision_line(d: Decision, analysis: Analysis) -> str:
     """One graded decision in a sentence."""
-    name = next((p.name for p in analysis.players if p.seat == d.seat), f"seat {d.seat}")
+    seat = f"seat {d.seat}"
+    name = next((p.name for p in analysis.players if p.seat == d.seat), seat)
+    who = seat if name == seat else f"{name} ({seat})"
     article = "an" if d.grade == "inaccuracy" else "a"
     return (
-        f"hand {d.hand + 1}, move {d.step + 1}: {name} (seat {d.seat}) chose to "
+        f"hand {d.hand + 1}, move {d.step + 1}: {who} chose to "
         f"{move_words(d.chosen)}, {article} {d.grade}: {loss_words(d)}; "
         f"better: {move_words(d.best)}"
     )
