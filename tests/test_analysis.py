@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -170,7 +169,10 @@ def test_the_analysis_is_the_records_and_no_loss_exceeds_the_hand(
 
 
 def _strength_records(prefix: str) -> list[Any]:
-    return [record_from_json(json.loads(p.read_text())) for p in sorted(STRENGTH.glob(f"{prefix}*.json"))]
+    return [
+        record_from_json(json.loads(p.read_text()))
+        for p in sorted(STRENGTH.glob(f"{prefix}*.json"))
+    ]
 
 
 @pytest.mark.slow
@@ -186,7 +188,9 @@ def test_five_seeds_give_the_same_grades() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("prefix", "stronger"), [("simple-random", "simple"), ("expert-simple", "search:expert")])
+@pytest.mark.parametrize(
+    ("prefix", "stronger"), [("simple-random", "simple"), ("expert-simple", "search:expert")]
+)
 def test_the_stronger_bot_is_the_more_accurate(prefix: str, stronger: str) -> None:
     records = _strength_records(prefix)
     assert len(records) >= 3

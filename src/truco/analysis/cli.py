@@ -23,7 +23,12 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("file", metavar="RECORD", help="a truco-record/1 file")
     p.add_argument("--seat", type=int, action="append", help="only this seat (repeatable)")
-    p.add_argument("--seed", type=int, default=0, help="draw other worlds (a second opinion; default 0: the record's own)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="draw other worlds (a second opinion; default 0: the record's own)",
+    )
     p.add_argument(
         "--worlds",
         type=int,

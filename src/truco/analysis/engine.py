@@ -12,8 +12,10 @@ two things in that view:
   none past the target) and the **change in the chance of winning the match**;
 * which action it would play there: its own cautious, robust choice (a risky call is
   named only when it beats the best quiet action in the fitted worlds and the wary ones,
-  by more than a standard error), never one of its randomised bluffs. It follows the
-  match as a player would, fitting its model of the rivals to what they did before.
+  by more than a standard error), never one of its randomised bluffs. Its rivals are the
+  ones it assumes before it has seen them play (its prior), not fitted to this match: a
+  move is weighed against sound play, not against one rival's habits (a bluff that
+  works on a rival who always folds is still a bluff).
 
 **Grades.** A decision is graded only when the top bot's move is better on the bot's own
 measure (points plus :data:`WIN_WEIGHT` times the change of the chance to win) by more
@@ -28,8 +30,9 @@ between equal cards counts for nothing, a truco to answer with the match on it f
 
 **Determinism.** The worlds of each decision are drawn from a seed made of what the
 deciding seat sees there (:func:`view_key`: not the names, not a hidden card): the same
-record gives the same analysis on the web and on the command line. ``seed`` mixes a number in, to draw other
-worlds (a second opinion; the figures in docs/analysis.md show how rarely a grade moves).
+record gives the same analysis on the web and on the command line. ``seed`` mixes a
+number in, to draw other worlds (a second opinion; docs/analysis.md measures how rarely a
+grade moves).
 
 **Bound.** A loss in points is at most what the hand could still move between the teams
 at that moment (:func:`hand_worth` for each team, summed): the truco's four points, the
@@ -45,7 +48,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..actions import ENVIDO_CALLS, is_say
+from ..actions import is_say
 from ..bots.search import Evaluation, SearchBot, bluffs, match_value, paired_error
 from ..game import Game
 from ..record import Record
