@@ -163,4 +163,6 @@ def test_the_replay_with_analysis_fits_a_360_px_phone(server: LiveServer, browse
     assert width[0] <= width[1], width
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "analysis-360.png"), full_page=True)
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.screenshot(path=str(ARTIFACTS / "analysis-360-board.png"))
     page.context.close()

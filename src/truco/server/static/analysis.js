@@ -98,7 +98,7 @@ function summary(analysis, story, jump) {
   const marks = graded.map((d) => el("li", {},
     el("button", { class: `eval-jump ${d.grade}`, "data-step": d.replay_step, onclick: () => jump(d.replay_step) },
       `${t("analysis.hand", { n: d.hand + 1 })}: ${markText(d, story)}`)));
-  return [players, graded.length ? el("ol", { class: "eval-marks" }, marks) : el("p", { class: "muted" }, t("analysis.no_marks")),
+  return [el("div", { class: "eval-players-wrap" }, players), graded.length ? el("ol", { class: "eval-marks" }, marks) : el("p", { class: "muted" }, t("analysis.no_marks")),
     el("p", { class: "muted eval-how" }, t("analysis.how"))];
 }
 

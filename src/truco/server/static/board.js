@@ -27,10 +27,10 @@ export function moveWords(token, story, seat = null) {
  * (a token, and the seat it was for), drawn on the board: its card lit in the seat's
  * hand, or its call in a bubble.
  */
-export function replayBoard(step, story, n, better = null) {
+export function replayBoard(step, story, n, better = null, caption = "") {
   const board = el("section", { class: `board players-${n} replay-board`, "aria-label": t("table.board") });
   for (let seat = 0; seat < n; seat++) board.append(seatBox(step, story, seat, POSITIONS[n][seat], better));
-  board.append(center(step, story));
+  board.append(center(step, story, caption));
   return board;
 }
 
@@ -82,8 +82,9 @@ function bazaRow(step, story, seat) {
   return row;
 }
 
-function center(step, story) {
+function center(step, story, caption) {
   const box = el("div", { class: "center" });
+  if (caption) box.append(el("div", { class: "turn replay-caption" }, caption));
   if (step.closed) {
     box.append(el("div", { class: "just-closed" }, el("strong", {}, t("replay.closed")), " ", story.whyLine(step.closed.why)));
   }

@@ -44,7 +44,7 @@ export async function showReplay(id, { app }) {
     score.textContent = `${story.teamTitle(0)}: ${step.score[0]} · ${story.teamTitle(1)}: ${step.score[1]}`;
     stepLine.textContent = `${i + 1}/${steps.length} · ${caption(step)}`;
     const better = decision && decision.best !== decision.chosen ? { seat: decision.seat, token: decision.best } : null;
-    boardSlot.replaceChildren(replayBoard(step, story, n, better));
+    boardSlot.replaceChildren(replayBoard(step, story, n, better, caption(step)));
     note.replaceChildren(...(decision ? [decisionNote(decision)] : []));
     moves.querySelectorAll("button.move").forEach((b) => {
       const here = Number(b.dataset.step) === i;
