@@ -124,3 +124,38 @@ def test_an_upward_import_is_caught_even_for_the_type_checker_only(tmp_path: Pat
     assert layer_violations(tmp_path) == [
         "truco.game imports truco.view (game may not import view)"
     ]
+
+
+def task_starts(path: Path) -> list[int]:
+    """The lines of ``path`` that start a task without :func:`truco.server.tasks.spawn`:
+    a call of ``create_task`` or ``ensure_future`` (``asyncio.``, a loop's, or bare)."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in {"create_task", "ensure_future"}:
+                lines.append(node.lineno)
+    return lines
+
+
+def test_every_server_task_starts_through_spawn() -> None:
+    """docs/architecture.md: every background task of the server is named, kept and its
+    failure logged, which only ``server/tasks.spawn`` does."""
+    server = SRC / "truco" / "server"
+    bypasses = [
+        f"{path.relative_to(SRC)}:{line}"
+        for path in sorted(server.rglob("*.py"))
+        if path != server / "tasks.py"
+        for line in task_starts(path)
+    ]
+    assert bypasses == []
+
+
+def test_a_bare_create_task_is_caught(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text(
+        "import asyncio\n\nasync def f():\n    asyncio.get_running_loop().create_task(g())\n"
+        "    asyncio.ensure_future(g())\n"
+    )
+    assert task_starts(module) == [4, 5]

@@ -20,12 +20,13 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from . import accounts, accounts_api, analysis_api, api, live, queue_api
+from . import accounts, accounts_api, analysis_api, api, health, live, metrics, queue_api
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import ID_RE, Server, ServerDep
 from .limits import AddressLimits, Attempts, HttpLimits, parse_rate
 from .lobby import Lobby
+from .logs import RequestIds
 from .matchmaking import MemoryQueue
 from .pauses import keep_pauses_short
 from .players import TokenSigner
@@ -157,6 +158,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        metrics.LIVE.lobbies.append(lobby)
         await lobby.start()
         await matchmaker.start()
         # what start-up left alive (modules, the engine's tables: most of the heap) is
@@ -175,6 +177,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
                 await analysis.stop()
             await matchmaker.stop()
             await lobby.stop()
+            metrics.LIVE.lobbies.remove(lobby)
 
     app = Site(title="Truco Argento", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.server = server
@@ -183,9 +186,11 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.state.config = config
     app.state.login_attempts = Attempts(config.login_rate)
     app.state.matchmaker = matchmaker
+    app.state.readiness = health.Readiness()
     app.add_exception_handler(TableError, _table_error)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.include_router(pages)
+    app.include_router(health.router)
     app.include_router(api.router)
     app.include_router(accounts_api.router)
     app.include_router(queue_api.router)
@@ -193,7 +198,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     addresses = AddressLimits(config.http_rate, config.http_write_rate)
     app.add_middleware(HttpLimits, addresses=addresses)
+    app.add_middleware(RequestIds)  # outermost: the limits' refusals have an id too
     limits = HttpLimits(live.TableSockets(server), addresses=addresses)
-    app.table_sockets = limits
+    app.table_sockets = RequestIds(limits)
     app.create_tables = api.CreateTables(server, addresses, limits.max_body, table_error_response)
     return app

@@ -19,6 +19,7 @@ import asyncio
 import concurrent.futures
 import logging
 import multiprocessing
+import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from typing import Literal
 from ..bots import BOTS, PLUGIN_BOTS, Bot, make_bot
 from ..rules import Rules
 from ..view import SeatView
+from .metrics import BOT_CPU_SECONDS, BOT_DECISIONS
 from .worker_process import exit_with_parent
 
 log = logging.getLogger("truco.server")
@@ -79,12 +81,19 @@ class Decision:
 _WORKER_BOTS: dict[str, Bot] = {}
 
 
-def _decide(spec: str, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
-    """In a worker: the decision of bot ``spec`` (one bot per spec per worker)."""
+def _decide(spec: str, view: SeatView, legal: Sequence[int], rules: Rules) -> tuple[int, float]:
+    """In a worker: the decision of bot ``spec`` (one bot per spec per worker), and the
+    CPU seconds it took."""
     bot = _WORKER_BOTS.get(spec)
     if bot is None:
         bot = _WORKER_BOTS[spec] = make_bot(spec)
-    return bot.choose(view, legal, rules)
+    return _timed(bot, view, legal, rules)
+
+
+def _timed(bot: Bot, view: SeatView, legal: Sequence[int], rules: Rules) -> tuple[int, float]:
+    started = time.thread_time()
+    action = bot.choose(view, legal, rules)
+    return action, time.thread_time() - started
 
 
 def _warm_up() -> None:
@@ -141,37 +150,46 @@ class BotPool:
     ) -> Decision:
         """``bot``'s action among ``legal``: at once for a cheap bot, from the pool for
         a search bot, from the fallback bot when the pool is full, slow or failing."""
+        level = repr(bot)
         if bot.name in CHEAP_BOTS:
-            return self._count(Decision(bot.choose(view, legal, rules), "inline"))
+            action, cpu = _timed(bot, view, legal, rules)
+            BOT_CPU_SECONDS.labels(level).inc(cpu)
+            return self._count(Decision(action, "inline"), level)
         if self.in_flight >= self.capacity:
-            return self._fall_back(view, legal, rules, "full")
+            return self._fall_back(view, legal, rules, "full", level)
         loop = asyncio.get_running_loop()
         self.in_flight += 1
         future = loop.run_in_executor(self._pool(), _decide, repr(bot), view, list(legal), rules)
         # the slot stays taken until the worker is really done, even after a timeout
         future.add_done_callback(self._release)
         try:
-            action = await asyncio.wait_for(asyncio.shield(future), self.seconds)
+            action, cpu = await asyncio.wait_for(asyncio.shield(future), self.seconds)
         except TimeoutError:
-            return self._fall_back(view, legal, rules, "timeout")
+            return self._fall_back(view, legal, rules, "timeout", level)
         except Exception:
             log.exception("bot %r failed; its fallback decides", bot)
-            return self._fall_back(view, legal, rules, "error")
+            return self._fall_back(view, legal, rules, "error", level)
+        BOT_CPU_SECONDS.labels(level).inc(cpu)
         if action not in legal:
             log.error("bot %r chose %r, not a legal action; its fallback decides", bot, action)
-            return self._fall_back(view, legal, rules, "error")
-        return self._count(Decision(action, "pool"))
+            return self._fall_back(view, legal, rules, "error", level)
+        return self._count(Decision(action, "pool"), level)
 
-    def _release(self, future: asyncio.Future[int]) -> None:
+    def _release(self, future: asyncio.Future[tuple[int, float]]) -> None:
         self.in_flight -= 1
         if not future.cancelled():
             future.exception()  # retrieved: a late failure is not "never retrieved"
 
-    def _fall_back(self, view: SeatView, legal: Sequence[int], rules: Rules, how: How) -> Decision:
-        return self._count(Decision(self.fallback.choose(view, legal, rules), how))
+    def _fall_back(
+        self, view: SeatView, legal: Sequence[int], rules: Rules, how: How, level: str
+    ) -> Decision:
+        return self._count(Decision(self.fallback.choose(view, legal, rules), how), level)
 
-    def _count(self, decision: Decision) -> Decision:
+    def _count(self, decision: Decision, level: str) -> Decision:
+        """Count ``decision``, made for a bot of ``level`` (a fallback's too: it is what
+        that level's seat got)."""
         self.counts[decision.how] += 1
+        BOT_DECISIONS.labels(level, decision.how).inc()
         return decision
 
     def shutdown(self) -> None:

@@ -130,8 +130,40 @@ def register(subparsers: Any) -> None:
         default=1,
         help="with --redis: start this many node processes on the one port (default 1)",
     )
+    p.add_argument(
+        "--metrics-token",
+        default=os.environ.get("TRUCO_METRICS_TOKEN"),
+        metavar="TOKEN",
+        help="serve Prometheus metrics at /metrics to 'Authorization: Bearer TOKEN' only "
+        "(default: $TRUCO_METRICS_TOKEN, which keeps it off the process list; unset: no metrics)",
+    )
+    p.add_argument(
+        "--log-format",
+        choices=["plain", "json"],
+        default="plain",
+        help="the log on stderr: plain text, or one JSON object per line (default plain)",
+    )
+    p.add_argument(
+        "--log-level",
+        choices=["debug", "info", "warning", "error"],
+        default="warning",
+        help="the least a line must matter to be logged; info adds one line a request "
+        "(default warning)",
+    )
+    p.add_argument(
+        "--drain-seconds",
+        type=float,
+        default=0.0,
+        help="when told to stop, answer /readyz 503 and go on serving this long before "
+        "handing the tables over (behind a load balancer: a few of its probe intervals; "
+        "default 0)",
+    )
     p.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=_cmd_serve)
+
+    from . import admin
+
+    admin.register(subparsers)
 
 
 def _cluster_problem(args: argparse.Namespace) -> str | None:
@@ -215,11 +247,15 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         redis_url=args.redis,
         redis_prefix=args.redis_prefix,
         lease_ms=int(args.lease_seconds * 1000),
+        metrics_token=args.metrics_token or None,
     )
     problem = _cluster_problem(args)
     if problem is not None:
         print(f"truco serve: {problem}", file=sys.stderr)
         return 2
+    from .logs import configure
+
+    configure(args.log_format, args.log_level)
     try:
         if args.listen_fd is not None:  # a node started by --workers
             from .cluster.parent import stop_with_parent
@@ -258,7 +294,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     server = AnnouncingServer(
         uvicorn.Config(
             app,
-            log_level="warning",
+            log_level=args.log_level,
+            log_config=None,  # uvicorn's lines go through the server's log (logs.configure)
+            access_log=False,  # the server logs each request itself, with its id
             ws_max_size=1 << 16,
             ws_per_message_deflate=args.ws_deflate,
             http=http_protocol(),  # (no cycle left by each WebSocket upgrade)
@@ -270,6 +308,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         # the tables stop (committed, their sockets told) before uvicorn waits for the
         # sockets to close; a cluster node leaving takes no table over meanwhile
         on_shutdown=app.state.lobby.shut_down,
+        on_drain=app.state.readiness.drain,
+        drain_seconds=max(0.0, args.drain_seconds),
     )
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C: uvicorn has shut down cleanly
         server.run(sockets=[sock])

@@ -58,3 +58,6 @@ class ServerConfig:
     redis_url: str | None = None
     redis_prefix: str = "truco:"
     lease_ms: int = 3000
+    #: ``GET /metrics`` answers only with ``Authorization: Bearer <metrics_token>``
+    #: (None: the route answers 404; docs/operations.md)
+    metrics_token: str | None = None

@@ -21,6 +21,8 @@ from collections.abc import Callable
 from limits import RateLimitItem
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from .metrics import REFUSALS
+
 
 class TokenBucket:
     """``burst`` messages at once, then ``rate`` messages per second."""
@@ -180,6 +182,7 @@ class HttpLimits:
         address = client[0] if client else "unknown"
         refusal = self.addresses.refusal(address, scope.get("method"), path)
         if refusal is not None:
+            REFUSALS.labels("http" if kind == "http" else "socket_open").inc()
             if kind == "websocket":
                 await send({"type": "websocket.close", "code": 4429, "reason": refusal[:120]})
             else:

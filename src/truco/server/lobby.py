@@ -12,10 +12,12 @@ from ..bots import make_bot
 from ..rules import Rules
 from .bot_pool import BotPool, check_bot_spec, offered_bots
 from .config import ServerConfig
+from .logs import about
 from .players import Player
 from .ratings import record_result, record_unrecorded
 from .store import Store
 from .table import Command, Join, Leave, Seat, Table, TableError, name_bots
+from .tasks import spawn
 
 log = logging.getLogger("truco.server")
 
@@ -99,7 +101,7 @@ class Lobby:
         once instead of holding the server's graceful shutdown. :meth:`stop` finishes."""
         self.stopping = True
         if self._stopping_tables is None:
-            self._stopping_tables = asyncio.ensure_future(self._stop_tables())
+            self._stopping_tables = spawn(self._stop_tables(), name="stop-tables")
 
     async def _stop_tables(self) -> None:
         # all at once: their last commits share group commits (and again for any table
@@ -286,14 +288,17 @@ class Lobby:
         table.bot_pool = self.bot_pool
         self.bot_pool.warm(table.bots.values())
         self.tables[table.id] = table
-        table.start()
+        with about(table=table.id):  # the table's task, and every line it logs, carry it
+            log.info("table opened: %d players, to %d", table.rules.players, table.rules.target)
+            table.start()
 
     def _record(self, table: Table) -> None:
         """A match is over and durable: its result (and ratings) are recorded in a thread."""
+        log.info("match over")  # (in the table's task: the line names it)
         if self.store is None:
             return
         engine = self.store.engine
-        task = asyncio.create_task(  # kept in _recording; its failure is logged there
+        task = spawn(  # kept in _recording
             self.store.in_writer(lambda: record_result(engine, table.id)),
             name=f"record-{table.id}",
         )
@@ -302,9 +307,8 @@ class Lobby:
 
     def _recorded(self, task: asyncio.Task[bool]) -> None:
         self._recording.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("a result could not be recorded (recorded on the next start)",
-                      exc_info=task.exception())  # fmt: skip
+        if not task.cancelled() and task.exception() is not None:  # spawn logged why
+            log.warning("%s: the result is recorded on the next start", task.get_name())
 
     async def recorded(self) -> None:
         """Wait for the results being recorded now."""

@@ -40,6 +40,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .tasks import spawn
+
 log = logging.getLogger("truco.server")
 
 FREEZE_SECONDS = 0.1
@@ -118,7 +120,7 @@ async def keep_pauses_short(
     """Run for the life of the server (cancel it to stop); see the module's docstring."""
     path = os.environ.get(STALLS_ENV)
     probe = StallProbe(path) if path else None
-    stamping = asyncio.create_task(probe.stamp()) if probe else None
+    stamping = spawn(probe.stamp(), name="stall-probe") if probe else None
     census = probe is not None and os.environ.get("TRUCO_GARBAGE") == "1"
     knobs = _knobs()
     freeze_seconds = knobs.get("freeze", freeze_seconds)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from ..actions import ActionError, action_token, parse_action
 from ..view import PublicHand, SeatView
+from .metrics import ERRORS
 from .players import MAX_TOKEN
 
 
@@ -177,6 +178,7 @@ def close_reason(text: str) -> str:
 
 # ---------------------------------------------------------------- server -> client
 def error_message(code: str, reason: str) -> dict[str, Any]:
+    ERRORS.labels(code).inc()
     return {"type": "error", "code": code, "reason": reason}
 
 

@@ -37,9 +37,11 @@ from .matchmaking import (
     QueueKey,
     Ticket,
 )
+from .metrics import QUEUE_WAIT_SECONDS
 from .players import Player
 from .protocol import close_reason
 from .table import Seat, TableError
+from .tasks import spawn
 
 log = logging.getLogger("truco.server")
 router = APIRouter()
@@ -105,7 +107,7 @@ class Matchmaker:
         self.stopping = False
 
     async def start(self) -> None:
-        self.task = asyncio.create_task(self._run(), name="matchmaker")
+        self.task = spawn(self._run(), name="matchmaker")
 
     async def stop(self) -> None:
         if self.task is not None:
@@ -252,12 +254,13 @@ async def _wait(websocket: WebSocket, matchmaker: Matchmaker, key: QueueKey, min
     """Tell the player about their wait until they are seated, leave or go away."""
     policy = matchmaker.backend.policy
     await _send(websocket, {"type": "queued", "queue": str(key), "rating": mine.rating})
-    listener = asyncio.create_task(_until_leave(websocket))
+    listener = spawn(_until_leave(websocket), name="queue-listener")
     last_news = 0.0
     try:
         while not listener.done():
             table = await matchmaker.backend.announcement(mine.player_id)
             if table is not None:
+                QUEUE_WAIT_SECONDS.observe(matchmaker.clock() - mine.joined_at)
                 await _seated(websocket, table, key)
                 return
             now = matchmaker.clock()

@@ -4,6 +4,7 @@ to open is printed only once the server is really serving."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from collections.abc import Callable
 
@@ -41,11 +42,17 @@ class AnnouncingServer(uvicorn.Server):
         *,
         address: str,
         on_shutdown: Callable[[], None] | None = None,
+        on_drain: Callable[[], None] | None = None,
+        drain_seconds: float = 0.0,
     ) -> None:
         super().__init__(config)
         self.address = address
         #: called as the shutdown begins, before the connections are closed
         self.on_shutdown = on_shutdown
+        #: called first when told to stop; ``drain_seconds`` later the shutdown begins
+        #: (meanwhile the node goes on serving, unready: a load balancer sends nobody new)
+        self.on_drain = on_drain
+        self.drain_seconds = drain_seconds
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets=sockets)
@@ -53,6 +60,9 @@ class AnnouncingServer(uvicorn.Server):
             print(f"Truco Argento: open {self.address} in a browser (Ctrl+C stops)", flush=True)
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        if self.on_drain is not None:
+            self.on_drain()
+            await asyncio.sleep(self.drain_seconds)
         if self.on_shutdown is not None:
             self.on_shutdown()
         await super().shutdown(sockets=sockets)

@@ -54,6 +54,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import StaticPool
 
 from .journal import LIVE, JournalError, TableWrite, fold
+from .metrics import COMMIT_SECONDS, COMMIT_WRITES
 from .migrations import upgrade
 from .store_pg import PgWriter
 from .tasks import spawn
@@ -465,8 +466,10 @@ class Store:
             self._wake.clear()
             batch, self._queue = self._queue, []
             if batch:
+                COMMIT_WRITES.observe(len(batch))
                 try:
-                    await self._write([w for w, _ in batch], loop)
+                    with COMMIT_SECONDS.time():
+                        await self._write([w for w, _ in batch], loop)
                 except Exception:
                     await self._write_one_by_one(batch)
                 else:

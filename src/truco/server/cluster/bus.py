@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ..tasks import spawn
 from .resp import Publisher
 
 if TYPE_CHECKING:
@@ -56,8 +57,8 @@ class Bus:
         self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         await self._pubsub.subscribe(self.channel(self.node))
         self._tasks = [
-            asyncio.create_task(self._listen(self._pubsub, handler), name="truco-bus-listen"),
-            asyncio.create_task(self._publish_loop(), name="truco-bus-publish"),
+            spawn(self._listen(self._pubsub, handler), name="truco-bus-listen"),
+            spawn(self._publish_loop(), name="truco-bus-publish"),
         ]
 
     async def stop(self) -> None:

@@ -60,6 +60,7 @@ class LeaseKeeper:
         self._loop = loop
         self.stall_seconds = stall_seconds
         self.seen = time.monotonic()  # the loop's last tick
+        self.renewed_at = float("-inf")  # the last renewal that Redis answered
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name="truco-leases", daemon=True)
         self._stalled = False
@@ -78,6 +79,10 @@ class LeaseKeeper:
             self._thread.join(timeout=2 * self.ttl_ms / 1000)
         self.redis.close()
 
+    def renewed_within(self, seconds: float) -> bool:
+        """Whether Redis heard this node within ``seconds`` (readiness, ``/readyz``)."""
+        return time.monotonic() - self.renewed_at <= seconds
+
     def renew_once(self) -> None:
         """Say the node is alive for a lease's time, renew its leases, hand the outcome to
         the loop."""
@@ -86,6 +91,7 @@ class LeaseKeeper:
         pipe.zadd(f"{self.prefix}nodes", {self.node: now_ms + self.ttl_ms})
         pipe.zremrangebyscore(f"{self.prefix}nodes", 0, now_ms - 60_000)
         pipe.execute()
+        self.renewed_at = time.monotonic()
         leases = self._leases()
         if not leases:
             return

@@ -30,10 +30,13 @@ import orjson
 
 from ..journal import LIVE
 from ..lobby import Lobby
+from ..logs import about, set_node
+from ..metrics import LEASE_TAKEOVERS
 from ..pauses import keep_pauses_short
 from ..protocol import ProtocolError, error_message, parse_client_message
 from ..ratings import record_unrecorded
 from ..table import Command, Join, Leave, Table
+from ..tasks import spawn
 from .bus import Bus, Message
 from .keeper import LeaseKeeper
 from .lease import Lease, Leases
@@ -76,6 +79,7 @@ class ClusterLobby(Lobby):
         self.redis: Redis = Redis(connection_pool=pool)
         self.prefix = prefix
         self.node = node or secrets.token_hex(4)
+        set_node(self.node)  # every line this process logs says which node it is
         self.lease_ms = lease_ms
         self.leases = Leases(self.redis, prefix, self.node, lease_ms)
         self.redis_url = redis_url
@@ -129,10 +133,10 @@ class ClusterLobby(Lobby):
         if rows:
             await self.redis.sadd(self.key("tables"), *[row.id for row in rows])
         self._loops = [
-            asyncio.create_task(self._every(self.lease_ms / 6000, self._tick)),
-            asyncio.create_task(self._every(self.lease_ms / 3000, self._heartbeat)),
-            asyncio.create_task(self._every(self.lease_ms / 6000, self._take_orphans)),
-            asyncio.create_task(keep_pauses_short()),  # last: start-up is over
+            spawn(self._every(self.lease_ms / 6000, self._tick), name="node-tick"),
+            spawn(self._every(self.lease_ms / 3000, self._heartbeat), name="node-heartbeat"),
+            spawn(self._every(self.lease_ms / 6000, self._take_orphans), name="node-orphans"),
+            spawn(keep_pauses_short(), name="keep-pauses-short"),  # last: start-up is over
         ]
 
     async def _stop_tables(self) -> None:
@@ -176,17 +180,12 @@ class ClusterLobby(Lobby):
                 log.exception("cluster node %s: %s failed", self.node, step.__name__)
 
     def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
-        task = asyncio.create_task(work)
+        """Start ``work`` (a release or a drop) through :func:`spawn`, which logs its
+        failure (a new table whose lease could not be taken would otherwise only show as
+        its creator waiting for it); :meth:`stop` waits for the ones still running."""
+        task = spawn(work, name=f"node-{self.node}-{getattr(work, '__qualname__', 'work')}")
         self._tasks.add(task)
-        task.add_done_callback(self._done)
-
-    def _done(self, task: asyncio.Task[Any]) -> None:
-        """A spawned task ended: a failure is said (a new table whose lease could not be
-        taken would otherwise only show as its creator waiting for it)."""
-        self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("node %s: %s failed", self.node, task.get_coro(),
-                      exc_info=task.exception())  # fmt: skip
+        task.add_done_callback(self._tasks.discard)
 
     # ------------------------------------------------------------------ the site's tables
     async def alive(self, node: str) -> bool:
@@ -247,7 +246,8 @@ class ClusterLobby(Lobby):
         self.store.fences[table.id] = lease.token
         await self.redis.sadd(self.key("tables"), table.id)
         self.bot_pool.warm(table.bots.values())
-        table.start()
+        with about(table=table.id):  # the table's task, and every line it logs, carry it
+            table.start()
 
     async def take_over(self, table_id: str) -> Table | None:
         """Run a table nobody holds: lease, then the fence in the database, then its state
@@ -298,6 +298,7 @@ class ClusterLobby(Lobby):
         self.store.fences[table_id] = lease.token
         self._open(table)
         log.info("node %s took table %s over (token %d)", self.node, table_id, lease.token)
+        LEASE_TAKEOVERS.inc()
         return table
 
     def _claim_and_load(self, table_id: str, token: int) -> tuple[bool, MatchRow | None]:

@@ -21,6 +21,7 @@ import orjson
 from ..players import Player
 from ..protocol import error_message
 from ..table import Client, Command, Join, Leave
+from ..tasks import spawn
 
 if TYPE_CHECKING:
     from ..table import Table
@@ -157,7 +158,7 @@ class Route:
         if self.owner is not None:  # if it is alive and still runs the table: we are gone
             self.lobby.bus.send(self.owner, {"k": "leave", "c": self.conn})
         self.owner = self.local = None
-        self._finding = asyncio.create_task(self._refind())
+        self._finding = spawn(self._refind(), name=f"refind-{self.conn}")
 
     async def _refind(self) -> None:
         try:

@@ -30,6 +30,7 @@ from ...view import SeatView, public_hand, seat_view
 from ..bot_pool import BotPool
 from ..config import ServerConfig
 from ..journal import Journal
+from ..metrics import ACTIONS, ROUND_SECONDS
 from ..protocol import (
     Act,
     AddBot,
@@ -184,6 +185,7 @@ class Table:
             self.deadlines.idle_since = loop.time()
         self._settle()
         await self._publish()
+        acted, started = False, 0.0
         while True:
             deadline = self.deadlines.next(
                 self.config.abandon_after if self.status == "waiting" else None
@@ -199,6 +201,8 @@ class Table:
                 self._on_timers(loop.time())
                 self._settle()
             else:
+                acted = isinstance(message, Command) and isinstance(message.message, Act)
+                started = time.perf_counter()
                 stopping = self._take(message)
                 # group commit: what arrived while the last commit was in flight goes with it
                 for _ in range(GROUP_LIMIT):
@@ -206,6 +210,9 @@ class Table:
                         break
                     stopping = self._take(self.inbox.get_nowait())
             await self._publish()
+            if acted:  # a player's action, committed and told (a timer's round is not one)
+                ROUND_SECONDS.observe(time.perf_counter() - started)
+                acted = False
             if self.journal.status == "finished" and self.on_over is not None:
                 on_over, self.on_over = self.on_over, None
                 on_over(self)
@@ -384,6 +391,7 @@ class Table:
         hands = len(game.history)
         hand = game.hand_index
         game.apply(seat, action)
+        ACTIONS.labels(by).inc()
         audience: Audience = ("team", seat & 1) if is_say(action) else EVERYONE
         self._emit(
             {
