@@ -50,16 +50,23 @@ def main(argv: list[str] | None = None) -> int:
                 grades.append([d.grade for d in analysis.decisions])
                 if seed == 0:
                     accuracy = {p.name: p.accuracy for p in analysis.players}
-            for per_seed in zip(*grades, strict=True):
-                total += 1
-                same += len(set(per_seed)) == 1
+            agree = sum(len(set(per_seed)) == 1 for per_seed in zip(*grades, strict=True))
+            same += agree
+            total += len(grades[0])
             strong = [n for n in accuracy if n in args.stronger]
             weak = [n for n in accuracy if n not in args.stronger]
             if strong and weak:
                 matches += 1
                 ordered += accuracy[strong[0]] > accuracy[weak[0]]
             print(
-                json.dumps({"record": str(path), "accuracy": accuracy}),
+                json.dumps(
+                    {
+                        "record": str(path),
+                        "accuracy": accuracy,
+                        "same_grade": [agree, len(grades[0])],
+                        "cpu_seconds": round(seconds[-1], 2),
+                    }
+                ),
                 file=sys.stderr,
                 flush=True,
             )
