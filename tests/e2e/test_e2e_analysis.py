@@ -20,6 +20,7 @@ from truco.server import ServerConfig
 from truco.server.store import MatchRow, Store
 
 MATCH = "replay1"
+TEAMS = "replay6"
 #: engine tokens a person must never read
 TOKENS = re.compile(
     r"\bplay \d+[ebco]\b|\bno-quiero\b|\bvale-cuatro\b|\breal-envido\b|\bfalta-envido\b"
@@ -41,8 +42,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     record = _record()
     now = time.time()
     table = {"rules": record["rules"], "seats": [{"name": "Ana"}, {"name": "Beto"}]}
+    teams = play_match(("simple", "random"), Rules(players=6, target=15), 4, 0, False, True).record
+    assert teams is not None
+    six = {"rules": teams["rules"], "seats": [{"name": f"P{i}"} for i in range(6)]}
     Store(f"sqlite:///{db}").write(
-        [MatchRow(MATCH, "t", "finished", now, now, 1, 0, table, record)]
+        [
+            MatchRow(MATCH, "t", "finished", now, now, 1, 0, table, record),
+            MatchRow(TEAMS, "t6", "finished", now, now, 1, 0, six, teams),
+        ]
     )
     config = ServerConfig(
         db_url=f"sqlite:///{db}", bot_delay=0,
@@ -52,12 +59,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         yield live
 
 
-def _page(browser: Any, server: LiveServer, lang: str, width: int = 1280) -> Any:
+def _page(
+    browser: Any, server: LiveServer, lang: str, width: int = 1280, match: str = MATCH
+) -> Any:
     context = browser.new_context(viewport={"width": width, "height": 800})
     context.add_init_script(f"localStorage.setItem('truco.lang', '{lang}')")
     page = context.new_page()
     page.set_default_timeout(15000)
-    page.goto(f"{server.url}/replay/{MATCH}")
+    page.goto(f"{server.url}/replay/{match}")
     page.wait_for_selector(".replay-board")
     return page
 
@@ -165,4 +174,16 @@ def test_the_replay_with_analysis_fits_a_360_px_phone(server: LiveServer, browse
     page.screenshot(path=str(ARTIFACTS / "analysis-360.png"), full_page=True)
     page.evaluate("() => window.scrollTo(0, 0)")
     page.screenshot(path=str(ARTIFACTS / "analysis-360-board.png"))
+    page.context.close()
+
+
+def test_a_3v3_replay_fits_a_360_px_phone(server: LiveServer, browser: Any) -> None:
+    page = _page(browser, server, "en", width=360, match=TEAMS)
+    assert page.locator(".replay-board .seat").count() == 6
+    ARTIFACTS.mkdir(exist_ok=True)
+    for _ in range(8):  # through the first moves, cards on the table
+        page.keyboard.press("ArrowRight")
+        width = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+        page.screenshot(path=str(ARTIFACTS / "replay-3v3-360.png"))
+        assert width[0] <= width[1], width
     page.context.close()
