@@ -58,10 +58,12 @@ export function evaluationGraph(analysis, story, jump) {
   }
   graph.append(svg("line", { x1: left, x2: left, y1: top, y2: height - bottom, class: "eval-axis" }),
     svg("line", { x1: left, x2: width - right, y1: height - bottom, y2: height - bottom, class: "eval-axis" }));
-  let lastHand = -1;
+  let lastHand = -1, lastX = -Infinity;
   points.forEach((p, k) => {
     if (p.hand === lastHand) return;
     lastHand = p.hand;
+    if (x(k) - lastX < 16) return;  // hands too close to label apart
+    lastX = x(k);
     graph.append(svg("text", { x: x(k), y: height - bottom + 14, class: "eval-tick", "text-anchor": "middle" }, String(p.hand + 1)));
   });
   graph.append(svg("text", { x: (left + width - right) / 2, y: height - 4, class: "eval-title", "text-anchor": "middle" }, t("analysis.axis_x")),
