@@ -20,7 +20,9 @@ async function call(path, method = "GET") {
   const res = await fetch(path, { method });
   const data = await res.json().catch(() => ({}));
   if (!res.ok) {
-    const error = new Error(data.code ? t(`refusal.${data.code}`, data.params || {}) : t("analysis.failed"));
+    const key = `refusal.${data.code}`;
+    const worded = data.code ? t(key, data.params || {}) : key;
+    const error = new Error(worded === key ? t("analysis.failed") : worded);
     error.status = res.status;
     throw error;
   }
@@ -105,8 +107,9 @@ function summary(analysis, story, jump) {
 }
 
 /** The panel under the replay: a button that asks for the analysis, then all of it;
- * ``onDone(analysis)`` lets the viewer mark its steps, ``jump(step)`` moves it. */
-export function analysisPanel(matchId, story, onDone, jump) {
+ * ``onDone(analysis)`` lets the viewer mark its steps, ``jump(step)`` moves it,
+ * ``session()`` gets the page a session when the server wants one to ask. */
+export function analysisPanel(matchId, story, onDone, jump, session = null) {
   const panel = el("section", { class: "analysis panel", "aria-label": t("analysis.title") });
   const url = `/api/matches/${encodeURIComponent(matchId)}/analysis`;
   const show = (analysis) => {
@@ -125,7 +128,11 @@ export function analysisPanel(matchId, story, onDone, jump) {
   };
   const start = async () => {
     try {
-      const state = await call(url, "POST");
+      const state = await call(url, "POST").catch(async (e) => {
+        if (e.status !== 401 || !session) throw e;
+        await session();  // asking needs a session: a guest's will do
+        return call(url, "POST");
+      });
       if (state.status === "done") show(state.analysis); else poll();
     } catch (e) { panel.replaceChildren(el("p", { class: "error", role: "alert" }, e.message), button); }
   };

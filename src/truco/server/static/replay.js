@@ -8,7 +8,7 @@ import { Story } from "./story.js";
 
 const KEYS = { ArrowLeft: (i) => i - 1, ArrowRight: (i) => i + 1, Home: () => 0, End: (i, n) => n - 1 };
 
-export async function showReplay(id, { app }) {
+export async function showReplay(id, { app, identity }) {
   const res = await fetch(`/api/matches/${encodeURIComponent(id)}/replay`);
   if (res.status === 404) throw new Error(t("replay.not_found", { id }));
   const data = await res.json().catch(() => ({}));
@@ -80,7 +80,7 @@ export async function showReplay(id, { app }) {
     decisions = new Map(analysis.decisions.filter((d) => d.grade).map((d) => [d.replay_step, d]));
     for (const [k, d] of decisions) moves.querySelector(`button.move[data-step="${k}"]`)?.classList.add("marked", d.grade);
     draw();
-  }, go);
+  }, go, identity ? () => identity.ensure() : null);
   app.replaceChildren(screen, panel);
   draw();
 }
