@@ -4,6 +4,7 @@ bounded queue, and the answer maps each graded decision to a step of the replay 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -56,12 +57,18 @@ def test_the_analysis_names_replay_steps_and_says_points_and_chance_apart() -> N
         assert {"inaccuracies", "mistakes", "blunders", "decisions", "name"} <= set(p)
 
 
-def test_the_analysis_is_the_same_as_the_command_lines() -> None:
-    from truco.analysis import analyze
+@pytest.mark.slow
+def test_the_analysis_is_the_same_as_the_command_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from truco.cli import main
 
     record = _finished_match()
-    web = analyze_for_viewer(record, worlds=8)
-    cli = analyze(record_from_json({**record, "headers": {}}), worlds=8).to_json()
+    web = analyze_for_viewer(record)  # what the page shows, as the server makes it
+    path = tmp_path / "match.json"
+    path.write_text(json.dumps({**record, "headers": {"seats": ["Ana", "Beto"]}}))
+    assert main(["analyze", str(path), "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
     assert [d["grade"] for d in web["decisions"]] == [d["grade"] for d in cli["decisions"]]
     assert [p["accuracy"] for p in web["players"]] == [p["accuracy"] for p in cli["players"]]
 
