@@ -48,7 +48,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..actions import is_say
+from ..actions import action_token, is_say
 from ..bots.search import Evaluation, SearchBot, bluffs, match_value, paired_error
 from ..game import Game
 from ..record import Record
@@ -126,8 +126,6 @@ class Decision:
     stake: float = 0.0  # the gap between the best and the worst move, the bot's measure
 
     def to_json(self) -> dict[str, Any]:
-        from ..actions import action_token
-
         return {
             "hand": self.hand,
             "step": self.step,
