@@ -1,8 +1,10 @@
 """Can players trust ``truco analyze``? The figures of docs/analysis.md, on records
 made with ``truco arena A B --records DIR``:
 
-* **seeds**: each record analysed with ``--seeds`` seeds (each seed draws other
-  worlds); the share of decisions whose grade is the same under every seed;
+* **resamples**: each record analysed ``--resamples`` times, each with other worlds
+  (``truco analyze --resample N``; the default analysis has no seed and always gives
+  the same grades): the share of decisions whose grade is the same every time, how much
+  of the grading is the sampling's;
 * **strength**: the share of matches where the stronger bot (the first of ``--stronger``
   pairs, by name in the record's headers) has the higher accuracy;
 * **seconds** of CPU per match for one analysis (what the web waits for).
@@ -10,7 +12,7 @@ made with ``truco arena A B --records DIR``:
 Usage::
 
     truco arena simple random --target 15 --matches 20 --seed 1 --jobs 1 --records DIR1
-    python benchmarks/analysis_trust.py DIR1 [DIR2 ...] --seeds 5 --stronger simple
+    python benchmarks/analysis_trust.py DIR1 [DIR2 ...] --resamples 5 --stronger simple
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from truco.record import load_record
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("dirs", nargs="+", type=Path)
-    p.add_argument("--seeds", type=int, default=5, help="seeds per record (default 5)")
+    p.add_argument("--resamples", type=int, default=5, help="analyses per record (default 5)")
     p.add_argument(
         "--stronger", action="append", default=[], help="the stronger bot's name (repeatable)"
     )
@@ -43,12 +45,12 @@ def main(argv: list[str] | None = None) -> int:
         for path in files:
             record = load_record(path.read_bytes())
             grades = []
-            for seed in range(args.seeds):
+            for resample in range(args.resamples):
                 start = time.process_time()
-                analysis = analyze(record, seed=seed)
+                analysis = analyze(record, resample=resample)
                 seconds.append(time.process_time() - start)
                 grades.append([d.grade for d in analysis.decisions])
-                if seed == 0:
+                if resample == 0:
                     accuracy = {p.name: p.accuracy for p in analysis.players}
             agree = sum(len(set(per_seed)) == 1 for per_seed in zip(*grades, strict=True))
             same += agree
@@ -72,9 +74,9 @@ def main(argv: list[str] | None = None) -> int:
             )
     seconds.sort()
     report = {
-        "records": sum(1 for _ in seconds) // max(args.seeds, 1),
+        "records": sum(1 for _ in seconds) // max(args.resamples, 1),
         "decisions": total,
-        "same_grade_all_seeds": round(same / max(total, 1), 4),
+        "same_grade_all_resamples": round(same / max(total, 1), 4),
         "matches_compared": matches,
         "stronger_more_accurate": round(ordered / max(matches, 1), 4),
         "cpu_seconds_per_match_median": round(seconds[len(seconds) // 2], 2) if seconds else None,

@@ -1,7 +1,7 @@
 """``truco analyze``: known blunders are marked, a strong bot grades above random,
 the analysis sees only the deciding seat's view, is a function of the record's moves,
 shows its losses in points of the hand (never more than the hand could move) and in
-chance of winning, and gives the same grades whatever the seed."""
+chance of winning, and has no seed: the same record, the same grades."""
 
 from __future__ import annotations
 
@@ -25,6 +25,8 @@ from truco.record import game_to_record, record_from_json
 from truco.rules import Rules
 
 STRENGTH = Path(__file__).parent / "records" / "strength"
+#: the share of decisions graded alike by 5 analyses on other worlds (docs/analysis.md)
+RESAMPLED_AGREEMENT = 0.7
 
 
 def _record(deal: list[list[str]], actions: list[list[Any]], **rules: Any) -> dict[str, Any]:
@@ -76,8 +78,8 @@ def test_the_analysis_never_peeks_at_the_rivals_cards() -> None:
     # the same decisions with a different rival hand: the evaluation is the same
     other = json.loads(json.dumps(FALTA_WITH_4))
     other["hands"][0]["deal"][1] = ["7o", "6o", "3c"]  # rival holds 33 instead of 20
-    a = analyze(record_from_json(FALTA_WITH_4), seats={0}, seed=3)
-    b = analyze(record_from_json(other), seats={0}, seed=3)
+    a = analyze(record_from_json(FALTA_WITH_4), seats={0}, resample=3)
+    b = analyze(record_from_json(other), seats={0}, resample=3)
     assert [d.values for d in a.decisions] == [d.values for d in b.decisions]
 
 
@@ -153,18 +155,19 @@ def _partial_record(rules: Rules, seed: int, actions: int) -> dict[str, Any]:
     rules=tables,
     seed=st.integers(0, 2**32 - 1),
     actions=st.integers(1, 14),
-    analysis_seed=st.one_of(st.just(0), st.integers(0, 2**31)),
+    resample=st.one_of(st.just(0), st.integers(0, 2**31)),
+    process_seed=st.integers(0, 2**32 - 1),
 )
 def test_the_analysis_is_the_records_and_no_loss_exceeds_the_hand(
-    rules: Rules, seed: int, actions: int, analysis_seed: int
+    rules: Rules, seed: int, actions: int, resample: int, process_seed: int
 ) -> None:
     data = _partial_record(rules, seed, actions)
-    first = analyze(record_from_json(data), seed=analysis_seed, worlds=6)
-    # for any seed: the same moves under other names, after other randomness, the same
-    # analysis (the worlds come from the seed and what each seat sees, nothing else)
-    random.seed(seed)
+    first = analyze(record_from_json(data), resample=resample, worlds=6)
+    # whatever the process's randomness: the same moves under other names, the same
+    # analysis (the worlds come from what each seat sees, and the resample, nothing else)
+    random.seed(process_seed)
     renamed = record_from_json({**data, "headers": {"seats": ["x"] * rules.players}})
-    assert analyze(renamed, seed=analysis_seed, worlds=6).decisions == first.decisions
+    assert analyze(renamed, resample=resample, worlds=6).decisions == first.decisions
     for d in first.decisions:
         assert 0.0 <= d.points <= d.worth, d
         assert 0.0 <= d.chance <= 1.0
@@ -182,15 +185,17 @@ def _strength_records(prefix: str) -> list[Any]:
 
 
 @pytest.mark.slow
-def test_five_seeds_give_the_same_grades() -> None:
+def test_five_resamples_mostly_give_the_same_grades() -> None:
+    # other worlds on purpose (the default analysis has none to vary): how much of the
+    # grading is the sampling's
     records = _strength_records("simple-random")[:2]
     same = total = 0
     for record in records:
-        runs = [[d.grade for d in analyze(record, seed=s).decisions] for s in range(5)]
+        runs = [[d.grade for d in analyze(record, resample=r).decisions] for r in range(5)]
         for grades in zip(*runs, strict=True):
             total += 1
             same += len(set(grades)) == 1
-    assert total > 40 and same / total >= 0.95, (same, total)
+    assert total > 40 and same / total >= RESAMPLED_AGREEMENT, (same, total)
 
 
 @pytest.mark.slow

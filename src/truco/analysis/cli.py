@@ -24,10 +24,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("file", metavar="RECORD", help="a truco-record/1 file")
     p.add_argument("--seat", type=int, action="append", help="only this seat (repeatable)")
     p.add_argument(
-        "--seed",
+        "--resample",
         type=int,
         default=0,
-        help="draw other worlds (a second opinion; default 0: the record's own)",
+        metavar="N",
+        help="draw other worlds: a second opinion (default 0: the record's own worlds, "
+        "the same analysis every time)",
     )
     p.add_argument(
         "--worlds",
@@ -67,7 +69,7 @@ def run_analyze(args: argparse.Namespace) -> int:
         return _fail(f"--seat must be between 0 and {n - 1}")
     if not 1 <= args.worlds <= 2000:
         return _fail(f"--worlds must be between 1 and 2000, got {args.worlds}")
-    analysis = analyze(record, seats, seed=args.seed, worlds=args.worlds)
+    analysis = analyze(record, seats, worlds=args.worlds, resample=args.resample)
     if args.json:
         print(json.dumps(analysis.to_json(), ensure_ascii=False))
     else:

@@ -28,11 +28,12 @@ decisions that they kept: ``100 * (1 - sum(loss) / sum(stake))``, where a decisi
 its ``stake`` the gap between its best and its worst move on that measure (a choice
 between equal cards counts for nothing, a truco to answer with the match on it for much).
 
-**Determinism.** The worlds of each decision are drawn from a seed made of what the
-deciding seat sees there (:func:`view_key`: not the names, not a hidden card): the same
-record gives the same analysis on the web and on the command line. ``seed`` mixes a
-number in, to draw other worlds (a second opinion; docs/analysis.md measures how rarely a
-grade moves).
+**Determinism.** The analysis has no seed: the worlds of each decision are drawn from
+what the deciding seat sees there (:func:`view_key`: not the names, not a hidden card,
+not any bot's or process's randomness), so the same record gives the same analysis every
+time, on the web and on the command line. ``resample`` (0 by default) draws other worlds
+on purpose: a second opinion, which shows how much of a grade is the sampling's
+(docs/analysis.md measures it).
 
 **Bound.** A loss in points is at most what the hand could still move between the teams
 at that moment (:func:`hand_worth` for each team, summed): the truco's four points, the
@@ -186,13 +187,13 @@ class Analysis:
     decisions: list[Decision]
     players: list[PlayerSummary]
     graph: list[GraphPoint] = field(default_factory=list)
-    seed: int = 0
+    resample: int = 0
     worlds: int = DEFAULT_WORLDS
 
     def to_json(self) -> dict[str, Any]:
         return {
             "bot": f"search:{TOP_BOT}",
-            "seed": self.seed,
+            "resample": self.resample,
             "worlds": self.worlds,
             "thresholds": {
                 g: {"points": p, "chance": c}
@@ -225,12 +226,12 @@ def decision_points(record: Record) -> Iterator[tuple[int, int, int, int, SeatVi
             game.apply(seat, action)
 
 
-def view_key(view: SeatView, seed: int = 0) -> str:
+def view_key(view: SeatView, resample: int = 0) -> str:
     """What fixes a decision's worlds: what the deciding seat sees (its cards, the
-    table's moves and the score, the rules), and ``seed``: the same position gives the
+    table's moves and the score, the rules), and ``resample``: the same position gives the
     same worlds in any record, under any names, and no hidden card moves them."""
     seen = (view.rules, view.seat, view.hand_index, view.score, view.dealt, view.log, view.played)
-    return hashlib.sha256(f"analyze:{seed}:{seen!r}".encode()).hexdigest()
+    return hashlib.sha256(f"analyze:{resample}:{seen!r}".encode()).hexdigest()
 
 
 def top_bot(worlds: int) -> SearchBot:
@@ -246,8 +247,8 @@ def top_bot(worlds: int) -> SearchBot:
 def analyze(
     record: Record,
     seats: set[int] | None = None,
-    seed: int = 0,
     worlds: int = DEFAULT_WORLDS,
+    resample: int = 0,
 ) -> Analysis:
     """Weigh every decision of ``record`` (of ``seats`` only, if given)."""
     rules = record.rules
@@ -261,7 +262,7 @@ def analyze(
         candidates = [a for a in view.legal if not is_say(a)]
         if len(candidates) < 2 or action not in candidates:
             continue
-        bot.rng = random.Random(view_key(view, seed))
+        bot.rng = random.Random(view_key(view, resample))
         decision = weigh(bot, view, candidates, action, rules, h, step)
         decisions.append(decision)
         graph.append(_graph_point(decision, view, game))
@@ -274,7 +275,7 @@ def analyze(
         grades = {g: sum(1 for d in mine if d.grade == g) for g in GRADES}
         name = str(names[s]) if s < len(names) else f"seat {s}"
         players.append(PlayerSummary(s, name, len(mine), accuracy, grades))
-    return Analysis(decisions, players, graph, seed, worlds)
+    return Analysis(decisions, players, graph, resample, worlds)
 
 
 def player_accuracy(decisions: Sequence[Decision]) -> float:
