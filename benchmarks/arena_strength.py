@@ -1,4 +1,4 @@
-"""The bots' strength and speed: the exact `truco arena` runs behind the figures of docs/bots.md.
+"""The bots' strength and speed: the exact `truco arena` runs behind the figures of docs/history/bots-runs.md.
 
     python benchmarks/arena_strength.py [--set issue11] [--only NAME ...] [--out DIR]
         [--scale 1.0] [--nice 10] [--list]
@@ -11,7 +11,7 @@ interval is printed. ``--list`` prints the commands without running them; ``--su
 prints the summaries of the JSON files already in DIR. ``--scale`` multiplies the numbers
 of matches (and the time bounds).
 
-Sets: ``base`` (the first table of docs/bots.md: search and simple against simple and
+Sets: ``base`` (the first table of docs/history/bots-runs.md: search and simple against simple and
 random) and ``issue11`` (the expert against today's hard, ``search:120x4``, and the
 gauntlet on every configuration, with ``--jobs 1``: the CPU-time figures of one core).
 The expert's runs were planned as the best sample for about 90 CPU minutes on a shared

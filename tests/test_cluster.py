@@ -310,7 +310,10 @@ def test_cluster_options_are_checked_in_one_line() -> None:
     for args, message in [
         (["--redis", REDIS_URL], "--redis needs a PostgreSQL --db"),
         (["--workers", "2"], "--workers needs --redis"),
-        (["--db", "postgresql+psycopg://x/y", "--redis", "http://x"], "must be a redis:// URL"),
+        (
+            ["--db", "postgresql+psycopg://x/y", "--redis", "http://x"],
+            "must be a redis://, rediss:// or unix:// URL",
+        ),
         (["--redis", REDIS_URL, "--lease-seconds", "0"], "--lease-seconds must be from 0.5 to 60"),
     ]:
         done = subprocess.run(
@@ -350,33 +353,34 @@ def test_the_bus_sends_a_frame_once_for_the_connections_of_one_node_that_get_it(
     assert merge_frames(other) == other
 
 
-def test_the_bus_publisher_speaks_redis_itself(site: tuple[str, str]) -> None:
+def test_the_bus_publishes_each_batch_and_hears_who_listens(site: tuple[str, str]) -> None:
     import asyncio
 
     from redis.asyncio import Redis
 
-    from truco.server.cluster.resp import Publisher
+    from truco.server.cluster.bus import Bus
 
     _, prefix = site
 
     async def scenario() -> None:
         redis = Redis.from_url(REDIS_URL)
-        pubsub = redis.pubsub(ignore_subscribe_messages=True)
-        await pubsub.subscribe(f"{prefix}heard")
-        publisher = Publisher(REDIS_URL)
+        bus = Bus(redis, prefix, "here", REDIS_URL)
+        heard: list[Any] = []
+        gone: list[tuple[str, list[Any]]] = []
+        bus.on_unreachable = lambda node, messages: gone.append((node, messages))
+        await bus.start(heard.append)
         try:
-            payload = b'["frame", "\\r\\n$3 not a command"]'
-            heard = await publisher.publish([(f"{prefix}heard", payload), (f"{prefix}x", b"")])
-            assert heard == [1, 0]  # one subscriber, then none: a node that is gone
-            message = None
-            for _ in range(50):  # (the subscription's confirmation comes first: None)
-                message = message or await pubsub.get_message(timeout=0.1)
-            assert message is not None and message["data"] == payload
-            await publisher.close()  # a closed connection is opened again
-            assert await publisher.publish([(f"{prefix}heard", b"again")]) == [1]
+            bus.send("here", {"k": "hello", "c": "a"})
+            bus.send("nobody", {"k": "hello", "c": "b"})
+            for _ in range(50):
+                if heard:
+                    break
+                await asyncio.sleep(0.05)
+            assert heard == [{"k": "hello", "c": "a"}]
+            assert gone == [("nobody", [{"k": "hello", "c": "b"}])]  # 0 listeners: gone
+            assert bus.sent == 2
         finally:
-            await publisher.close()
-            await pubsub.aclose()  # type: ignore[no-untyped-call]
+            await bus.stop()
             await redis.aclose()
 
     asyncio.run(scenario())

@@ -174,8 +174,8 @@ def _cluster_problem(args: argparse.Namespace) -> str | None:
         return "--lease-seconds must be from 0.5 to 60"
     if args.redis is None:
         return "--workers needs --redis (the nodes share it)" if args.workers > 1 else None
-    if not args.redis.startswith(("redis://", "rediss://")):  # what the bus's Publisher speaks
-        return f"--redis must be a redis:// URL (or rediss://), not {args.redis!r}"
+    if not args.redis.startswith(("redis://", "rediss://", "unix://")):  # what redis-py takes
+        return f"--redis must be a redis://, rediss:// or unix:// URL, not {args.redis!r}"
     if not args.db.startswith("postgresql"):
         return "--redis needs a PostgreSQL --db (every node reads and writes the same database)"
     return None
