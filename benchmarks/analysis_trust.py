@@ -22,9 +22,18 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from truco.analysis import analyze
 from truco.record import load_record
+
+
+def _share_kept(analysis: Any, seat: int) -> float:
+    """The other accuracy measured: the share of the summed stakes kept (a big call
+    weighs as much as its stake)."""
+    mine = [d for d in analysis.decisions if d.seat == seat]
+    stake = sum(d.stake for d in mine)
+    return 100.0 * (1 - sum(d.loss for d in mine) / stake) if stake else 100.0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,6 +61,9 @@ def main(argv: list[str] | None = None) -> int:
                 grades.append([d.grade for d in analysis.decisions])
                 if resample == 0:
                     accuracy = {p.name: p.accuracy for p in analysis.players}
+                    kept = {
+                        p.name: round(_share_kept(analysis, p.seat), 1) for p in analysis.players
+                    }
             agree = sum(len(set(per_seed)) == 1 for per_seed in zip(*grades, strict=True))
             same += agree
             total += len(grades[0])
@@ -65,6 +77,7 @@ def main(argv: list[str] | None = None) -> int:
                     {
                         "record": str(path),
                         "accuracy": accuracy,
+                        "share_of_all_stakes_kept": kept,
                         "same_grade": [agree, len(grades[0])],
                         "cpu_seconds": round(seconds[-1], 2),
                     }

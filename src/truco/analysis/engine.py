@@ -22,11 +22,12 @@ measure (points plus :data:`WIN_WEIGHT` times the change of the chance to win) b
 than :data:`SIGNIFICANCE` standard errors of that paired difference. Its grade is then the
 worse of two: by the points of the hand it gave away (:data:`POINT_GRADES`: 0.5, 1, 2)
 and by the chance of winning the match it gave away (:data:`CHANCE_GRADES`: 4, 8, 16
-percentage points). A player's **accuracy** is the share of what was at stake in their
-decisions that they kept: ``100 * (1 - sum(loss) / sum(stake))``, where a decision's
-``loss`` is on the bot's measure (0 when the player's move is as good as the bot's) and
-its ``stake`` the gap between its best and its worst move on that measure (a choice
-between equal cards counts for nothing, a truco to answer with the match on it for much).
+percentage points). A player's **accuracy** is the mean, over their decisions that
+mattered, of the share of the decision's stake they kept: ``100 * (1 - loss / stake)``,
+where ``loss`` is on the bot's measure (0 when the player's move is as good as the bot's)
+and ``stake`` the gap between the decision's best and worst move on that measure; a
+decision matters when its stake is at least :data:`MATTERS` (a choice between equal cards
+does not count). Each decision counts once, so a player is not judged on one big call.
 
 **Determinism.** The analysis has no seed: the worlds of each decision are drawn from
 what the deciding seat sees there (:func:`view_key`: not the names, not a hidden card,
@@ -71,6 +72,9 @@ POINT_GRADES = (0.5, 1.0, 2.0)
 #: chance of winning the match given away (0 to 1), for each grade
 CHANCE_GRADES = (0.04, 0.08, 0.16)
 INACCURACY, MISTAKE, BLUNDER = POINT_GRADES
+#: the least stake (gap between a decision's best and worst move, the bot's measure) of a
+#: decision that counts for the accuracy
+MATTERS = 0.25
 PLURAL = {"inaccuracy": "inaccuracies", "mistake": "mistakes", "blunder": "blunders"}
 ENVIDO_CHAIN_MOST = 7  # envido, envido, real envido accepted (or a falta refused after them)
 
@@ -279,12 +283,12 @@ def analyze(
 
 
 def player_accuracy(decisions: Sequence[Decision]) -> float:
-    """The share of the decisions' stakes kept, in percent (100 with no decision that
-    mattered)."""
-    stake = sum(d.stake for d in decisions)
-    if stake <= 0.0:
+    """The mean share of the stake kept over the decisions that mattered, in percent
+    (100 with none)."""
+    mattered = [d for d in decisions if d.stake >= MATTERS]
+    if not mattered:
         return 100.0
-    return max(0.0, 100.0 * (1.0 - sum(d.loss for d in decisions) / stake))
+    return 100.0 * sum(1.0 - min(d.loss, d.stake) / d.stake for d in mattered) / len(mattered)
 
 
 def weigh(
