@@ -4,6 +4,7 @@ bounded queue, and the answer maps each graded decision to a step of the replay 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -34,14 +35,56 @@ def _row(match_id: str, record: dict[str, Any]) -> MatchRow:
     return MatchRow(match_id, "t", "finished", now, now, 1, 0, table, record)
 
 
-def test_the_analysis_names_replay_steps() -> None:
+def test_the_analysis_names_replay_steps_and_says_points_and_chance_apart() -> None:
     record = _finished_match()
     result = analyze_for_viewer(record, worlds=8)
     steps = replay_steps(record_from_json(record))
+    assert result["bot"] == "search:expert"
     assert result["decisions"] and len(result["graph"]) == len(result["decisions"])
+    assert set(result["thresholds"]) == {"inaccuracy", "mistake", "blunder"}
     for d in result["decisions"]:
-        step = steps[d["replay_step"] + 1]  # the step the decision's action leads to
+        step = steps[d["replay_step"]]  # the step where the decision's move is made
         assert step["hand"] == d["hand"] and step["action"] == d["chosen"]
+        assert d["seat"] == step["seat"]
+        assert 0 <= d["points"] <= d["worth"] and 0 <= d["chance"] <= 1
+        assert d["grade"] in (None, "inaccuracy", "mistake", "blunder")
+        assert d["best"] in d["values"] and d["chosen"] in d["values"]
+        assert set(d["values"][d["best"]]) == {"points", "chance"}
+    for g in result["graph"]:
+        assert 0 <= g["win"] <= 1 and steps[g["replay_step"]]["hand"] == g["hand"]
+    for p in result["players"]:
+        assert 0 <= p["accuracy"] <= 100
+        assert {"inaccuracies", "mistakes", "blunders", "decisions", "name"} <= set(p)
+
+
+@pytest.mark.slow
+def test_the_analysis_is_the_same_as_the_command_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from truco.cli import main
+
+    record = _finished_match()
+    web = analyze_for_viewer(record)  # what the page shows, as the server makes it
+    path = tmp_path / "match.json"
+    path.write_text(json.dumps({**record, "headers": {"seats": ["Ana", "Beto"]}}))
+    assert main(["analyze", str(path), "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert [d["grade"] for d in web["decisions"]] == [d["grade"] for d in cli["decisions"]]
+    assert [p["accuracy"] for p in web["players"]] == [p["accuracy"] for p in cli["players"]]
+
+
+def test_the_closing_step_keeps_the_bazas_and_the_deciding_card() -> None:
+    steps = replay_steps(record_from_json(_finished_match()))
+    closing = [s for s in steps if s["closed"] is not None and s["action"].startswith("play ")]
+    assert closing
+    for step in closing:
+        card = step["action"].split()[1]
+        played = [c for baza in step["bazas"] for seat, c in baza if seat == step["seat"]]
+        assert card in played  # drawn with the hand it decided
+        assert len(step["baza_winners"]) == len(step["bazas"])
+    for step in steps:
+        for winner in step["baza_winners"]:
+            assert winner is None or -1 <= winner < 2
 
 
 def test_a_full_queue_says_so_at_once() -> None:

@@ -281,7 +281,7 @@ async def test_an_analysis_mark_is_whole_and_in_the_screens_language(
         }
     )
     viewer = RecordViewer(record)
-    viewer.marks = marks_text(analyze(record, seed=1), viewer.names)
+    viewer.marks = marks_text(analyze(record), viewer.names)
     mark = viewer.marks[(0, 4)]
     assert mark.startswith("Error grave: Lugar 1 dijo no quiero")
     app = TrucoApp(viewer, save_dir=tmp_path)

@@ -86,7 +86,7 @@ def _cmd_analyze_show(args: argparse.Namespace) -> int:
     """``truco analyze RECORD --show``: ``truco show RECORD --analyze`` with its options."""
     from .tui.cli import show_record
 
-    options = {"seats": set(args.seat) if args.seat else None, "seed": args.seed}
+    options = {"seats": set(args.seat) if args.seat else None, "resample": args.resample}
     return show_record(
         args.file, "analyze", analyze=True, analysis={**options, "worlds": args.worlds}
     )

@@ -6,12 +6,13 @@ See :mod:`.engine` for the method, the grades' thresholds and the accuracy figur
 from __future__ import annotations
 
 from .cli import register
-from .engine import BLUNDER, INACCURACY, MISTAKE, Analysis, Decision, analyze, grade
+from .engine import BLUNDER, INACCURACY, MISTAKE, TOP_BOT, Analysis, Decision, analyze, grade
 
 __all__ = [
     "BLUNDER",
     "INACCURACY",
     "MISTAKE",
+    "TOP_BOT",
     "Analysis",
     "Decision",
     "analyze",

@@ -12,18 +12,28 @@ from ..locale import DEFAULT_LANGUAGE
 from ..narrate import decision_words
 from ..record import RecordError, load_record, replay
 from .engine import DEFAULT_WORLDS, Analysis, analyze
+from .words import report
 
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "analyze",
         help="weigh every decision of a game record and grade the mistakes",
-        description="Every decision is weighed from the deciding seat's view only "
-        "(determinized search, no peeking at hidden cards).",
+        description="Every decision is weighed by the top bot (search:expert) from the "
+        "deciding seat's view only (no peeking at hidden cards): what the move gave away "
+        "in points of the hand and in chance of winning the match, and the bot's move. "
+        "The same record always gives the same analysis.",
     )
     p.add_argument("file", metavar="RECORD", help="a truco-record/1 file")
     p.add_argument("--seat", type=int, action="append", help="only this seat (repeatable)")
-    p.add_argument("--seed", type=int, default=0, help="the search's seed (default 0)")
+    p.add_argument(
+        "--resample",
+        type=int,
+        default=0,
+        metavar="N",
+        help="draw other worlds: a second opinion (default 0: the record's own worlds, "
+        "the same analysis every time)",
+    )
     p.add_argument(
         "--worlds",
         type=int,
@@ -68,11 +78,11 @@ def run_analyze(args: argparse.Namespace) -> int:
         return _fail(f"--seat must be between 0 and {n - 1}")
     if not 1 <= args.worlds <= 2000:
         return _fail(f"--worlds must be between 1 and 2000, got {args.worlds}")
-    analysis = analyze(record, seats, seed=args.seed, worlds=args.worlds)
+    analysis = analyze(record, seats, worlds=args.worlds, resample=args.resample)
     if args.json:
         print(json.dumps(analysis.to_json(), ensure_ascii=False))
     else:
-        print(analysis.text())
+        print(report(analysis))
     return 0
 
 
@@ -83,7 +93,7 @@ def marks_text(
     in ``lang``, the seats by ``names``, the moves in words ("Imprecisión: Lugar 1 jugó el
     12 de bastos (pierde 0,62 puntos); mejor: cantar truco")."""
     return {
-        key: decision_words(d.grade, names[d.seat], d.chosen, d.best, d.loss, lang)
+        key: decision_words(d.grade, names[d.seat], d.chosen, d.best, d.points, lang)
         for key, d in analysis.marks().items()
         if d.grade is not None
     }

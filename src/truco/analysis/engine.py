@@ -1,78 +1,134 @@
-"""Post-game analysis: every decision of a record weighed from the deciding seat's view.
+"""Post-game analysis: every decision of a record weighed by the top bot, from the
+deciding seat's view.
 
-For each action of a finished (or unfinished) match where the seat had a real choice,
-the analysis rebuilds that seat's :class:`~truco.view.SeatView` (its own cards, the
-public table: never another seat's hidden cards) and asks the determinized search
-(:meth:`~truco.bots.search.SearchBot.evaluate`) what every legal action is worth: the
-expected points of the hand for the seat's team (with the match-value bonus of
-:func:`~truco.bots.search.hand_utility`). The best action is the cautious search's
-choice (a risky call must beat the best quiet action by a standard error, so a call is
-not named "better" on the luck of the sample). The **loss** of a decision is the best
-action's value minus the chosen one's, in those points.
+For each action of a match where the seat had a real choice, the analysis rebuilds that
+seat's :class:`~truco.view.SeatView` (its own cards, the public table: never another
+seat's hidden cards) and asks the top bot (:data:`TOP_BOT`, today ``search:expert``)
+two things in that view:
 
-Grades (documented thresholds, in expected points of the hand):
+* what every legal action is worth, played out in the same sampled worlds (common random
+  numbers: the differences between actions are not noise of different samples), told
+  apart as the hand's **expected points** for the seat's team (only the points that count:
+  none past the target) and the **change in the chance of winning the match**;
+* which action it would play there: its own cautious, robust choice (a risky call is
+  named only when it beats the best quiet action in the fitted worlds and the wary ones,
+  by more than a standard error), never one of its randomised bluffs. Its rivals are the
+  ones it assumes before it has seen them play (its prior), not fitted to this match: a
+  move is weighed against sound play, not against one rival's habits (a bluff that
+  works on a rival who always folds is still a bluff).
 
-* **inaccuracy**: loss of at least :data:`INACCURACY` (0.5)
-* **mistake**: at least :data:`MISTAKE` (1.0)
-* **blunder**: at least :data:`BLUNDER` (2.0)
+**Grades.** A decision is graded only when the top bot's move is better on the bot's own
+measure (points plus :data:`WIN_WEIGHT` times the change of the chance to win) by more
+than :data:`SIGNIFICANCE` standard errors of that paired difference. Its grade is then the
+worse of two: by the points of the hand it gave away (:data:`POINT_GRADES`: 0.5, 1, 2)
+and by the chance of winning the match it gave away (:data:`CHANCE_GRADES`: 4, 8, 16
+percentage points). A player's **accuracy** is the mean, over their decisions that
+mattered, of the share of the decision's stake they kept: ``100 * (1 - loss / stake)``,
+where ``loss`` is on the bot's measure (0 when the player's move is as good as the bot's)
+and ``stake`` the gap between the decision's best and worst move on that measure; a
+decision matters when its stake is at least :data:`MATTERS` (a choice between equal cards
+does not count). Each decision counts once, so a player is not judged on one big call.
 
-and only when the loss is also larger than :data:`SIGNIFICANCE` standard errors of the
-paired difference (the search samples worlds: a loss inside its noise is not graded).
-A player's **accuracy** is the mean of ``100 * exp(-loss / ACCURACY_SCALE)`` over their
-decisions (a perfect decision counts 100, a loss of one point 61, of three points 22).
+**Determinism.** The analysis has no seed: the worlds of each decision are drawn from
+what the deciding seat sees there (:func:`view_key`: not the names, not a hidden card,
+not any bot's or process's randomness), so the same record gives the same analysis every
+time, on the web and on the command line. ``resample`` (0 by default) draws other worlds
+on purpose: a second opinion, which shows how much of a grade is the sampling's
+(docs/analysis.md measures it).
 
-The analysis is deterministic for a ``seed`` (each decision's search is seeded from the
-seed and the decision's place) and its cost per decision is bounded by ``worlds``.
+**Bound.** A loss in points is at most what the hand could still move between the teams
+at that moment (:func:`hand_worth` for each team, summed): the truco's four points, the
+envido's or the flor's while they can still be called, never past what a team needs.
 """
 
 from __future__ import annotations
 
-import math
+import dataclasses
+import hashlib
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..actions import action_token, is_say
-from ..bots.search import Evaluation, Method, SearchBot, paired_error
+from ..bots.search import Evaluation, SearchBot, bluffs, match_value, paired_error
 from ..game import Game
 from ..record import Record
+from ..rules import Rules
+from ..scoring import al_resto, falta_envido, truco_value
 from ..view import SeatView, seat_view
 
-INACCURACY, MISTAKE, BLUNDER = 0.5, 1.0, 2.0
+#: The bot whose evaluator weighs the decisions: the top level of the search bot.
+TOP_BOT = "expert"
+#: Worlds per decision by default: the top bot's own budget.
+DEFAULT_WORLDS = 240
+#: How much a whole match's chance (0 to 1) weighs against one point of the hand in the
+#: bot's measure (:func:`truco.bots.search.hand_utility`).
+WIN_WEIGHT = 12.0
 SIGNIFICANCE = 2.0
+GRADES = ("inaccuracy", "mistake", "blunder")
+#: points of the hand given away, for each grade
+POINT_GRADES = (0.5, 1.0, 2.0)
+#: chance of winning the match given away (0 to 1), for each grade
+CHANCE_GRADES = (0.04, 0.08, 0.16)
+INACCURACY, MISTAKE, BLUNDER = POINT_GRADES
+#: the least stake (gap between a decision's best and worst move, the bot's measure) of a
+#: decision that counts for the accuracy
+MATTERS = 0.25
 PLURAL = {"inaccuracy": "inaccuracies", "mistake": "mistakes", "blunder": "blunders"}
-ACCURACY_SCALE = 2.0
-#: Worlds per decision by default (the search's medium budget, a little more).
-DEFAULT_WORLDS = 60
+ENVIDO_CHAIN_MOST = 7  # envido, envido, real envido accepted (or a falta refused after them)
 
 
-def grade(loss: float, error: float) -> str | None:
-    """``"blunder"``, ``"mistake"``, ``"inaccuracy"`` or ``None`` for a decision's loss."""
-    if loss <= SIGNIFICANCE * error:
+def grade(points: float, chance: float, loss: float = 1.0, error: float = 0.0) -> str | None:
+    """A decision's grade from the ``points`` of the hand and the ``chance`` of winning
+    the match (0 to 1) it gave away; ``None`` when the bot's measure ``loss`` is not
+    larger than :data:`SIGNIFICANCE` times its standard ``error`` (or not positive)."""
+    if loss <= 0.0 or loss <= SIGNIFICANCE * error:
         return None
-    if loss >= BLUNDER:
-        return "blunder"
-    if loss >= MISTAKE:
-        return "mistake"
-    if loss >= INACCURACY:
-        return "inaccuracy"
-    return None
+    level = -1
+    for i, (p, c) in enumerate(zip(POINT_GRADES, CHANCE_GRADES, strict=True)):
+        if points >= p or chance >= c:
+            level = i
+    return GRADES[level] if level >= 0 else None
+
+
+@dataclass(frozen=True)
+class Worth:
+    """An action's worth in the bot's worlds: expected ``points`` of the hand for the
+    seat's team (net, only points that count) and the expected change of its ``chance``
+    of winning the match (0 to 1)."""
+
+    points: float
+    chance: float
+
+    @property
+    def utility(self) -> float:
+        return self.points + WIN_WEIGHT * self.chance
+
+    def to_json(self) -> dict[str, float]:
+        return {"points": round(self.points, 3), "chance": round(self.chance, 4)}
 
 
 @dataclass(frozen=True)
 class Decision:
     """One weighed decision: ``hand`` and ``step`` (the action's index in the hand's
-    actions) place it in the record."""
+    actions) place it in the record. ``points`` and ``chance`` are what the chosen
+    move gave away next to ``best`` (never negative), ``loss`` the same on the bot's
+    measure, ``worth`` the most points the hand could still move."""
 
     hand: int
     step: int
     seat: int
     chosen: int
     best: int
+    points: float
+    chance: float
     loss: float
     grade: str | None
-    values: dict[int, float]
+    values: dict[int, Worth]
+    worth: int
+    win_before: float  # the seat's team's chance of winning the match before the hand
+    stake: float = 0.0  # the gap between the best and the worst move, the bot's measure
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -81,9 +137,13 @@ class Decision:
             "seat": self.seat,
             "chosen": action_token(self.chosen),
             "best": action_token(self.best),
+            "points": round(self.points, 2),
+            "chance": round(self.chance, 4),
             "loss": round(self.loss, 3),
             "grade": self.grade,
-            "values": {action_token(a): round(v, 3) for a, v in self.values.items()},
+            "worth": self.worth,
+            "stake": round(self.stake, 3),
+            "values": {action_token(a): v.to_json() for a, v in self.values.items()},
         }
 
 
@@ -108,16 +168,22 @@ class PlayerSummary:
 
 @dataclass(frozen=True)
 class GraphPoint:
-    """Where the match stood at a decision: team 0's expected margin of points (the
-    score difference plus the hand's expected points at that moment, as the deciding
-    seat saw them with its best action)."""
+    """Where the match stood at a decision, as the deciding seat saw it with the top
+    bot's move: team 0's chance of winning the match (``win``, 0 to 1) and its expected
+    margin of points (the score difference plus the hand's expected points)."""
 
     hand: int
     step: int
+    win: float
     margin: float
 
     def to_json(self) -> dict[str, Any]:
-        return {"hand": self.hand, "step": self.step, "margin": round(self.margin, 3)}
+        return {
+            "hand": self.hand,
+            "step": self.step,
+            "win": round(self.win, 4),
+            "margin": round(self.margin, 3),
+        }
 
 
 @dataclass(frozen=True)
@@ -125,14 +191,18 @@ class Analysis:
     decisions: list[Decision]
     players: list[PlayerSummary]
     graph: list[GraphPoint] = field(default_factory=list)
-    seed: int = 0
+    resample: int = 0
     worlds: int = DEFAULT_WORLDS
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "seed": self.seed,
+            "bot": f"search:{TOP_BOT}",
+            "resample": self.resample,
             "worlds": self.worlds,
-            "thresholds": {"inaccuracy": INACCURACY, "mistake": MISTAKE, "blunder": BLUNDER},
+            "thresholds": {
+                g: {"points": p, "chance": c}
+                for g, p, c in zip(GRADES, POINT_GRADES, CHANCE_GRADES, strict=True)
+            },
             "players": [p.to_json() for p in self.players],
             "decisions": [d.to_json() for d in self.decisions],
             "graph": [g.to_json() for g in self.graph],
@@ -141,23 +211,6 @@ class Analysis:
     def marks(self) -> dict[tuple[int, int], Decision]:
         """The graded decisions by ``(hand, step)``."""
         return {(d.hand, d.step): d for d in self.decisions if d.grade is not None}
-
-    def text(self) -> str:
-        """A report for the terminal: per player, then the graded decisions."""
-        lines = [f"{'seat':<5} {'player':<16} {'decisions':>9} {'accuracy':>8}  graded"]
-        for p in self.players:
-            graded = ", ".join(f"{n} {g if n == 1 else PLURAL[g]}" for g, n in p.grades.items())
-            lines.append(f"{p.seat:<5} {p.name:<16} {p.decisions:>9} {p.accuracy:>8.1f}  {graded}")
-        marked = [d for d in self.decisions if d.grade is not None]
-        if marked:
-            lines.append("")
-        for d in marked:
-            lines.append(
-                f"hand {d.hand + 1} step {d.step + 1}: seat {d.seat} {action_token(d.chosen)} "
-                f"is {'an' if d.grade == 'inaccuracy' else 'a'} {d.grade} (-{d.loss:.2f}); "
-                f"better {action_token(d.best)}"
-            )
-        return "\n".join(lines)
 
 
 def decision_points(record: Record) -> Iterator[tuple[int, int, int, int, SeatView, Game]]:
@@ -177,15 +230,34 @@ def decision_points(record: Record) -> Iterator[tuple[int, int, int, int, SeatVi
             game.apply(seat, action)
 
 
+def view_key(view: SeatView, resample: int = 0) -> str:
+    """What fixes a decision's worlds: what the deciding seat sees (its cards, the
+    table's moves and the score, the rules), and ``resample``: the same position gives the
+    same worlds in any record, under any names, and no hidden card moves them."""
+    seen = (view.rules, view.seat, view.hand_index, view.score, view.dealt, view.log, view.played)
+    return hashlib.sha256(f"analyze:{resample}:{seen!r}".encode()).hexdigest()
+
+
+def top_bot(worlds: int) -> SearchBot:
+    """The top bot's evaluator with ``worlds`` per decision, its rivals the sound
+    players it assumes before it has seen them play (not fitted to the match)."""
+    bot = SearchBot(TOP_BOT)
+    bot.rivals = bot.prior_rivals()
+    bot.method = dataclasses.replace(bot.method, worlds=worlds, team_worlds=worlds, adaptive=False)
+    bot.worlds = worlds
+    return bot
+
+
 def analyze(
     record: Record,
     seats: set[int] | None = None,
-    seed: int = 0,
     worlds: int = DEFAULT_WORLDS,
+    resample: int = 0,
 ) -> Analysis:
     """Weigh every decision of ``record`` (of ``seats`` only, if given)."""
     rules = record.rules
     names = list(record.headers.get("seats") or [])
+    bot = top_bot(worlds)
     decisions: list[Decision] = []
     graph: list[GraphPoint] = []
     for h, step, seat, action, view, game in decision_points(record):
@@ -194,51 +266,152 @@ def analyze(
         candidates = [a for a in view.legal if not is_say(a)]
         if len(candidates) < 2 or action not in candidates:
             continue
-        bot = SearchBot(f"{worlds}x3", seed=_decision_seed(seed, h, step))
-        bot.method = Method(worlds, 3, cautious=1.0)  # the cautious search's choice is "best"
-        evaluation = bot.evaluate(view, candidates, rules)
-        decision = _decision(h, step, seat, action, evaluation, bot.cautious_choice(evaluation))
+        bot.rng = random.Random(view_key(view, resample))
+        decision = weigh(bot, view, candidates, action, rules, h, step)
         decisions.append(decision)
-        team = seat & 1
-        best = max(evaluation.values)
-        margin = game.score[0] - game.score[1] + (best if team == 0 else -best)
-        graph.append(GraphPoint(h, step, margin))
+        graph.append(_graph_point(decision, view, game))
     players = []
     for s in range(rules.players):
-        mine = [d for d in decisions if d.seat == s]
         if seats is not None and s not in seats:
             continue
-        accuracy = (
-            sum(100.0 * math.exp(-d.loss / ACCURACY_SCALE) for d in mine) / len(mine)
-            if mine
-            else 100.0
-        )
-        grades = {
-            g: sum(1 for d in mine if d.grade == g) for g in ("inaccuracy", "mistake", "blunder")
-        }
+        mine = [d for d in decisions if d.seat == s]
+        accuracy = player_accuracy(mine)
+        grades = {g: sum(1 for d in mine if d.grade == g) for g in GRADES}
         name = str(names[s]) if s < len(names) else f"seat {s}"
         players.append(PlayerSummary(s, name, len(mine), accuracy, grades))
-    return Analysis(decisions, players, graph, seed, worlds)
+    return Analysis(decisions, players, graph, resample, worlds)
 
 
-def _decision(hand: int, step: int, seat: int, action: int, ev: Evaluation, best: int) -> Decision:
-    values = dict(zip(ev.actions, ev.values, strict=True))
-    i, b = ev.actions.index(action), ev.actions.index(best)
-    loss = max(0.0, values[best] - values[action])
-    error = paired_error(ev.samples[i], ev.samples[b]) if i != b else 0.0
-    return Decision(hand, step, seat, action, best, loss, grade(loss, error), values)
+def player_accuracy(decisions: Sequence[Decision]) -> float:
+    """The mean share of the stake kept over the decisions that mattered, in percent
+    (100 with none)."""
+    mattered = [d for d in decisions if d.stake >= MATTERS]
+    if not mattered:
+        return 100.0
+    return 100.0 * sum(1.0 - min(d.loss, d.stake) / d.stake for d in mattered) / len(mattered)
 
 
-def _decision_seed(seed: int, hand: int, step: int) -> int:
-    return random.Random(f"analyze:{seed}:{hand}:{step}").getrandbits(32)
+def weigh(
+    bot: SearchBot,
+    view: SeatView,
+    candidates: Sequence[int],
+    action: int,
+    rules: Rules,
+    hand: int = 0,
+    step: int = 0,
+) -> Decision:
+    """One decision: every candidate weighed by ``bot`` in the same worlds, the bot's
+    own move among them, and what ``action`` gave away next to it."""
+    assert view.seat is not None
+    evaluation = bot.evaluate(view, candidates, rules)
+    worths = _worths(evaluation, view, rules.target)
+    best = _bot_move(bot, view, evaluation)
+    mine, top = worths[action], worths[best]
+    i, b = evaluation.actions.index(action), evaluation.actions.index(best)
+    loss = top.utility - mine.utility
+    error = paired_error(evaluation.samples[i], evaluation.samples[b]) if i != b else 0.0
+    points, chance = max(0.0, top.points - mine.points), max(0.0, top.chance - mine.chance)
+    graded = grade(points, chance, loss, error)
+    team = view.seat & 1
+    worth = hand_worth(view, team) + hand_worth(view, 1 - team)
+    before = _win_chance(view.score, team, rules.target)
+    utilities = [w.utility for w in worths.values()]
+    return Decision(
+        hand,
+        step,
+        view.seat,
+        action,
+        best,
+        points if loss > 0 else 0.0,
+        chance if loss > 0 else 0.0,
+        max(0.0, loss),
+        graded,
+        worths,
+        worth,
+        before,
+        max(utilities) - min(utilities),
+    )
+
+
+def _worths(evaluation: Evaluation, view: SeatView, target: int) -> dict[int, Worth]:
+    """Each action's expected points and change of the chance to win, from the worlds'
+    outcomes (the hand's points for us and for them)."""
+    assert view.seat is not None
+    team = view.seat & 1
+    need_m, need_t = target - view.score[team], target - view.score[1 - team]
+    before = match_value(need_m, need_t)
+    out = {}
+    for action, outcomes in zip(evaluation.actions, evaluation.outcomes, strict=True):
+        n = len(outcomes)
+        points = sum(min(m, need_m) - min(t, need_t) for m, t in outcomes) / n
+        after = sum(match_value(need_m - m, need_t - t) for m, t in outcomes) / n
+        out[action] = Worth(points, after - before)
+    return out
+
+
+def _bot_move(bot: SearchBot, view: SeatView, evaluation: Evaluation) -> int:
+    """The top bot's move among the evaluated actions, its bluffs left out: a bluff is
+    a move it mixes in at random, never the one to recommend."""
+    weak = bluffs(view, evaluation.actions, bot.method.bluff_tanto, bot.method.bounded_raises)
+    keep = [i for i, a in enumerate(evaluation.actions) if a not in weak] if weak else []
+    if not weak or not keep:
+        return bot.cautious_choice(evaluation)
+    pick = evaluation.samples
+    honest = Evaluation(
+        tuple(evaluation.actions[i] for i in keep),
+        tuple(evaluation.values[i] for i in keep),
+        tuple(evaluation.errors[i] for i in keep),
+        evaluation.worlds,
+        tuple(pick[i] for i in keep),
+        evaluation.split,
+        tuple(evaluation.outcomes[i] for i in keep),
+    )
+    return bot.cautious_choice(honest)
+
+
+def hand_worth(view: SeatView, team: int) -> int:
+    """The most points ``team`` could still take from this hand (for the loss bound):
+    the truco's four, the envido's or flor's while they can still be called or answered,
+    each round of a pica-pica, never more than the team needs."""
+    rules = view.rules
+    score, target = view.score, rules.target
+    most = truco_value(3)
+    pending = view.pending.kind if view.pending is not None else None
+    first_baza = not view.baza_results
+    if view.envido_open or pending == "envido" or first_baza:
+        falta = falta_envido(team, score, target, rules.falta_envido)
+        most += max(ENVIDO_CHAIN_MOST, falta)
+    if rules.flor and (first_baza or (pending is not None and pending.startswith("contraflor"))):
+        most += al_resto(score, target) + 3 * rules.players
+    if view.pica_pica:
+        most *= rules.players // 2
+    return min(most, target - score[team])
+
+
+def _win_chance(score: Sequence[int], team: int, target: int) -> float:
+    return match_value(target - score[team], target - score[1 - team])
+
+
+def _graph_point(decision: Decision, view: SeatView, game: Game) -> GraphPoint:
+    team = decision.seat & 1
+    top = decision.values[decision.best]
+    win = decision.win_before + top.chance
+    margin = game.score[team] - game.score[1 - team] + top.points
+    if team == 1:
+        win, margin = 1.0 - win, -margin
+    return GraphPoint(decision.hand, decision.step, win, margin)
 
 
 __all__ = [
     "BLUNDER",
     "INACCURACY",
     "MISTAKE",
+    "TOP_BOT",
     "Analysis",
     "Decision",
+    "Worth",
     "analyze",
     "grade",
+    "hand_worth",
+    "weigh",
 ]

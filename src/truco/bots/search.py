@@ -260,6 +260,9 @@ class Evaluation:
     samples: tuple[tuple[float, ...], ...] = field(default=(), repr=False)
     #: the worlds from this index on played the :func:`wary` rival (``worlds``: none)
     split: int | None = None
+    #: per action, the hand's points ``(ours, theirs)`` in each world (what the values
+    #: are made of: the analysis tells points and the match's chance apart)
+    outcomes: tuple[tuple[tuple[int, int], ...], ...] = field(default=(), repr=False)
 
     @property
     def fitted(self) -> int:
@@ -332,25 +335,37 @@ class SearchBot(Bot):
         tracker = self.tracker
         if tracker is None or tracker.team != view.seat & 1 or tracker.newer_than(view):
             # a new match, or a new seat
-            read_trucos = self.method.truco_bluffs is not None
-            prior = dataclasses.replace(
-                self.method.prior,
-                passed_bluffs=self.method.passed_bluffs or 0.0,
-                truco_bluffs=self.method.truco_bluffs or 0.0,
-            )
-            read_table = self.method.table_power and self.method.fit_table
-            if read_table:
-                prior = dataclasses.replace(prior, table=True)
-            self.tracker = tracker = RivalTracker(view.seat, prior, read_trucos, read_table)
+            self.tracker = tracker = self._new_tracker(view.seat)
         tracker.observe(view)
-        model = tracker.model()
+        self.rivals = self._read(tracker.model())
+
+    def _new_tracker(self, seat: int) -> RivalTracker:
+        read_trucos = self.method.truco_bluffs is not None
+        prior = dataclasses.replace(
+            self.method.prior,
+            passed_bluffs=self.method.passed_bluffs or 0.0,
+            truco_bluffs=self.method.truco_bluffs or 0.0,
+        )
+        read_table = self.method.table_power and self.method.fit_table
+        if read_table:
+            prior = dataclasses.replace(prior, table=True)
+        return RivalTracker(seat, prior, read_trucos, read_table)
+
+    def _read(self, model: PlayerModel) -> PlayerModel:
         if self.method.passed_truco:
             model = dataclasses.replace(model, passed_truco=model.passed_bluffs)
         if not self.method.read_bluffs:
             model = dataclasses.replace(
                 model, envido_bluffs=0.0, passed_bluffs=0.0, passed_truco=0.0, truco_bluffs=0.0
             )
-        self.rivals = model
+        return model
+
+    def prior_rivals(self) -> PlayerModel:
+        """The rivals' model of an adaptive level before any evidence (what it assumes
+        of a rival it has not seen play; the analysis judges moves against it)."""
+        if not self.method.adaptive:
+            return self.rivals
+        return self._read(self._new_tracker(0).model())
 
     def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
         if self.method.adaptive and view.seat is not None:
@@ -387,6 +402,7 @@ class SearchBot(Bot):
         seat, team = view.seat, view.seat & 1
         rng = self.rng
         samples: list[list[float]] = [[] for _ in candidates]
+        outcomes: list[list[tuple[int, int]]] = [[] for _ in candidates]
         score, target = view.score, rules.target
         worlds = self.worlds
         if view.rules.players > 2 and self.method.team_worlds is not None:
@@ -411,7 +427,9 @@ class SearchBot(Bot):
                 game = world.clone()
                 game.push(seat, action)
                 play_out_hand(game, random.Random(rollout_seed), models)
-                samples[i].append(hand_utility(game.history[closed].points, score, team, target))
+                points = game.history[closed].points
+                samples[i].append(hand_utility(points, score, team, target))
+                outcomes[i].append((points[team], points[1 - team]))
         n = len(samples[0])
         values = [sum(v) / n for v in samples]
         top = max(range(len(candidates)), key=values.__getitem__)
@@ -423,6 +441,7 @@ class SearchBot(Bot):
             n,
             tuple(map(tuple, samples)),
             split=len(fitted),
+            outcomes=tuple(map(tuple, outcomes)),
         )
 
     def _wary(self, model: PlayerModel) -> PlayerModel:

@@ -33,17 +33,18 @@ router = APIRouter(prefix="/api", responses=EVERY_ROUTE)
 QUEUE_SIZE = 4
 #: finished analyses kept in memory
 KEEP = 64
-#: worlds sampled per decision on the server (the command line's default is 60)
-WORLDS = 40
 
 
-def analyze_for_viewer(data: dict[str, Any], worlds: int = WORLDS) -> dict[str, Any]:
-    """The analysis of a stored record as the replay viewer shows it: each decision and
-    graph point also carries ``replay_step``, its index among the viewer's steps."""
+def analyze_for_viewer(data: dict[str, Any], worlds: int | None = None) -> dict[str, Any]:
+    """The analysis of a stored record as the replay viewer shows it (the same as
+    ``truco analyze`` gives for the record: same worlds, same grades); each decision
+    and graph point also carries ``replay_step``, the viewer's step where its move is
+    made (the step that shows the move, its board before it one step back)."""
     from ..analysis import analyze
+    from ..analysis.engine import DEFAULT_WORLDS
 
     record = record_from_json(data)
-    result = analyze(record, seed=0, worlds=worlds).to_json()
+    result = analyze(record, worlds=worlds or DEFAULT_WORLDS).to_json()
     steps: dict[tuple[int, int], int] = {}
     index = 0
     for h, hand in enumerate(record.hands):
@@ -53,8 +54,7 @@ def analyze_for_viewer(data: dict[str, Any], worlds: int = WORLDS) -> dict[str, 
                 steps[(h, k)] = index
                 index += 1
     for item in (*result["decisions"], *result["graph"]):
-        # the viewer shows the position after the action: the decision is one step before
-        item["replay_step"] = max(0, steps.get((item["hand"], item["step"]), 1) - 1)
+        item["replay_step"] = steps.get((item["hand"], item["step"]), 0)
     return result
 
 
