@@ -26,7 +26,7 @@ from truco.tui.reasons import frame_text, refusal_text
 
 PACKAGE = Path(truco.__file__).parent
 STATIC = PACKAGE / "server" / "static"
-ORIGINS = {"engine", "terminal", "socket", "table", "lobby", "http", "queue", "accounts"}
+ORIGINS = {"engine", "terminal", "socket", "table", "lobby", "http", "queue", "accounts", "limits"}
 
 
 def page_catalog(lang: str) -> dict[str, str]:
@@ -163,7 +163,7 @@ def test_the_terminal_names_the_player_not_the_seat_number() -> None:
     try:
         assert frame_text(frame, ("Ana", "Beto")) == "it is not your turn: Ana plays"
         card = {"code": "card_not_held", "params": {"card": "1e"}}
-        assert frame_text(card) == "you do not hold the 1 de espadas"
+        assert frame_text(card) == "you do not hold the 1 of swords"
     finally:
         set_language("es")
 

@@ -8,39 +8,30 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from dataclasses import fields
 from typing import Annotated, Any
 
-import orjson
 from fastapi import APIRouter, HTTPException, Query, Request, Response
-from fastapi.responses import JSONResponse
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     StrictBool,
     StrictStr,
-    ValidationError,
     field_validator,
 )
-from starlette.requests import cookie_parser
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..record import RecordError, record_from_json, replay
 from ..rules import FALTA_ENVIDO_VARIANTS, Rules, RulesError
 from . import accounts
 from .accounts import AccountError
 from .bot_pool import check_bot_spec, offered_bots
-from .deps import MAX_HEADER, MaybePlayerDep, NoSession, PlayerDep, Server, ServerDep, TableId
+from .deps import MaybePlayerDep, NoSession, PlayerDep, Server, ServerDep, TableId
 from .http_refusal import HTTPRefusal
-from .http_refusal import refusal_response as coded_refusal_response
-from .limits import AddressLimits
 from .players import Player, clean_name
-from .refusals import EVERY_ROUTE, http_refusal_response, refusals, send_refusal
+from .refusals import EVERY_ROUTE, refusals
 from .replays import replay_steps
-from .sessions import COOKIE, bearer, clear_session_cookie, set_session_cookie
-from .table import TableError
+from .sessions import clear_session_cookie, set_session_cookie
 from .table.durability import TableStopped
 
 router = APIRouter(prefix="/api", responses=EVERY_ROUTE)
@@ -297,126 +288,3 @@ async def match_replay(table_id: TableId, server: ServerDep) -> dict[str, Any]:
     except RecordError as exc:  # the server wrote it: a broken one is the server's fault
         raise HTTPException(500, f"stored record is broken: {exc}") from None
     return {"record": data, "summary": replay(record).to_json(), "steps": replay_steps(record)}
-
-
-# ------------------------------------------------------------------ the create's fast path
-#: headers a table's create reads (the others are not looked at by its route)
-_READ = frozenset((b"authorization", b"cookie", b"content-type", b"content-length"))
-
-
-class CreateTables:
-    """``POST /api/tables`` answered without FastAPI's middleware, routing and dependency
-    solving (a table's turnover is part of every match; that path cost about as much as
-    the table's own work to create it). Only a request whose answer cannot differ is
-    taken: a JSON body of a known size that the route's own model accepts, a Bearer
-    token that is valid; anything else (no token, a cookie session, a bad body...) is
-    handed to ``fallback`` (the FastAPI application) with its body, untouched and not
-    counted yet, so its refusals are the route's. A request taken is counted by the
-    per-address limits once, as :class:`~.limits.HttpLimits` counts it, and answered
-    as the route and its error handlers answer."""
-
-    def __init__(
-        self,
-        server: Server,
-        addresses: AddressLimits,
-        max_body: int,
-        on_table_error: Callable[[TableError], Response],
-    ) -> None:
-        self.server = server
-        self.addresses = addresses
-        self.max_body = max_body
-        self.on_table_error = on_table_error
-
-    @staticmethod
-    def wanted(scope: Scope) -> bool:
-        return (
-            scope["type"] == "http"
-            and scope["path"] == "/api/tables"
-            and scope["method"] == "POST"
-            and not scope.get("root_path")
-        )
-
-    def _token(self, scope: Scope) -> str | None:
-        """The Bearer token of a request this path may take, else None."""
-        seen: dict[bytes, bytes] = {}
-        for name, value in scope["headers"]:
-            if name in _READ:
-                if name in seen:
-                    return None  # a repeated header: the route's way of reading it decides
-                seen[name] = value
-        size = seen.get(b"content-length")
-        if (
-            seen.get(b"content-type") != b"application/json"
-            or size is None
-            or not size.isdigit()
-            or int(size) > self.max_body
-        ):
-            return None
-        authorization = seen.get(b"authorization", b"").decode("latin-1")
-        if len(authorization) > MAX_HEADER:
-            return None
-        cookie = seen.get(b"cookie")
-        if cookie is not None:
-            session = cookie_parser(cookie.decode("latin-1")).get(COOKIE)
-            if session is not None and len(session) > MAX_HEADER:
-                return None  # the route refuses such a cookie even beside a token
-        return bearer(authorization)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send, fallback: ASGIApp) -> None:
-        token = self._token(scope)
-        if token is None:
-            await fallback(scope, receive, send)
-            return
-        chunks = []
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client went away
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body", False):
-                break
-        data = b"".join(chunks)
-        player = await self.server.sessions.player(token)
-        body = None
-        if player is not None and len(data) <= self.max_body:
-            try:
-                raw = orjson.loads(data)
-                if isinstance(raw, dict):
-                    body = CreateTableRequest.model_validate(raw)
-            except (orjson.JSONDecodeError, ValidationError):
-                body = None
-        if player is None or body is None:
-            await fallback(scope, _replay(data, receive), send)
-            return
-        client = scope.get("client")
-        address = client[0] if client else None
-        refusal = await self.addresses.refusal(address or "unknown", "POST", "/api/tables")
-        if refusal is not None:
-            await send_refusal(send, 429, *refusal, {"retry-after": "60"})
-            return
-        response: Response
-        try:
-            summary = await new_table(self.server, player, body, address)
-        except HTTPRefusal as exc:
-            response = coded_refusal_response(exc.status_code, exc.refusal, exc.headers)
-        except HTTPException as exc:
-            response = http_refusal_response(exc)
-        except TableError as exc:
-            response = self.on_table_error(exc)
-        else:
-            response = JSONResponse(summary, status_code=201)
-        await response(scope, receive, send)
-
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """A ``receive`` that gives ``body`` (read already) again, then what ``receive`` gives."""
-    given = False
-
-    async def again() -> Message:
-        nonlocal given
-        if given:
-            return await receive()
-        given = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    return again

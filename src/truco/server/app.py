@@ -25,7 +25,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import accounts, accounts_api, analysis_api, api, health, howto, live, metrics, queue_api
 from .accounts import AccountError
-from .body_cap import BodyCap
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import ID_RE, NO_SESSION, NoSession, Server, ServerDep
@@ -155,16 +154,10 @@ class Site(FastAPI):
     still pass the per-address limits, sharing the API's windows)."""
 
     table_sockets: ASGIApp | None = None
-    #: ``POST /api/tables``'s fast path (it hands what it does not take to FastAPI)
-    create_tables: api.CreateTables | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.table_sockets is not None and live.table_path(scope):
             await self.table_sockets(scope, receive, send)
-        elif self.create_tables is not None and api.CreateTables.wanted(scope):
-            config: ServerConfig = self.state.config
-            cap = BodyCap(receive, send, config.max_body_bytes, config.body_seconds)
-            await self.create_tables(scope, cap.receive, cap.send, super().__call__)
         else:
             await super().__call__(scope, receive, send)
 
@@ -259,7 +252,4 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     table_sockets = live.TableSockets(server)
     limits = HttpLimits(table_sockets, addresses, sockets, max_body, body_seconds)
     app.table_sockets = RequestIds(limits)
-    app.create_tables = api.CreateTables(
-        server, addresses, config.max_body_bytes, table_error_response
-    )
     return app
