@@ -199,25 +199,34 @@ CODES: Final[dict[str, Code]] = {
             "queue_takes_leave": 'this socket takes only {{"type": "leave"}}',
         },
     ),
-    # ---- accounts, sessions, logins, names and passwords (server/accounts.py, accounts_api.py, deps.py)
+    # ---- accounts, sessions, logins, names and passwords (server/accounts.py, accounts_api.py, d
     **_codes(
         "accounts",
         {
             "account_gone": "the account of this session no longer exists: log in again",
             "account_only": "that is for accounts only",
-            "logged_in_account": "you are logged in to your account: rename it from your account, or log out",
+            "logged_in_account": (
+                "you are logged in to your account: rename it from your account, or log out"
+            ),
             "name_bot": "names starting with “Bot” belong to the bots",
-            "name_confusable": "“{name}” could be taken for the account “{other}”: choose another name",
+            "name_confusable": (
+                "“{name}” could be taken for the account “{other}”: choose another name"
+            ),
             "name_control": "the name may only have letters, digits, spaces and signs",
             "name_invalid": "the name is not valid text",
-            "name_is_account": "“{name}” is (or looks like) the name of the account “{other}”: log in, or choose another",
+            "name_is_account": (
+                "“{name}” is (or looks like) the name of the account “{other}”: "
+                "log in, or choose another"
+            ),
             "name_length": "the name needs {min} to {max} characters",
             "name_reserved": "the name “{name}” is reserved",
             "name_taken": "the name “{name}” is taken",
             "no_session": "your session has ended: log in again",
             "no_session_id": "that session was already closed",
             "password_blank": "the password cannot be only spaces",
-            "password_common": "that password is among the first ones attackers try: choose one harder to guess",
+            "password_common": (
+                "that password is among the first ones attackers try: choose one harder to guess"
+            ),
             "password_has_name": "the password cannot contain your name",
             "password_invalid": "the password has characters that are not text",
             "password_too_long": "the password may have at most {max} characters",
@@ -230,16 +239,20 @@ CODES: Final[dict[str, Code]] = {
             "login_throttled": "too many failed attempts: try again in {retry_after} s",
         },
     ),
-    # ---- the per-address and per-player limits (server/limits.py, body_cap.py, socket_caps.py, analysis_api.py)
+    # ---- the per-address and per-player limits (server/limits.py, body_cap.py, socket_caps.py, a
     **_codes(
         "limits",
         {
             "analysis_quota": "you asked for too many analyses (at most {rate}): try later",
             "body_too_large": "the request is too large (at most {max_bytes} bytes)",
             "body_too_slow": "the request took too long to arrive (at most {seconds} seconds)",
-            "too_many_requests": "too many requests from your address (at most {rate}): wait a moment",
+            "too_many_requests": (
+                "too many requests from your address (at most {rate}): wait a moment"
+            ),
             "too_many_sockets": "you have too many open connections: close a tab. Reconnecting…",
-            "too_many_writes": "too many new guests or tables from your address (at most {rate}): wait a moment",
+            "too_many_writes": (
+                "too many new guests or tables from your address (at most {rate}): wait a moment"
+            ),
         },
     ),
 }
