@@ -199,7 +199,7 @@ CODES: Final[dict[str, Code]] = {
             "queue_takes_leave": 'this socket takes only {{"type": "leave"}}',
         },
     ),
-    # ---- accounts, sessions, logins, names and passwords (server/accounts.py, accounts_api.py, d
+    # ---- accounts, sessions, logins, names and passwords (server/accounts.py, accounts_api.py)
     **_codes(
         "accounts",
         {
@@ -239,7 +239,7 @@ CODES: Final[dict[str, Code]] = {
             "login_throttled": "too many failed attempts: try again in {retry_after} s",
         },
     ),
-    # ---- the per-address and per-player limits (server/limits.py, body_cap.py, socket_caps.py, a
+    # ---- the per-address and per-player limits (server/limits.py, body_cap.py, socket_caps.py)
     **_codes(
         "limits",
         {
