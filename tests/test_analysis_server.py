@@ -114,7 +114,7 @@ def test_analysis_endpoint_end_to_end(tmp_path: Path) -> None:
         url = f"{server.url}/api/matches"
         assert httpx.get(f"{url}/done1/analysis").json() == {"status": "none"}
         anonymous = httpx.post(f"{url}/done1/analysis")  # nobody may keep the worker busy
-        assert anonymous.status_code == 401 and anonymous.json()["code"] == "unauthorized"
+        assert anonymous.status_code == 401 and anonymous.json()["code"] == "no_session"
         session = {"Authorization": f"Bearer {guest_token(server.url, 'Curioso')}"}
         assert httpx.post(f"{url}/nobody/analysis", headers=session).status_code == 404
         first = httpx.post(f"{url}/done1/analysis", headers=session)

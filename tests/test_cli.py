@@ -272,7 +272,7 @@ def test_analyze_show_is_show_analyze(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(truco.tui.cli, "show_record", viewer)
     record = str(GOLDEN / "01_plain_hand.json")
     assert main(["analyze", record, "--show", "--worlds", "5", "--seat", "1"]) == 0
-    assert calls == [(record, "analyze", True, {"seats": {1}, "seed": 0, "worlds": 5})]
+    assert calls == [(record, "analyze", True, {"seats": {1}, "resample": 0, "worlds": 5})]
     helps = subparsers()
     analyze_help = " ".join(helps["analyze"].format_help().split())
     show_help = " ".join(helps["show"].format_help().split())

@@ -39,7 +39,7 @@ def account(server: LiveServer) -> tuple[str, str, httpx.Client]:
     """A new account: its name, its token, its HTTP client."""
     name = f"Cuenta{next(_names)}"
     http = httpx.Client(base_url=server.url, timeout=30)
-    answer = http.post("/api/accounts", json={"name": name, "password": "contraseña1"}).json()
+    answer = http.post("/api/accounts", json={"name": name, "password": "mate-cocido-7"}).json()
     return name, answer["token"], http
 
 

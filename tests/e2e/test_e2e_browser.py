@@ -498,7 +498,9 @@ def test_lobby_lists_tables_and_history_replays(browser: Any, server: LiveServer
     page.click(f"#history a[href='/replay/{table['id']}']")
     page.wait_for_selector(".replay .step")
     assert "reparto" in page.text_content(".replay .step")
-    assert page.locator(".replay-seat img.card").count() == 6  # every card shown: the match is over
+    assert (
+        page.locator(".replay-board .replay-hand img.card").count() == 6
+    )  # every card shown: over
     page.click("#next")
     assert page.text_content(".replay .step").startswith("2/")
     shot(page, "replay.png")
