@@ -174,7 +174,7 @@ async def logout(response: Response, server: ServerDep, player: MaybePlayerDep) 
     clear_session_cookie(response)
 
 
-@router.post("/me/password")
+@router.post("/me/password", responses=refusals(400, 401, 403, 404, 409))
 async def change_password(
     body: PasswordChange, request: Request, server: ServerDep, player: PlayerDep
 ) -> dict[str, Any]:
@@ -209,14 +209,14 @@ async def change_password(
 
 
 # ------------------------------------------------------------------ sessions
-@router.get("/sessions")
+@router.get("/sessions", responses=refusals(401, 403))
 async def sessions(server: ServerDep, player: PlayerDep) -> dict[str, Any]:
     """The live sessions of this session's player (this one marked ``current``)."""
     active = await server.sessions.active(player.id)
     return {"sessions": [s.to_json(player.session) for s in active]}
 
 
-@router.delete("/sessions/{session_id}", status_code=204)
+@router.delete("/sessions/{session_id}", status_code=204, responses=refusals(401, 403, 404))
 async def end_session(
     session_id: Annotated[str, Path(pattern=ID_PATTERN, max_length=40)],
     response: Response,
@@ -230,7 +230,7 @@ async def end_session(
         clear_session_cookie(response)
 
 
-@router.post("/sessions/revoke-all")
+@router.post("/sessions/revoke-all", responses=refusals(401, 403))
 async def end_all_sessions(
     response: Response, server: ServerDep, player: PlayerDep
 ) -> dict[str, Any]:
@@ -344,7 +344,7 @@ async def profile(
     return found
 
 
-@router.get("/matches/{table_id}/result")
+@router.get("/matches/{table_id}/result", responses=refusals(404))
 async def match_result(table_id: TableId, server: ServerDep) -> Any:
     """A finished match's result as recorded: its winner and, for a rated match, each
     player's rating before and after it; ``"recorded": false`` until it is recorded (a

@@ -15,6 +15,8 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from markdown_it import MarkdownIt
 
+from .refusals import refusals
+
 HOWTO = Path(__file__).parent / "static" / "howto"
 LANGUAGES = ("es", "en")
 
@@ -29,7 +31,7 @@ def howto_html(lang: str) -> str:
     return html
 
 
-@router.get("/howto/{lang}", response_model=None)
+@router.get("/howto/{lang}", response_model=None, responses=refusals(404))
 async def howto(lang: str) -> dict[str, str] | JSONResponse:
     if lang not in LANGUAGES:
         return JSONResponse(
