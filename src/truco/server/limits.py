@@ -124,31 +124,6 @@ WRITES = frozenset(
 COUNTED = ("/api/", "/ws/", "/u/", "/t/", "/replay/")
 
 
-class Attempts:
-    """Failed attempts (of logging in) per key, in moving windows: once a key has
-    ``rate`` failures, it is refused until the window moves on.
-
-    >>> attempts = Attempts("2/minute")
-    >>> attempts.refused("name:ana"), attempts.failed("name:ana", "addr:1.2.3.4")
-    (False, None)
-    >>> attempts.failed("name:ana"), attempts.refused("addr:9.9.9.9", "name:ana")
-    (None, True)
-    """
-
-    def __init__(self, rate: str) -> None:
-        self.rate, self.rate_text = parse_rate(rate), rate
-        self.window = MovingWindow(self.rate)
-
-    def refused(self, *keys: str) -> bool:
-        """Whether any of ``keys`` has used up its failures."""
-        return any(not self.window.test(key) for key in keys)
-
-    def failed(self, *keys: str) -> None:
-        """Count one failure against each of ``keys``."""
-        for key in keys:
-            self.window.hit(key)
-
-
 class Refusal(NamedTuple):
     """Why a request is refused: the refusal's ``detail``, ``code`` and ``params``."""
 
