@@ -90,7 +90,7 @@ class Bus:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         if self._pubsub is not None:
-            await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+            await self._pubsub.aclose()
         await self.publisher.aclose()
 
     def send(self, node: str, message: Message) -> None:
