@@ -23,7 +23,7 @@ from ..actions import is_say
 from ..record import RecordError, record_from_json
 from .deps import PlayerDep, ServerDep, TableId
 from .limits import Windows
-from .refusals import EVERY_ROUTE, Refusal, refusals
+from .refusals import EVERY_ROUTE, HTTPRefusal, refusals
 from .tasks import spawn
 from .worker_process import exit_with_parent
 
@@ -173,13 +173,7 @@ async def request_analysis(
     record = await _finished(server, table_id)
     quota: AnalysisQuota = request.app.state.analysis_quota
     if not service.queue.full() and not await quota.windows.hit(f"analysis:{player.id}"):
-        raise Refusal(
-            429,
-            f"too many analyses asked for: at most {quota.rate} a player",
-            "analysis_quota",
-            {"rate": quota.rate},
-            {"Retry-After": "60"},
-        )
+        raise HTTPRefusal(429, "analysis_quota", {"Retry-After": "60"}, rate=quota.rate)
     return service.submit(table_id, record)
 
 

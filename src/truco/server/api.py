@@ -27,9 +27,8 @@ from . import accounts
 from .accounts import AccountError
 from .bot_pool import check_bot_spec, offered_bots
 from .deps import MaybePlayerDep, NoSession, PlayerDep, Server, ServerDep, TableId
-from .http_refusal import HTTPRefusal
 from .players import Player, clean_name
-from .refusals import EVERY_ROUTE, refusals
+from .refusals import EVERY_ROUTE, HTTPRefusal, refusals
 from .replays import replay_steps
 from .sessions import clear_session_cookie, set_session_cookie
 from .table.durability import TableStopped

@@ -28,15 +28,13 @@ from .accounts import AccountError
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import ID_RE, NO_SESSION, NoSession, Server, ServerDep
-from .http_refusal import HTTPRefusal, http_refusal_handler
-from .http_refusal import refusal_response as coded_refusal_response
 from .limits import AddressLimits, HttpLimits, LocalWindows, Windows, parse_rate
 from .lobby import Lobby
 from .logs import RequestIds
 from .matchmaking import MemoryQueue
 from .pauses import keep_pauses_short
 from .players import TokenSigner
-from .refusals import http_refusal, invalid_request
+from .refusals import http_refusal, invalid_request, refusal_response
 from .session_store import Sessions
 from .socket_caps import SocketCaps
 from .store import Store
@@ -105,7 +103,7 @@ async def _table_error(request: Request, exc: Exception) -> JSONResponse:
 def table_error_response(exc: TableError) -> JSONResponse:
     """What a request refused by a table gets."""
     status = 429 if exc.code in TOO_MANY else 409
-    return coded_refusal_response(status, exc.refusal)
+    return refusal_response(status, exc.refusal)
 
 
 async def _no_session(request: Request, exc: Exception) -> JSONResponse:
@@ -230,7 +228,6 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.add_exception_handler(NoSession, _no_session)
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(StarletteHTTPException, http_refusal)
-    app.add_exception_handler(HTTPRefusal, http_refusal_handler)
     app.include_router(pages)
     app.include_router(health.router)
     app.include_router(api.router)

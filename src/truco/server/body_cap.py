@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
 
 from starlette.types import Message, Receive, Send
 
+from ..refusals import Refusal
 from .refusals import send_refusal
 
 #: a closed connection is the only way to stop reading a body the client keeps sending
@@ -58,12 +58,7 @@ class BodyCap:
             async with asyncio.timeout_at(_loop_time(self.deadline)):
                 message = await self._receive()
         except TimeoutError:
-            await self.refuse(
-                408,
-                f"the request body took too long: at most {self.seconds:g} seconds",
-                "body_too_slow",
-                {"seconds": self.seconds},
-            )
+            await self.refuse(408, Refusal.of("body_too_slow", seconds=f"{self.seconds:g}"))
             return {"type": "http.disconnect"}
         if message["type"] == "http.request":
             self.read += len(message.get("body", b""))
@@ -81,18 +76,13 @@ class BodyCap:
         await self._send(message)
 
     async def too_large(self) -> None:
-        await self.refuse(
-            413,
-            f"the request body is too large: at most {self.max_body} bytes",
-            "body_too_large",
-            {"max_bytes": self.max_body},
-        )
+        await self.refuse(413, Refusal.of("body_too_large", max_bytes=self.max_body))
 
-    async def refuse(self, status: int, detail: str, code: str, params: dict[str, Any]) -> None:
+    async def refuse(self, status: int, refusal: Refusal) -> None:
         """Answer ``status`` (unless an answer has begun) and close the connection."""
         self.refused = True
         if not self.started:
-            await send_refusal(self._send, status, detail, code, params, CLOSE)
+            await send_refusal(self._send, status, refusal, CLOSE)
 
 
 def _loop_time(deadline: float) -> float:

@@ -13,9 +13,8 @@ between requests, uvicorn's own keep-alive timeout closes an idle connection.
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any, cast
-
-from .refusals import refusal_body
 
 #: the longest head a request may send (request line and headers)
 MAX_HEAD_BYTES = 65536
@@ -24,7 +23,7 @@ HEAD_SECONDS = 10.0
 
 
 def _answer(status: str, detail: str, code: str, params: dict[str, Any]) -> bytes:
-    body = refusal_body(detail, code, params)
+    body = json.dumps({"detail": detail, "code": code, "params": params}).encode()
     return (
         f"HTTP/1.1 {status}\r\ncontent-type: application/json\r\nconnection: close\r\n"
         f"content-length: {len(body)}\r\n\r\n"

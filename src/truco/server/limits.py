@@ -18,11 +18,12 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any, NamedTuple, Protocol
+from typing import Protocol
 
 from limits import RateLimitItem
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ..refusals import Refusal
 from .body_cap import BodyCap
 from .metrics import REFUSALS
 from .refusals import send_refusal
@@ -124,14 +125,6 @@ WRITES = frozenset(
 COUNTED = ("/api/", "/ws/", "/u/", "/t/", "/replay/")
 
 
-class Refusal(NamedTuple):
-    """Why a request is refused: the refusal's ``detail``, ``code`` and ``params``."""
-
-    detail: str
-    code: str
-    params: dict[str, Any]
-
-
 class Windows(Protocol):
     """Moving windows of hits per key (this process's, or a cluster's in Redis)."""
 
@@ -167,17 +160,9 @@ class AddressLimits:
     async def refusal(self, address: str, method: str | None, path: str) -> Refusal | None:
         """Count one request of ``address``; why it is refused, or ``None``."""
         if not await self.requests.hit(f"requests:{address}"):
-            return Refusal(
-                f"too many requests from your address: at most {self.rate_text}",
-                "too_many_requests",
-                {"rate": self.rate_text},
-            )
+            return Refusal.of("too_many_requests", rate=self.rate_text)
         if (method, path) in WRITES and not await self.writes.hit(f"writes:{address}"):
-            return Refusal(
-                f"too many guests or tables from your address: at most {self.write_text}",
-                "too_many_writes",
-                {"rate": self.write_text},
-            )
+            return Refusal.of("too_many_writes", rate=self.write_text)
         return None
 
 
@@ -223,10 +208,10 @@ class HttpLimits:
             if refusal is not None:
                 REFUSALS.labels("http" if kind == "http" else "socket_open").inc()
                 if kind == "websocket":
-                    reason = refusal.detail[:120]
+                    reason = refusal.reason[:120]
                     await send({"type": "websocket.close", "code": RATE_LIMITED, "reason": reason})
                 else:
-                    await send_refusal(send, 429, *refusal, {"retry-after": "60"})
+                    await send_refusal(send, 429, refusal, {"retry-after": "60"})
                 return
         if kind == "websocket":
             await self._socket(scope, receive, send, address)

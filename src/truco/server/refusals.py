@@ -1,10 +1,11 @@
 """What an HTTP refusal looks like, on the wire and in the OpenAPI document.
 
 Every 4xx the server answers is JSON ``{"detail": "<one English sentence>", "code":
-"<snake_case>", "params": {...}}`` (:class:`RefusalBody`): a route raises :class:`Refusal`
-(an ``HTTPException`` with a code and its parameters), or a plain ``HTTPException`` whose
-code is then its status's (:data:`STATUS_CODES`). :func:`refusals` is what a route
-declares it may answer, so that the document says every status a client can get.
+"<snake_case>", "params": {...}}`` (:class:`RefusalBody`): a route raises
+:class:`HTTPRefusal` (an ``HTTPException`` carrying a registered
+:class:`truco.refusals.Refusal`), or FastAPI raises a plain ``HTTPException`` whose code is
+then its status's (:data:`STATUS_CODES`). :func:`refusals` is what a route declares it may
+answer, so that the document says every status a client can get.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Send
+
+from ..refusals import Param, Refusal
 
 #: the code of a refusal raised without one of its own
 STATUS_CODES = {
@@ -46,20 +49,15 @@ class RefusalBody(BaseModel):
     params: dict[str, Any] = Field(description="the values the refusal names")
 
 
-class Refusal(HTTPException):
-    """An HTTP refusal with its ``code`` and ``params`` (see the module)."""
+class HTTPRefusal(HTTPException):
+    """Refuse a request with ``status`` and the registered refusal ``code`` (with its
+    ``params``; see :data:`truco.refusals.CODES`)."""
 
     def __init__(
-        self,
-        status: int,
-        detail: str,
-        code: str,
-        params: dict[str, Any] | None = None,
-        headers: dict[str, str] | None = None,
+        self, status: int, code: str, headers: dict[str, str] | None = None, **params: Param
     ) -> None:
-        super().__init__(status, detail, headers)
-        self.code = code
-        self.params = params or {}
+        self.refusal = Refusal.of(code, **params)
+        super().__init__(status, self.refusal.reason, headers)
 
 
 #: what each status means, in the document
@@ -90,22 +88,17 @@ def refusals(*statuses: int) -> dict[int | str, dict[str, Any]]:
 EVERY_ROUTE = refusals(408, 413, 422, 429)
 
 
-def refusal_body(detail: str, code: str, params: dict[str, Any] | None = None) -> bytes:
-    """The JSON of an HTTP refusal."""
-    return json.dumps({"detail": detail, "code": code, "params": params or {}}).encode()
+def refusal_body(refusal: Refusal) -> dict[str, Any]:
+    """``{"detail": <English>, "code": ..., "params": {...}}``."""
+    return {"detail": refusal.reason, "code": refusal.code, "params": refusal.params}
 
 
 async def send_refusal(
-    send: Send,
-    status: int,
-    detail: str,
-    code: str,
-    params: dict[str, Any] | None = None,
-    headers: dict[str, str] | None = None,
+    send: Send, status: int, refusal: Refusal, headers: dict[str, str] | None = None
 ) -> None:
     """Answer a plain ASGI request with ``status`` and the refusal's JSON (a refusal made
     before any route runs)."""
-    body = refusal_body(detail, code, params)
+    body = json.dumps(refusal_body(refusal)).encode()
     raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     raw += [(k.encode(), v.encode()) for k, v in (headers or {}).items()]
     await send({"type": "http.response.start", "status": status, "headers": raw})
@@ -113,30 +106,21 @@ async def send_refusal(
 
 
 def refusal_response(
-    status: int,
-    detail: str,
-    code: str,
-    params: dict[str, Any] | None = None,
-    headers: Mapping[str, str] | None = None,
+    status: int, refusal: Refusal, headers: Mapping[str, str] | None = None
 ) -> JSONResponse:
-    return JSONResponse(
-        {"detail": detail, "code": code, "params": params or {}}, status, headers=headers
-    )
+    """The answer of a route refused with ``refusal``."""
+    return JSONResponse(refusal_body(refusal), status, headers=headers)
 
 
 async def http_refusal(request: Request, exc: Exception) -> JSONResponse:
-    """The answer of an ``HTTPException`` (a route's, or FastAPI's own 404 and 405)."""
+    """The answer of an ``HTTPException``: a route's :class:`HTTPRefusal`, or FastAPI's
+    own 404 and 405 (whose code is their status's, :data:`STATUS_CODES`)."""
     assert isinstance(exc, StarletteHTTPException)
-    return http_refusal_response(exc)
-
-
-def http_refusal_response(exc: StarletteHTTPException) -> JSONResponse:
-    """:func:`http_refusal`, outside a request's handlers."""
-    if isinstance(exc, Refusal):
-        code, params = exc.code, exc.params
-    else:
-        code, params = STATUS_CODES.get(exc.status_code, "refused"), {}
-    return refusal_response(exc.status_code, str(exc.detail), code, params, exc.headers)
+    if isinstance(exc, HTTPRefusal):
+        return refusal_response(exc.status_code, exc.refusal, exc.headers)
+    code = STATUS_CODES.get(exc.status_code, "refused")
+    body = {"detail": str(exc.detail), "code": code, "params": {}}
+    return JSONResponse(body, exc.status_code, headers=exc.headers)
 
 
 async def invalid_request(request: Request, exc: Exception) -> JSONResponse:
@@ -153,4 +137,5 @@ async def invalid_request(request: Request, exc: Exception) -> JSONResponse:
     else:
         where = ".".join(p for p in first["loc"][1:]) or first["loc"][0] if first["loc"] else ""
         detail = f"{where or 'request'}: {first['msg']}"
-    return refusal_response(422, detail, "invalid_request", {"errors": errors})
+    body = {"detail": detail, "code": "invalid_request", "params": {"errors": errors}}
+    return JSONResponse(body, 422)
