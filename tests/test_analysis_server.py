@@ -20,7 +20,8 @@ from truco.rules import Rules
 from truco.server import ServerConfig
 from truco.server.analysis_api import QUEUE_SIZE, AnalysisService, analyze_for_viewer
 from truco.server.replays import replay_steps
-from truco.server.store import MatchRow, Store
+from truco.server.rows import MatchRow
+from truco.server.store import Store
 
 
 def _finished_match() -> dict[str, Any]:

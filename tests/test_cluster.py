@@ -169,7 +169,8 @@ def test_lease_fencing_refuses_a_late_write_of_the_old_owner(site: tuple[str, st
 
     from truco.server.cluster.lease import Leases
     from truco.server.journal import TableWrite
-    from truco.server.store import FenceError, MatchRow, Store
+    from truco.server.rows import FenceError, MatchRow
+    from truco.server.store import Store
 
     db_url, prefix = site
 

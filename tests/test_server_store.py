@@ -37,7 +37,8 @@ from truco.server.journal import RecordPosition, TableWrite, apply_hands, record
 from truco.server.lobby import Lobby
 from truco.server.players import Player
 from truco.server.protocol import parse_client_message
-from truco.server.store import MatchRow, Store, journal_table
+from truco.server.rows import MatchRow
+from truco.server.store import Store, journal_table
 from truco.server.table import Client, Command, Join, Seat, Table
 
 __all__ = ["db_url"]  # the fixture, from databases

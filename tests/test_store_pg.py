@@ -11,7 +11,8 @@ import pytest
 
 from databases import postgres_schema, postgres_unreachable, service_missing
 from truco.server.journal import TableWrite
-from truco.server.store import FenceError, MatchRow, Store
+from truco.server.rows import FenceError, MatchRow
+from truco.server.store import Store
 from truco.server.store_pg import FENCE_REFUSED, batch_statement
 
 

@@ -32,7 +32,7 @@ from ..cards import card_name
 from ..game import Game
 
 if TYPE_CHECKING:
-    from .store import MatchRow
+    from .rows import MatchRow
 
 #: entries after which a table writes a new checkpoint (bounds what a restart replays)
 CHECKPOINT_EVERY = 256

@@ -56,6 +56,7 @@ from sqlalchemy.pool import StaticPool
 from .journal import LIVE, JournalError, TableWrite, fold
 from .metrics import COMMIT_SECONDS, COMMIT_WRITES
 from .migrations import upgrade
+from .rows import FenceError, MatchRow
 from .store_pg import PgWriter
 from .tasks import spawn
 
@@ -177,32 +178,6 @@ fences_table = Table(
     Column("match_id", String(32), primary_key=True),
     Column("token", BigInteger, nullable=False),
 )
-
-
-class FenceError(RuntimeError):
-    """A write of a table by a node whose lease token is older than the table's fence:
-    another node has taken the table over, so the write is refused."""
-
-    def __init__(self, match_id: str) -> None:
-        super().__init__(f"table {match_id}: another node holds it now (stale lease token)")
-        self.match_id = match_id
-
-
-@dataclass(slots=True)
-class MatchRow:
-    """One stored table: its options and seats, and its record once started."""
-
-    id: str
-    name: str
-    status: str
-    created_at: float
-    updated_at: float
-    version: int
-    winner: int | None
-    table: dict[str, Any]
-    record: dict[str, Any] | None = None
-    #: a live table's latest events (``[kind, who, body]``), from the journal
-    events: list[list[Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

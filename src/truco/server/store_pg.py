@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
     from .journal import TableWrite
-    from .store import MatchRow
+    from .rows import MatchRow
 
 log = logging.getLogger("truco.server")
 
@@ -137,7 +137,7 @@ class PgWriter:
         fence refuses one (then nothing of them is written)."""
         import psycopg
 
-        from .store import FenceError
+        from .rows import FenceError
 
         statement, params = batch_statement(writes, fences, now)
         conn = await self._connection()

@@ -46,7 +46,8 @@ if TYPE_CHECKING:
     from redis.asyncio import Redis
 
     from ..config import ServerConfig
-    from ..store import MatchRow, Store
+    from ..rows import MatchRow
+    from ..store import Store
 
 log = logging.getLogger("truco.server.cluster")
 

@@ -14,7 +14,7 @@ import asyncio
 import itertools
 import json
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 
@@ -27,7 +27,7 @@ from ..tasks import spawn
 if TYPE_CHECKING:
     from ..table import Table
     from .bus import Bus
-    from .node import ClusterLobby
+    from .lease import Leases
 
 log = logging.getLogger("truco.server.cluster")
 _ids = itertools.count(1)
@@ -78,11 +78,29 @@ class RemoteClient(Client):
         self.bus.send(self.front, {"k": kind, "c": self.conn, "r": reason, "n": self.bus.node})
 
 
+class FrontLobby(Protocol):
+    """What a :class:`Route` asks of its node's lobby (:class:`~.node.ClusterLobby`)."""
+
+    node: str
+    bus: Bus
+    leases: Leases
+    routes: dict[str, Route]
+    tables: dict[str, Table]
+    find_seconds: float
+    stopping: bool
+
+    async def alive(self, node: str) -> bool: ...
+
+    async def listed(self, table_id: str) -> bool: ...
+
+    async def take_over(self, table_id: str) -> Table | None: ...
+
+
 class Route:
     """On the front: where one socket's messages go (see the module's docstring). It offers
     the ``put`` of a table's inbox, which is all the socket handler uses."""
 
-    def __init__(self, lobby: ClusterLobby, table_id: str) -> None:
+    def __init__(self, lobby: FrontLobby, table_id: str) -> None:
         self.lobby = lobby
         self.table_id = table_id
         self.conn = f"{lobby.node}/{next(_ids)}"

@@ -49,7 +49,8 @@ from ..protocol import (
     public_hand_json,
     why_message,
 )
-from ..store import MatchRow, Store
+from ..rows import MatchRow
+from ..store import Store
 from ..tasks import spawn
 from . import stored
 from .bots import BotScheduler

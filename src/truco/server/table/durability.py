@@ -11,7 +11,8 @@ from typing import Any
 
 from ...game import Game
 from ..journal import Journal, TableWrite, event_json
-from ..store import MatchRow, Store
+from ..rows import MatchRow
+from ..store import Store
 from .events import EventLog
 
 log = logging.getLogger("truco.server")

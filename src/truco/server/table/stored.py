@@ -4,23 +4,54 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ...cards import card_name, parse_card
 from ...deal import CommittedDealer
 from ...fairness import KEY_BYTES, add_to_record
 from ...game import Game
 from ...record import game_to_record, record_from_json, replay
+from ..config import ServerConfig
 from ..journal import Journal
-from ..store import MatchRow
-
-if TYPE_CHECKING:
-    from .actor import Table
+from ..rows import MatchRow
+from .durability import Durability
+from .seating import Seat, Seating
 
 log = logging.getLogger("truco.server")
 
 
-def table_json(table: Table) -> dict[str, Any]:
+class StoredTable(Protocol):
+    """What is stored of a table (:class:`~.actor.Table`) and what its restore sets."""
+
+    id: str
+    name: str
+    created_at: float
+    config: ServerConfig
+    seating: Seating
+    game: Game | None
+    dealer: CommittedDealer
+    committed: dict[int, int]
+    durability: Durability
+    turn_seconds: float
+    _rules_json: dict[str, Any]
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def version(self) -> int: ...
+
+    @property
+    def seats(self) -> list[Seat]: ...
+
+    @property
+    def creator(self) -> str | None: ...
+
+    @property
+    def rated(self) -> bool: ...
+
+
+def table_json(table: StoredTable) -> dict[str, Any]:
     """What is stored beside the record: options, seats, cards released early."""
     return {
         "rules": table._rules_json,
@@ -35,7 +66,7 @@ def table_json(table: Table) -> dict[str, Any]:
     }
 
 
-def snapshot(table: Table) -> MatchRow:
+def snapshot(table: StoredTable) -> MatchRow:
     """The whole table as one row (a checkpoint of the journal)."""
     names = [seat.name or f"seat {i}" for i, seat in enumerate(table.seats)]
     game = table.game
@@ -67,7 +98,7 @@ def snapshot(table: Table) -> MatchRow:
     )
 
 
-def restore_match(table: Table, row: MatchRow) -> None:
+def restore_match(table: StoredTable, row: MatchRow) -> None:
     """Give a table rebuilt from ``row`` its bots, its match as recorded (not yet dealt
     on), the cards released early and its journal marks."""
     data = row.table
