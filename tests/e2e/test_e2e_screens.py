@@ -338,6 +338,8 @@ def test_a_hand_played_with_the_keyboard_alone_is_heard(browser: Any, server: Li
     assert any(re.search(r"Rosa \(principiante\) (jugó|cantó|dijo|se fue)", h) for h in heard), (
         heard
     )
+    # and the player's own moves spoken to them, not of them by name
+    assert any(re.search(r"Jugaste el \w+ de", h) for h in heard), heard
     assert page.console_errors == []
     page.context.close()
 
