@@ -25,6 +25,13 @@ const TOO_MANY_SOCKETS = 4430;
 /** How long a closed hand stays on the table before the next one is drawn (unless the
  * player moves on first). */
 const LANDED_MS = 5000;
+/** A seat's name in two parts, the person and what follows in brackets (a bot's level,
+ * "Rosa (principiante)"), so that a narrow seat puts the level on a line of its own
+ * instead of breaking the name anywhere. */
+const nameParts = (name) => {
+  const m = /^(.*\S) (\([^()]+\))$/.exec(name);
+  return m ? [m[1], " ", el("span", { class: "who-level" }, m[2])] : [name];
+};
 /** What the server accepts as a table code (see server/live.py). */
 export const TABLE_CODE = /^[A-Za-z0-9_-]{1,32}$/;
 
@@ -485,7 +492,7 @@ export class TableScreen {
     if (view && table.status === "playing" && view.winner === null && !view.in_hand[seat]) {
       tags.push(el("span", { class: "badge" }, t(view.round_seats.includes(seat) ? "seat.mazo" : "seat.waits_round")));
     }
-    box.append(el("div", { class: "seat-name" }, el("span", { class: "dot", "aria-hidden": "true" }), el("span", { class: "who" }, name), ...tags));
+    box.append(el("div", { class: "seat-name" }, el("span", { class: "dot", "aria-hidden": "true" }), el("span", { class: "who" }, nameParts(name)), ...tags));
     if (isTurn && table.clock) box.append(el("div", { class: "clock", "data-clock-seat": seat }, el("div", { class: "clock-bar" }), el("span", { class: "clock-text" })));
     if (table.status === "waiting") return this.seating(box, seat, info, you);
     if (!view) return box;
