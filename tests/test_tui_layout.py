@@ -357,3 +357,16 @@ def test_bots_go_by_a_name_and_a_level_in_words_never_an_engine_id() -> None:
     remote = RemoteSession("http://x", "ab12cd", "token", table, 0)
     assert remote.names[1] == "Rosa"
     assert remote.seat_notes == ("", "intermedio", "libre", "ausente: lo cubre un bot")
+
+
+def test_the_log_tells_the_person_they_are_mano() -> None:
+    """ "Mano 1, es mano Vos" read as the screen speaking of someone else."""
+    from truco.tui.render import log_markup
+
+    set_language("es")
+    session = LocalSession(Rules(), human=0, bots=["random"], seed=1)
+    assert session.view().mano == 0
+    head = Content.from_markup(log_markup(session.view(), session.names)).plain
+    assert head.splitlines()[0] == "Mano 1, sos mano"
+    rival = log_markup(session.view(), session.names, (), hand_index=1, mano=1)
+    assert Content.from_markup(rival).plain.splitlines()[0] == "Mano 2, es mano Rosa"

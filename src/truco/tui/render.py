@@ -291,7 +291,10 @@ def log_markup(
     ``hand_index`` whose mano was ``mano`` (default: the view's hand)."""
     index = view.hand_index if hand_index is None else hand_index
     first = view.mano if mano is None else mano
-    head = _("Hand {number}, mano {name}").format(number=index + 1, name=names[first])
+    if first == view.seat:  # the person is told, not named ("Mano 1, es mano Vos")
+        head = _("Hand {number}, you are mano").format(number=index + 1)
+    else:
+        head = _("Hand {number}, mano {name}").format(number=index + 1, name=names[first])
     lines = [f"[dim]{escape(head)}[/dim]"]
     lines += [action_text(s, a, names) for s, a in (view.log if log is None else log)]
     return "\n".join(lines)
