@@ -638,7 +638,7 @@ def test_an_unknown_table_or_replay_is_a_404_that_says_so(browser: Any, server: 
 def test_the_english_page_says_everything_in_english(browser: Any, server: LiveServer) -> None:
     page = new_page(browser, server, "Ana", locale="en-US")
     labels = page.locator("select[name=bots] option").all_text_contents()
-    assert "Random" in labels and "Search, hard" in labels and "search:hard" not in labels
+    assert "Random" in labels and "Hard" in labels and "search:hard" not in labels
     reason = page.evaluate(
         """async () => {
             const f = await import('/static/fairness.js');
