@@ -370,3 +370,16 @@ def test_the_log_tells_the_person_they_are_mano() -> None:
     assert head.splitlines()[0] == "Mano 1, sos mano"
     rival = log_markup(session.view(), session.names, (), hand_index=1, mano=1)
     assert Content.from_markup(rival).plain.splitlines()[0] == "Mano 2, es mano Rosa"
+
+
+def test_a_waiting_call_says_who_answers_as_a_player_would() -> None:
+    """ "¡truco! — responde Nosotros" named the player's own team in the third person."""
+    from truco.tui.render import pending_text
+    from truco.view import PendingCall
+
+    set_language("es")
+    truco = PendingCall("truco", team=0, level=1)
+    assert pending_text(truco, ("Nosotros", "Ellos"), 0, 2) == "¡truco! — te toca responder"
+    assert pending_text(truco, ("Nosotros", "Ellos"), 2, 4) == "¡truco! — nos toca responder"
+    assert pending_text(truco, ("Ellos", "Nosotros"), 1, 4) == "¡truco! — responden ellos"
+    assert pending_text(truco, ("Equipo 1", "Equipo 2")) == "¡truco! — responde Equipo 1"
