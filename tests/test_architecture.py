@@ -93,9 +93,12 @@ def string_arrows(path: Path) -> Iterator[str]:
     if not uses_importlib:
         return
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if _MODULE_STRING.fullmatch(node.value.split(":")[0]):
-                yield node.value.split(":")[0]
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and _MODULE_STRING.fullmatch(node.value.split(":")[0])
+        ):
+            yield node.value.split(":")[0]
 
 
 def import_graph(root: Path = SRC) -> dict[str, set[str]]:
