@@ -11,9 +11,10 @@ loaded as OpenSpiel's C++ ``efg_game``, where ``CFRPlusSolver``, ``nash_conv`` a
 Prints the tree's size, the CFR+ iterations (and CPU seconds, the NashConv checks
 included) until the average policy's NashConv is at most ``--nash-conv``, then for each
 bot its exact exploitability (OpenSpiel's: NashConv / 2, what a best response wins per
-hand, averaged over the two seats). A bot is one pure strategy: at each information set
-it can reach, a fresh bot seeded 0 is asked with the seat's view
-(:func:`truco.rl.exact.bot_chooser`); ``random`` is the uniform policy. Next to it, the
+hand, averaged over the two seats). A bot is asked at each information set it can
+reach with the seat's view, ``--bot-seeds`` fresh bots (seeds 0, 1...), and plays what
+they chose in proportion (:func:`truco.rl.exact.bot_player`: one seed is one pure
+strategy; more estimate the bot's own mixed play); ``random`` is the uniform policy. Next to it, the
 best-response learner of ``benchmarks/exploitability.py`` (:mod:`truco.rl.best_response`)
 trained against the bot on the same game, ``--learner-matches`` hands: what it wins
 measured as that benchmark measures it (``--learner-seeds`` hands in duplicate, a 95%
@@ -27,6 +28,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import pyspiel  # type: ignore[import-not-found]
@@ -35,7 +37,7 @@ from truco.bots import make_bot
 from truco.rl import TrucoGame
 from truco.rl.best_response import BestResponse, paired_hands, per_hand, train
 from truco.rl.efg import Tree, action_label, to_efg
-from truco.rl.exact import Chooser, bot_chooser, choices, value
+from truco.rl.exact import Player, bot_player, choices, pure, uniform, value
 from truco.rl.openspiel import MINI_PARAMS
 from truco.rules import Rules
 from truco.view import SeatView
@@ -63,55 +65,61 @@ def information_sets(game: Any) -> dict[str, tuple[Any, dict[str, int]]]:
     return found
 
 
-def tabular(sets: dict[str, Any], table: dict[str, str]) -> Any:
+def tabular(sets: dict[str, Any], table: dict[str, dict[str, float]]) -> Any:
     """A ``pyspiel.TabularPolicy`` of the efg game: at the sets of ``table`` (efg name ->
-    action label) that action, at every other set the uniform policy (a set the player
-    never reaches: what it does there changes no value)."""
+    action label -> probability) that policy, at every other set the uniform policy (a
+    set the player never reaches: what it does there changes no value)."""
     out: dict[str, list[tuple[int, float]]] = {}
     for key, (_, actions) in sets.items():
         chosen = table.get("s" + key.rsplit("-s", 1)[1])  # efg_game: "0-0-1-s0-1"
         if chosen is None:
             out[key] = [(a, 1.0 / len(actions)) for a in actions.values()]
         else:
-            out[key] = [(a, 1.0 if label == chosen else 0.0) for label, a in actions.items()]
+            out[key] = [(a, chosen.get(label, 0.0)) for label, a in actions.items()]
     return pyspiel.TabularPolicy(out)
 
 
-def pure_table(spec: TrucoGame, tree: Tree, choose: Chooser) -> dict[str, str]:
-    """A player's action at every information set it reaches, on both seats, by efg
+def policy_table(spec: TrucoGame, tree: Tree, player: Player) -> dict[str, dict[str, float]]:
+    """A player's policy at every information set it reaches, on both seats, by efg
     name (:func:`truco.rl.exact.choices`)."""
     return {
-        tree.name(seat, key): action_label(action)
+        tree.name(seat, key): {action_label(a): p for a, p in policy.items()}
         for seat in (0, 1)
-        for key, action in choices(spec, seat, choose).items()
+        for key, policy in choices(spec, seat, player).items()
     }
 
 
+def bot_as_player(bot: str, seeds: int) -> Player:
+    """``random`` as the uniform policy, any other bot as :func:`bot_player`."""
+    return uniform if bot == "random" else bot_player(bot, seeds)
+
+
 def exact_exploitability(
-    spec: TrucoGame, tree: Tree, game: Any, sets: dict[str, Any], bot: str
+    spec: TrucoGame, tree: Tree, game: Any, sets: dict[str, Any], player: Player
 ) -> float:
-    """OpenSpiel's exploitability of ``bot`` on the efg game (``random``: uniform)."""
-    table = {} if bot == "random" else pure_table(spec, tree, bot_chooser(bot))
-    return float(pyspiel.exploitability(game, tabular(sets, table)))
+    """OpenSpiel's exploitability of ``player`` on the efg game."""
+    return float(pyspiel.exploitability(game, tabular(sets, policy_table(spec, tree, player))))
 
 
-def learner_chooser(learner: BestResponse) -> Chooser:
+def learner_player(learner: BestResponse) -> Player:
     """The trained learner's greedy policy as a function of the view (a fresh base bot
     seeded 0 at each decision)."""
 
-    def choose(view: SeatView, legal: Any, rules: Rules) -> int:
+    def choose(view: SeatView, legal: Sequence[int], rules: Rules) -> int:
         return learner.choose(view, legal, base=make_bot(learner.base_spec, 0))
 
-    return choose
+    return pure(choose)
 
 
-def versus(spec: TrucoGame, player: Chooser | None, bot: Chooser | None) -> float:
+def versus(spec: TrucoGame, player: Player, bot: Player) -> float:
     """The exact points per hand ``player`` wins against ``bot``, averaged over the two
     seats (as exploitability averages its best responses)."""
     return (value(spec, (player, bot))[0] + value(spec, (bot, player))[1]) / 2
 
 
-def learner_bound(spec: TrucoGame, bot: str, matches: int, seeds: int) -> dict[str, Any]:
+def learner_bound(
+    spec: TrucoGame, bot: str, matches: int, seeds: int, bot_seeds: int
+) -> dict[str, Any]:
     """The best-response learner against ``bot`` on mini-truco (``spec``): trained,
     measured as ``benchmarks/exploitability.py`` measures it, and its exact value."""
     params = {"deck": MINI_PARAMS["deck"], "max_hands": 1}
@@ -122,9 +130,9 @@ def learner_bound(spec: TrucoGame, bot: str, matches: int, seeds: int) -> dict[s
     hands = paired_hands(learner, bot, range(10_000, 10_000 + seeds))
     trained = per_hand(hands, lambda h: h.trained)
     gain = per_hand(hands, lambda h: h.gain)
-    rival = None if bot == "random" else bot_chooser(bot)  # None: uniform
-    exact_learner = versus(spec, learner_chooser(learner), rival)
-    exact_base = versus(spec, bot_chooser(learner.base_spec), rival)
+    rival = bot_as_player(bot, bot_seeds)
+    exact_learner = versus(spec, learner_player(learner), rival)
+    exact_base = versus(spec, bot_player(learner.base_spec), rival)
     return {
         "training_hands": matches,
         "decisions_tried": learner.evaluated,
@@ -144,10 +152,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--bots", nargs="*", default=["random", "simple", "search:easy", "search:expert"]
     )
+    parser.add_argument(
+        "--bot-seeds", type=int, default=1, help="fresh bots asked per information set"
+    )
     parser.add_argument("--learner-matches", type=int, default=300, help="training hands")
     parser.add_argument("--learner-seeds", type=int, default=300, help="measured hand pairs")
     args = parser.parse_args(argv)
-    out: dict[str, Any] = {"params": dict(MINI_PARAMS)}
+    out: dict[str, Any] = {"params": dict(MINI_PARAMS), "bot_seeds": args.bot_seeds}
     spec = TrucoGame(MINI_PARAMS)
     start = time.process_time()
     tree = to_efg(spec, "mini-truco")
@@ -182,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     sets = information_sets(game) if args.bots else {}
     for bot in args.bots:
         start = time.process_time()
-        exploitability = exact_exploitability(spec, tree, game, sets, bot)
+        player = bot_as_player(bot, args.bot_seeds)
+        exploitability = exact_exploitability(spec, tree, game, sets, player)
         out["exploitability"][bot] = exploitability
         print(
             f"exploitability of {bot}: {exploitability:.4f} points per hand "
@@ -193,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.learner_matches <= 0:
             continue
         found = out["learner"][bot] = learner_bound(
-            spec, bot, args.learner_matches, args.learner_seeds
+            spec, bot, args.learner_matches, args.learner_seeds, args.bot_seeds
         )
         mean, lo, hi = found["measured"]["points_per_hand"]
         print(

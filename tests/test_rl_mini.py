@@ -20,7 +20,7 @@ from truco.game import PARDA, short_round_winner
 from truco.rl import TrucoGame
 from truco.rl.best_response import BestResponse, paired_hands, train
 from truco.rl.efg import to_efg
-from truco.rl.exact import bot_chooser, value
+from truco.rl.exact import bot_player, uniform, value
 from truco.rules import RulesError
 from truco.view import seat_view
 
@@ -143,7 +143,7 @@ def test_a_determinized_world_of_a_mini_hand_deals_its_hand_size(size: int) -> N
 def test_the_search_bots_play_mini_truco() -> None:
     spec = TrucoGame(hand_size=1, target=15, deck="1e,7e,3b", max_hands=1, returns="hand")
     for bot in ("search:easy", "search:expert"):
-        v = value(spec, (bot_chooser(bot), bot_chooser("simple")))
+        v = value(spec, (bot_player(bot), bot_player("simple", seeds=2)))
         assert abs(v[0] + v[1]) < 1e-9 and -19 <= v[0] <= 19
 
 
@@ -167,17 +167,17 @@ def test_exact_values_agree_with_openspiel_and_stay_below_the_exploitability() -
     tree = to_efg(spec)
     game = pyspiel.load_efg_game(tree.text)
     sets = bench.information_sets(game)
-    simple, easy = bot_chooser("simple"), bot_chooser("search:easy")
-    seat0 = {k: a for k, a in bench.pure_table(spec, tree, simple).items() if k[1] == "0"}
-    seat1 = {k: a for k, a in bench.pure_table(spec, tree, easy).items() if k[1] == "1"}
+    simple, easy = bot_player("simple"), bot_player("search:easy", seeds=3)
+    seat0 = {k: a for k, a in bench.policy_table(spec, tree, simple).items() if k[1] == "0"}
+    seat1 = {k: a for k, a in bench.policy_table(spec, tree, easy).items() if k[1] == "1"}
     joint = bench.tabular(sets, {**seat0, **seat1})
     ours = value(spec, (simple, easy))
     theirs = pyspiel.expected_returns(game.new_initial_state(), joint, -1, True)
     assert ours == pytest.approx(list(theirs), abs=1e-9)
-    exploitability = bench.exact_exploitability(spec, tree, game, sets, "simple")
-    for player in (easy, None, bot_chooser("search:expert")):
+    exploitability = bench.exact_exploitability(spec, tree, game, sets, simple)
+    for player in (easy, uniform, bot_player("search:expert")):
         assert bench.versus(spec, player, simple) <= exploitability + 1e-9
-    assert bench.exact_exploitability(spec, tree, game, sets, "random") > 0
+    assert bench.exact_exploitability(spec, tree, game, sets, uniform) > 0
 
 
 def test_the_best_response_learner_trains_and_measures_on_mini_truco() -> None:
@@ -190,8 +190,8 @@ def test_the_best_response_learner_trains_and_measures_on_mini_truco() -> None:
     hands = paired_hands(learner, "simple", range(20))
     assert len(hands) == 40 and all(h.gain == 0 for h in hands)
     spec = TrucoGame(hand_size=1, target=15, returns="hand", **params)
-    simple = bot_chooser("simple")
-    assert bench.versus(spec, bench.learner_chooser(learner), simple) == pytest.approx(0)
+    simple = bot_player("simple")
+    assert bench.versus(spec, bench.learner_player(learner), simple) == pytest.approx(0)
     train(learner, "simple", 60, seed=0)
     assert learner.evaluated > 0
-    assert bench.versus(spec, bench.learner_chooser(learner), simple) > 0.5
+    assert bench.versus(spec, bench.learner_player(learner), simple) > 0.5
