@@ -352,7 +352,7 @@ def _worths(evaluation: Evaluation, view: SeatView, target: int) -> dict[int, Wo
 def _bot_move(bot: SearchBot, view: SeatView, evaluation: Evaluation) -> int:
     """The top bot's move among the evaluated actions, its bluffs left out: a bluff is
     a move it mixes in at random, never the one to recommend."""
-    weak = bluffs(view, evaluation.actions, bot.method.bluff_tanto, bot.method.bounded_raises)
+    weak = bluffs(view, evaluation.actions, bot.method.bluff_tanto)
     keep = [i for i, a in enumerate(evaluation.actions) if a not in weak] if weak else []
     if not weak or not keep:
         return bot.cautious_choice(evaluation)
