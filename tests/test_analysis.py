@@ -176,7 +176,9 @@ def test_the_analysis_is_the_records_and_no_loss_exceeds_the_hand(
     random.seed(process_seed)
     renamed = record_from_json({**data, "headers": {"seats": ["x"] * rules.players}})
     assert analyze(renamed, resample=resample, worlds=6).decisions == first.decisions
-    for d in first.decisions:
+    default = analyze(record_from_json(data), resample=resample)  # the top bot's evaluator
+    assert analyze(renamed).decisions == default.decisions
+    for d in [*first.decisions, *default.decisions]:
         assert 0.0 <= d.points <= d.worth, d
         assert 0.0 <= d.chance <= 1.0
         points = [w.points for w in d.values.values()]  # any two moves, not only these

@@ -327,28 +327,34 @@ def closing_points(view: SeatView, action: int) -> tuple[int, int] | None:
 def predict(
     model: StudentModel, view: SeatView, actions: Sequence[int]
 ) -> list[tuple[float, float]]:
-    """Per action, its ``(points, chance)``: the model's, bounded by what each team can
-    still take from the hand (:func:`hand_worth`) and by the chance there is to win or
-    lose; or the exact ones of an action that closes the hand whatever the hidden cards
-    (:func:`closing_points`)."""
+    """Per action, its ``(points, chance)``: the model's, or the exact ones of an action
+    that closes the hand whatever the hidden cards (:func:`closing_points`); bounded by
+    the points the hand has already given and what each team can still take from it
+    (:func:`hand_worth`), and by the chance there is to win or lose."""
     assert view.seat is not None
     team = view.seat & 1
     target = view.rules.target
     need_m, need_t = target - view.score[team], target - view.score[1 - team]
     out = model.evaluate(view, actions)
-    most, least = hand_worth(view, team), -hand_worth(view, 1 - team)
-    before = match_value(need_m, need_t)
-    for i, (points, chance) in enumerate(out):
-        out[i] = (min(max(points, least), most), min(max(chance, -before), 1.0 - before))
     for i, action in enumerate(actions):
         closing = closing_points(view, action)
         if closing is not None:
             mine, theirs = closing[team], closing[1 - team]
             out[i] = (
                 float(min(mine, need_m) - min(theirs, need_t)),
-                match_value(need_m - mine, need_t - theirs) - before,
+                match_value(need_m - mine, need_t - theirs) - match_value(need_m, need_t),
             )
-    return out
+    # the points already won in this hand are everyone's; the rest is what each team
+    # can still take
+    ours = sum(p for t, _, p in view.scored if t == team)
+    theirs = sum(p for t, _, p in view.scored if t != team)
+    won = min(ours, need_m) - min(theirs, need_t)
+    most, least = won + hand_worth(view, team), won - hand_worth(view, 1 - team)
+    before = match_value(need_m, need_t)
+    return [
+        (min(max(points, least), most), min(max(chance, -before), 1.0 - before))
+        for points, chance in out
+    ]
 
 
 #: The most an envido chain can be worth short of a falta: envido, envido, real envido

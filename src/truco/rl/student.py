@@ -6,7 +6,8 @@ One reproducible command::
         --out src/truco/bots/data/student-v1.json.gz
 
 1. **Positions**: matches between the gauntlet's cheap players and the easy search
-   (1v1 and 2v2, sin and con flor, to 15 and to 30; the deals fixed by ``--seed``). At a
+   (1v1 and 2v2, sin and con flor, to 15 and to 30; the deals fixed by ``--seed``), or
+   ``--players`` (the next round of expert iteration: the student itself among them). At a
    share ``--rate`` of the decisions with more than one candidate, the teacher weighs
    every candidate from that seat's view.
 2. **The teacher**: the search of ``search:expert-2026`` (its wary worlds, the table
@@ -121,20 +122,23 @@ def _tables() -> list[Rules]:
     return [rules for rules, weight in TABLES for _ in range(weight)]
 
 
-def positions(seed: int, match: int, worlds: int, rate: float) -> list[Row]:
-    """The rows of match number ``match`` of a run seeded ``seed``."""
+def positions(
+    seed: int, match: int, worlds: int, rate: float, players: Sequence[str] = PLAYERS
+) -> list[Row]:
+    """The rows of match number ``match`` of a run seeded ``seed``, both teams drawn
+    from ``players``."""
     rng = random.Random(f"student:{seed}:{match}")
     rules = rng.choice(_tables())
     search = teacher(worlds, rng.randrange(1 << 30))
     recorders = tuple(
-        Recorder(make_bot(rng.choice(PLAYERS), rng.randrange(1 << 30)), search, rate, match)
+        Recorder(make_bot(rng.choice(players), rng.randrange(1 << 30)), search, rate, match)
         for _ in range(2)
     )
     play_match((recorders[0], recorders[1]), rules, seed, match, swapped=False)
     return recorders[0].rows + recorders[1].rows
 
 
-def _positions_job(args: tuple[int, int, int, float]) -> list[Row]:
+def _positions_job(args: tuple[int, int, int, float, tuple[str, ...]]) -> list[Row]:
     return positions(*args)
 
 
@@ -220,10 +224,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hidden", type=int, default=32)
     parser.add_argument("--epochs", type=int, default=60)
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument(
+        "--players",
+        nargs="+",
+        default=list(PLAYERS),
+        help="who plays the positions' matches (expert iteration's next round: the student "
+        "among them)",
+    )
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
     started = time.time()
-    jobs = [(args.seed, m, args.worlds, args.rate) for m in range(args.matches)]
+    players = tuple(args.players)
+    jobs = [(args.seed, m, args.worlds, args.rate, players) for m in range(args.matches)]
     rows: list[Row] = []
     if args.jobs > 1:
         with multiprocessing.Pool(args.jobs) as pool:
