@@ -20,7 +20,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from databases import db_url
-from server_testing import LiveServer, TableClient, create_table, guest_token
+from server_testing import LiveServer, TableClient, create_table
 from truco.cli import main
 from truco.server import ServerConfig
 
