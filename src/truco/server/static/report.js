@@ -1,5 +1,6 @@
 // "Report this player" (issue 31): a reason and a comment sent to POST /api/reports from a
-// replay (the seat picked) or a profile (the name); the server finds whom it is about
+// replay (the seat picked) or a profile (the name), by the session the page has (a guest's
+// is made first if there is none); the server finds whom it is about
 // from the match's seats or the account, never from an id the page sends.
 import { refusalText } from "./account.js";
 import { el } from "./dom.js";
@@ -36,8 +37,12 @@ export function reportPanel(target, ensure) {
     if (target.seats) Object.assign(body, { match_id: target.match_id, seat: Number(data.get("seat")) });
     else body.name = target.name;
     try {
-      await ensure?.();
-      const made = await send(body);
+      let made;
+      try { made = await send(body); } catch (e) {
+        if (e.status !== 401 || !ensure) throw e;
+        await ensure(); // no session yet: a guest's, then again
+        made = await send(body);
+      }
       note.className = "ok";
       note.textContent = t("report.sent", { name: made.player });
       form.reset();
