@@ -127,7 +127,7 @@ async def _reported(server: Server, body: ReportBody) -> moderation.Reported:
     return moderation.Reported(str(seat["player_id"]), str(seat.get("name", "")), body.match_id)
 
 
-@router.post("/reports", status_code=201, responses=refusals(401, 403, 404, 409, 429))
+@router.post("/reports", status_code=201, responses=refusals(400, 401, 403, 404, 409, 429))
 async def report(
     body: ReportBody, request: Request, server: ServerDep, player: PlayerDep
 ) -> dict[str, Any]:
@@ -160,7 +160,7 @@ async def list_reports(
     return {"reports": found}
 
 
-@router.post("/mod/reports/{report_id}/close", responses=refusals(401, 403, 404))
+@router.post("/mod/reports/{report_id}/close", responses=refusals(400, 401, 403, 404))
 async def close_report(
     report_id: Annotated[int, Path(ge=1)], body: Why, server: ServerDep, mod: ModeratorDep
 ) -> dict[str, Any]:
@@ -181,7 +181,7 @@ async def standing(name: Name, server: ServerDep, _: ModeratorDep) -> dict[str, 
     return {**found.to_json(), "audit": log}
 
 
-@router.post("/mod/players/{name}/ban", responses=refusals(401, 403, 404, 422))
+@router.post("/mod/players/{name}/ban", responses=refusals(400, 401, 403, 404, 422))
 async def ban(
     name: Name, body: Why, request: Request, server: ServerDep, mod: ModeratorDep
 ) -> dict[str, Any]:
@@ -206,7 +206,7 @@ async def expel(request: Request, server: Server, player_id: str) -> dict[str, i
     return {"sessions_ended": ended, "tables": tables, "tickets_dropped": dropped}
 
 
-@router.post("/mod/players/{name}/unban", responses=refusals(401, 403, 404, 422))
+@router.post("/mod/players/{name}/unban", responses=refusals(400, 401, 403, 404, 422))
 async def unban(name: Name, body: Why, server: ServerDep, mod: ModeratorDep) -> dict[str, Any]:
     engine = server.store.engine
     found = await server.store.in_writer(
@@ -215,7 +215,7 @@ async def unban(name: Name, body: Why, server: ServerDep, mod: ModeratorDep) -> 
     return found.to_json()
 
 
-@router.post("/mod/players/{name}/rename", responses=refusals(401, 403, 404, 409, 422))
+@router.post("/mod/players/{name}/rename", responses=refusals(400, 401, 403, 404, 409, 422))
 async def force_rename(
     name: Name, body: RenameBody, server: ServerDep, mod: ModeratorDep
 ) -> dict[str, Any]:
@@ -228,7 +228,7 @@ async def force_rename(
     return found.to_json()
 
 
-@router.post("/mod/players/{name}/rating", responses=refusals(401, 403, 404, 422))
+@router.post("/mod/players/{name}/rating", responses=refusals(400, 401, 403, 404, 422))
 async def rating(
     name: Name, body: RatingBody, server: ServerDep, mod: ModeratorDep
 ) -> dict[str, Any]:
@@ -246,7 +246,7 @@ async def rating(
     return found.to_json()
 
 
-@router.post("/mod/players/{name}/role", responses=refusals(401, 403, 404, 422))
+@router.post("/mod/players/{name}/role", responses=refusals(400, 401, 403, 404, 422))
 async def role(name: Name, body: RoleBody, server: ServerDep, mod: ModeratorDep) -> dict[str, Any]:
     """Make an account a player, a moderator or an admin (admins only)."""
     engine = server.store.engine
@@ -265,7 +265,7 @@ async def address_bans(server: ServerDep, _: ModeratorDep) -> dict[str, Any]:
     return {"bans": await asyncio.to_thread(moderation.address_bans, server.store.engine)}
 
 
-@router.post("/mod/address-bans", responses=refusals(401, 403, 422))
+@router.post("/mod/address-bans", responses=refusals(400, 401, 403, 422))
 async def ban_address(body: AddressBan, server: ServerDep, mod: ModeratorDep) -> dict[str, Any]:
     """Bar new guests (and sign-ups) from an address for some hours; the guest sessions
     it opened end."""
@@ -280,7 +280,7 @@ async def ban_address(body: AddressBan, server: ServerDep, mod: ModeratorDep) ->
     return {"address": body.address, "until": until, "sessions_ended": len(ended)}
 
 
-@router.post("/mod/address-bans/remove", responses=refusals(401, 403, 422))
+@router.post("/mod/address-bans/remove", responses=refusals(400, 401, 403, 422))
 async def unban_address(body: AddressUnban, server: ServerDep, mod: ModeratorDep) -> dict[str, Any]:
     engine = server.store.engine
     removed = await server.store.in_writer(
