@@ -256,7 +256,11 @@ def test_every_moderator_action_is_in_the_audit_log_with_who_what_and_why(
     assert {e["actor"] for e in log[1:]} == {f"{mod.name} ({mod.id})"}
     assert log[0]["actor"] == f"{boss.name} ({boss.id})"
     assert log[-1]["details"]["before"] == target.name
-    status, out, _ = admin(db_file, "audit", "--target", name, "--json")
+    # staff are an admin's to act on: a moderator may not ban or rename a moderator
+    for action, body in (("ban", {"reason": "rival"}), ("rename", {"name": "Otra", "reason": "x"})):
+        answer = mod.post(f"/api/mod/players/{name}/{action}", **body)
+        assert (answer.status_code, answer.json()["code"]) == (403, "admins_only")
+        status, out, _ = admin(db_file, "audit", "--target", name, "--json")
     assert status == 0
     assert [json.loads(line)["action"] for line in out.splitlines()] == [
         a for a, _ in reversed(seen)

@@ -21,6 +21,7 @@ first admin is made with ``truco admin role NAME admin``.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +40,8 @@ from .store import (
     reports_table,
     sessions_table,
 )
+
+log = logging.getLogger("truco.server")
 
 ROLES = ("player", "moderator", "admin")
 #: why a player may be reported (the page words each as ``report.reason.<reason>``)
@@ -134,7 +137,9 @@ def is_banned(engine: Engine, account_id: str) -> bool:
 def audit(
     conn: Connection, actor: str, action: str, target: str, reason: str, **details: Any
 ) -> None:
-    """One line of the audit log: ``actor`` did ``action`` to ``target`` because ``reason``."""
+    """One line of the audit log: ``actor`` did ``action`` to ``target`` because ``reason``
+    (and one line of the server's log)."""
+    log.warning("moderation: %s by %s on %s: %s", action, actor[:80], target[:100], reason[:200])
     conn.execute(
         audit_table.insert().values(
             at=time.time(),

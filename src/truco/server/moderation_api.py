@@ -100,6 +100,17 @@ def _actor(player: Player) -> str:
     return f"{player.name} ({player.id})"
 
 
+async def _over(server: Server, mod: Player, name: str) -> None:
+    """A moderator acts on players; on a moderator or an admin, only an admin does (403
+    ``admins_only``)."""
+    engine = server.store.engine
+    target = await asyncio.to_thread(moderation.find, engine, name)
+    if target.role != "player":
+        mine = await asyncio.to_thread(moderation.role_of, engine, mod.id)
+        if not moderation.may(mine, "role"):
+            raise AccountError(403, "that is for admins only", "admins_only")
+
+
 # ------------------------------------------------------------------ reports
 async def _reported(server: Server, body: ReportBody) -> moderation.Reported:
     """Whom the report is about, as the server knows them (a seat of the match, or the
@@ -187,6 +198,7 @@ async def ban(
 ) -> dict[str, Any]:
     """Ban an account: it cannot log in, every session of it ends, its seats in live
     matches go to bots, its quick-match ticket drops."""
+    await _over(server, mod, name)
     engine = server.store.engine
     found, _ = await server.store.in_writer(
         lambda: moderation.ban(engine, _actor(mod), name, body.reason, end_sessions=False)
@@ -220,6 +232,7 @@ async def force_rename(
     name: Name, body: RenameBody, server: ServerDep, mod: ModeratorDep
 ) -> dict[str, Any]:
     """Rename an account whose name offends (the new name is checked as any name)."""
+    await _over(server, mod, name)
     engine = server.store.engine
     found = await server.store.in_writer(
         lambda: moderation.force_rename(engine, _actor(mod), name, body.name, body.reason)
@@ -233,6 +246,7 @@ async def rating(
     name: Name, body: RatingBody, server: ServerDep, mod: ModeratorDep
 ) -> dict[str, Any]:
     """Reset an account's rating (a mode's, or all) or freeze / thaw it."""
+    await _over(server, mod, name)
     engine, actor = server.store.engine, _actor(mod)
     if body.action == "reset":
         found = await server.store.in_writer(
