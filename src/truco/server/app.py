@@ -23,11 +23,24 @@ from limits import RateLimitItem
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from . import accounts, accounts_api, analysis_api, api, health, howto, live, metrics, queue_api
+from . import (
+    accounts,
+    accounts_api,
+    analysis_api,
+    api,
+    challenges_api,
+    friends_api,
+    health,
+    howto,
+    live,
+    metrics,
+    queue_api,
+)
 from .accounts import AccountError
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import ID_RE, NO_SESSION, NoSession, Server, ServerDep
+from .friends import FriendError
 from .limits import AddressLimits, HttpLimits, LocalWindows, Windows, parse_rate
 from .lobby import Lobby
 from .logs import RequestIds
@@ -55,6 +68,10 @@ pages = APIRouter(include_in_schema=False)
 @pages.get("/ranking")
 @pages.get("/como-se-juega")
 @pages.get("/how-to-play")
+@pages.get("/amigos")
+@pages.get("/torneos")
+@pages.get("/desafio/{challenge_id}")
+@pages.get("/torneos/{tournament_id}")
 async def page() -> FileResponse:
     return FileResponse(STATIC / "index.html")
 
@@ -226,6 +243,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.add_exception_handler(TableError, _table_error)
     app.add_exception_handler(AccountError, accounts_api.account_refusal)
     app.add_exception_handler(NoSession, _no_session)
+    app.add_exception_handler(FriendError, friends_api.friend_refusal)
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(StarletteHTTPException, http_refusal)
     app.include_router(pages)
@@ -235,6 +253,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.include_router(queue_api.router)
     app.include_router(analysis_api.router)
     app.include_router(howto.router)
+    app.include_router(friends_api.router)
+    app.include_router(challenges_api.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     addresses = AddressLimits(config.http_rate, config.http_write_rate, windows)
     max_body, body_seconds = config.max_body_bytes, config.body_seconds
