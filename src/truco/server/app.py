@@ -35,6 +35,7 @@ from . import (
     live,
     metrics,
     queue_api,
+    tournaments_api,
 )
 from .accounts import AccountError
 from .card_art import card_back_svg, card_svg
@@ -53,6 +54,7 @@ from .socket_caps import SocketCaps
 from .store import Store
 from .table import TableError
 from .tasks import spawn
+from .tournaments.director import Director
 
 if TYPE_CHECKING:
     from .cluster.shared_limits import RedisCounts
@@ -195,12 +197,14 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     )
     server = Server(config, store, lobby, sessions, sockets)
     matchmaker = queue_api.Matchmaker(server, queue_backend(config))
+    director = Director(server)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         metrics.LIVE.lobbies.append(lobby)
         await lobby.start()
         await matchmaker.start()
+        await director.start()
         sessions.start()
         # what start-up left alive (modules, the engine's tables: most of the heap) is
         # never walked again by the collector, nor what survives each few seconds after
@@ -223,6 +227,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             if isinstance(analysis, analysis_api.AnalysisService):
                 await analysis.stop()
             await sessions.stop()
+            await director.stop()
             await matchmaker.stop()
             await lobby.stop()
             metrics.LIVE.lobbies.remove(lobby)
@@ -239,6 +244,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         config.analysis_rate, windows(analysis_rate)
     )
     app.state.matchmaker = matchmaker
+    app.state.director = director
     app.state.readiness = health.Readiness()
     app.add_exception_handler(TableError, _table_error)
     app.add_exception_handler(AccountError, accounts_api.account_refusal)
@@ -255,6 +261,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.include_router(howto.router)
     app.include_router(friends_api.router)
     app.include_router(challenges_api.router)
+    app.include_router(tournaments_api.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     addresses = AddressLimits(config.http_rate, config.http_write_rate, windows)
     max_body, body_seconds = config.max_body_bytes, config.body_seconds

@@ -25,7 +25,7 @@ from typing import Any
 from sqlalchemy import func, insert, or_, select, update
 from sqlalchemy.engine import Engine, RowMapping
 
-from ..rules import Rules
+from ..rules import Rules, RulesError
 from .accounts import name_key
 from .deps import Server
 from .friends import FriendError, blocked_between
@@ -41,6 +41,18 @@ MAX_OPEN = 5
 #: whether a rated table may be made for these players (moderation may refuse some):
 #: ``None`` if it may, else the refusal's code
 RATED_GATE: list[Callable[[Server, Sequence[Player]], str | None]] = []
+
+
+def table_rules(options: dict[str, Any]) -> Rules:
+    """The rules of a table the server seats: ``options`` as ``POST /api/tables`` takes
+    them (a refusal ``bad_rules`` naming the problem)."""
+    try:
+        rules = Rules.from_dict(options)
+    except RulesError as exc:
+        raise FriendError(400, "bad_rules", problem=str(exc)) from None
+    if rules.hand_size != 3:  # mini-truco is dealt by hand, for research: not online
+        raise FriendError(400, "bad_rules", problem="hand_size: tables online deal 3 cards")
+    return rules
 
 
 def seat_match(

@@ -11,11 +11,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator
 
-from ..rules import Rules, RulesError
 from . import challenges
 from .api import RULE_KEYS
+from .challenges import table_rules
 from .deps import ID_PATTERN, PlayerDep, ServerDep
-from .friends import FriendError
 from .refusals import EVERY_ROUTE, refusals
 
 router = APIRouter(prefix="/api", responses=EVERY_ROUTE)
@@ -50,10 +49,7 @@ def _link(challenge: challenges.Challenge) -> dict[str, Any]:
 async def create(body: NewChallenge, server: ServerDep, player: PlayerDep) -> dict[str, Any]:
     """Challenge the account ``target`` (or make an open link) to a 1v1 with ``rules``;
     rated: both accounts. It stays open 10 minutes."""
-    try:
-        rules = Rules.from_dict(body.rules)
-    except RulesError as exc:
-        raise FriendError(400, "bad_rules", problem=str(exc)) from None
+    rules = table_rules(body.rules)
     target = body.target.strip() if body.target is not None else None
     challenge = await asyncio.to_thread(
         challenges.create, server.store.engine, player, target or None, rules, body.rated
