@@ -93,7 +93,7 @@ async def unblock(name: PlayerName, server: ServerDep, player: PlayerDep) -> dic
     return {"unblocked": other.name}
 
 
-@router.put("/me/presence", responses=refusals(401, 403))
+@router.put("/me/presence", responses=refusals(400, 401, 403))
 async def presence(body: Presence, server: ServerDep, player: PlayerDep) -> dict[str, Any]:
     """Hide your presence from those who follow you (or show it again)."""
     me = account_of(player)
