@@ -265,6 +265,7 @@ def serve_without_db(port: int, max_tables: int) -> None:
 
     from truco.server.app import create_app
     from truco.server.config import ServerConfig
+    from truco.server.serving import uvicorn_options
 
     config = ServerConfig(
         db_url="sqlite://",
@@ -279,7 +280,7 @@ def serve_without_db(port: int, max_tables: int) -> None:
     )
     app = create_app(config)
     app.state.lobby.store = None
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", ws_per_message_deflate=False)
+    uvicorn.run(**uvicorn_options(app, host="127.0.0.1", port=port, log_level="warning"))
 
 
 def start_server(port: int, db: str, max_tables: int) -> subprocess.Popen[bytes]:

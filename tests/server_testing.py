@@ -21,6 +21,7 @@ from truco.actions import is_say, parse_action
 from truco.server.app import create_app
 from truco.server.config import ServerConfig
 from truco.server.players import Player
+from truco.server.serving import uvicorn_options
 
 
 def free_port() -> int:
@@ -32,19 +33,21 @@ def free_port() -> int:
 class LiveServer:
     """``with LiveServer(config) as server:`` serves on ``server.url`` until the block ends."""
 
-    def __init__(self, config: ServerConfig, port: int | None = None, http: Any = "auto") -> None:
+    def __init__(self, config: ServerConfig, port: int | None = None, **options: Any) -> None:
+        """``options``: uvicorn's, over those ``truco serve`` uses (``uvicorn_options``)."""
         self.config = config
         self.port = port or free_port()
         self.app = create_app(config)
         self._server = uvicorn.Server(
             uvicorn.Config(
-                self.app,
-                host="127.0.0.1",
-                port=self.port,
-                log_level="warning",
-                ws_max_size=1 << 20,
-                lifespan="on",
-                http=http,
+                **uvicorn_options(
+                    self.app,
+                    host="127.0.0.1",
+                    port=self.port,
+                    log_level="warning",
+                    lifespan="on",
+                    **options,
+                )
             )
         )
         self._thread = threading.Thread(

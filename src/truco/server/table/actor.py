@@ -54,7 +54,7 @@ from ..store import Store
 from ..tasks import spawn
 from . import stored
 from .bots import BotScheduler
-from .clients import Client, Peer
+from .clients import Peer
 from .clock import Deadlines
 from .durability import Durability
 from .errors import TableError
@@ -754,12 +754,9 @@ class Table:
         return Round(self.log, self._summary, self.game, self.committed, self._hand_story)
 
     def _send(self, round: Round, client: Peer, since: int | None, answer: bool) -> None:
-        frame = round.frame_bytes(client, self._seat_of(client), since, answer=answer)
+        frame = round.frame(client, self._seat_of(client), since, answer=answer)
         if frame is not None:
-            if type(client) is Client:  # this process's socket: the bytes as they are
-                client.send_bytes(frame)
-            else:
-                client.send(frame.decode())
+            client.send(frame)
         self.clients[client] = round.version
 
     def _broadcast(self, round: Round | None) -> None:
