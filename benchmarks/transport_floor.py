@@ -50,6 +50,8 @@ import websockets
 from measure import cpu_split, percentile
 from server_load import Pace, add_load_arguments, choose, free_port, start_server
 
+from truco.view import apply_patch
+
 # ------------------------------------------------------------------ the trace
 #: one step of a match: the frames a table wrote after one message of a seat, as
 #: ``[seat, bytes]`` pairs, and the seat whose turn it is next (None: nobody's)
@@ -80,6 +82,7 @@ async def _record_match(base: str, players: int, rng: random.Random) -> dict[str
             await ws.send(json.dumps({"type": "sit", "seat": s}))
             acted = -1
             sent = ""  # the last act sent: sent again if the server's rate limit refused it
+            held: dict[str, Any] = {}  # the state, patches applied
             while True:
                 raw = await asyncio.wait_for(ws.recv(), 10)
                 msg = json.loads(raw)
@@ -87,8 +90,13 @@ async def _record_match(base: str, players: int, rng: random.Random) -> dict[str
                     await asyncio.sleep(0.2)
                     await ws.send(sent)
                     continue
-                if msg["type"] != "state":
+                if msg["type"] == "patch":
+                    patch = msg
+                    msg = {**apply_patch(held, patch["set"]), "v": patch["v"]}
+                    msg["events"] = patch["events"]
+                elif msg["type"] != "state":
                     continue
+                held = msg
                 size = len(raw.encode() if isinstance(raw, str) else raw)
                 actor = next((e["seat"] for e in msg["events"] if e["kind"] == "action"), None)
                 over = any(e["kind"] == "over" for e in msg["events"])

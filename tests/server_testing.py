@@ -22,6 +22,7 @@ from truco.server.app import create_app
 from truco.server.config import ServerConfig
 from truco.server.players import Player
 from truco.server.serving import uvicorn_options
+from truco.view import apply_patch
 
 
 def free_port() -> int:
@@ -86,7 +87,8 @@ class LiveServer:
 
 class TableClient:
     """A blocking WebSocket client of one table (tests, scripts): keeps the last
-    state, every frame received, and the errors."""
+    state (each ``patch`` applied to it, and returned as the state it makes), every frame
+    received, and the errors."""
 
     def __init__(
         self,
@@ -111,6 +113,7 @@ class TableClient:
         self.events: list[dict[str, Any]] = []
         self.errors: list[dict[str, Any]] = []
         self.version = 0
+        self.gaps = 0  # patches that did not follow the state held (a sync was asked)
 
     def send(self, message: dict[str, Any] | str) -> None:
         self.sent.append(message)
@@ -134,6 +137,20 @@ class TableClient:
         assert isinstance(text, str)
         self.frames.append(text)
         message: dict[str, Any] = self._json.loads(text)
+        if message["type"] == "patch":
+            if not self.state or message["base"] != self.version:  # a frame missed
+                self.gaps += 1
+                self.send({"type": "sync", "since": self.version})
+                return message
+            # what changed, applied to the state: returned as the state it makes
+            message = {
+                **apply_patch(self.state, message["set"]),
+                "type": "state",
+                "protocol": message["protocol"],
+                "v": message["v"],
+                "full": False,
+                "events": message["events"],
+            }
         if message["type"] == "state":
             self.state = message
             self.version = message["v"]

@@ -26,6 +26,7 @@ from truco.cards import parse_card
 from truco.game import Game
 from truco.record import record_from_json, replay
 from truco.server import ServerConfig
+from truco.view import apply_patch
 
 CARD = re.compile(r"^(?:play )?((?:[1-7]|1[012])[eboc])$")
 
@@ -146,8 +147,17 @@ def check_no_leak(client: TableClient, seat: int | None, record: dict[str, Any])
     """Every frame the client got: no unrevealed card of another seat, no rival team talk.
     Returns how many frames were checked."""
     team = None if seat is None else seat % 2
+    state: dict[str, Any] = {}
     for text in client.frames:
         message = json.loads(text)
+        if message["type"] == "patch" and state.get("v") == message["base"]:
+            # what the client holds once the patch is applied: checked as a state (its
+            # values and events are all in it)
+            patch = message
+            message = {**apply_patch(state, patch["set"]), "events": patch["events"]}
+            message |= {"type": "state", "v": patch["v"]}
+        if message["type"] == "state":
+            state = message
         if message["type"] == "error":  # a refusal names only the cards the client named
             own = card_strings([m for m in client.sent if isinstance(m, dict)])
             assert card_strings(message) <= own, text
@@ -470,6 +480,7 @@ def test_bad_input_gets_an_error_and_changes_nothing(server: LiveServer) -> None
     why = other.wait(lambda m: m["type"] == "why")
     assert why == {
         "type": "why",
+        "protocol": 2,
         "action": "truco",
         "legal": False,
         **{k: illegal[k] for k in ("code", "params", "reason")},
@@ -477,6 +488,7 @@ def test_bad_input_gets_an_error_and_changes_nothing(server: LiveServer) -> None
     actor.send({"type": "why", "action": "mazo"})
     assert actor.wait(lambda m: m["type"] == "why") == {
         "type": "why",
+        "protocol": 2,
         "action": "mazo",
         "legal": True,
     }
@@ -534,6 +546,7 @@ def test_bad_token_and_unknown_table_close_with_a_reason(server: LiveServer) -> 
     assert frames == [
         {
             "type": "error",
+            "protocol": 2,
             "code": "no_table",
             "params": {"table": "nosuch"},
             "reason": "there is no table nosuch",

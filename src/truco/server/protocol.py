@@ -14,7 +14,7 @@ from pydantic_core import PydanticCustomError
 
 from ..actions import ActionError, action_token, parse_action
 from ..refusals import Param, Refusal
-from ..view import PublicHand, SeatView
+from ..view import PROTOCOL_VERSION
 from .metrics import ERRORS
 from .players import MAX_TOKEN
 
@@ -189,24 +189,24 @@ def close_reason(text: str) -> str:
 
 
 # ---------------------------------------------------------------- server -> client
+#: every frame the server sends says the protocol's version (``"protocol"``)
+PROTOCOL = PROTOCOL_VERSION
+
+
 def error_message(refusal: Refusal) -> dict[str, Any]:
     """A refusal as the ``error`` frame: ``{"type": "error", "code", "params", "reason"}``."""
     ERRORS.labels(refusal.code).inc()
-    return {"type": "error", **refusal.to_json()}
+    return {"type": "error", "protocol": PROTOCOL, **refusal.to_json()}
 
 
 def why_message(action: str, refusal: Refusal | None) -> dict[str, Any]:
     """The answer to a ``why`` message: ``legal``, and the refusal's fields when not."""
     if refusal is None:
-        return {"type": "why", "action": action, "legal": True}
-    return {"type": "why", "action": action, "legal": False, **refusal.to_json()}
+        return {"type": "why", "protocol": PROTOCOL, "action": action, "legal": True}
+    why = {"type": "why", "protocol": PROTOCOL, "action": action, "legal": False}
+    return why | refusal.to_json()
 
 
-def public_hand_json(hand: PublicHand) -> dict[str, Any]:
-    """A closed hand as everyone may see it (the cards revealed at its close)."""
-    return hand.to_json()
-
-
-def view_json(view: SeatView) -> dict[str, Any]:
-    """A :class:`~truco.view.SeatView` as JSON: exactly what the seat may see."""
-    return view.to_json()
+def pong_message(version: int) -> dict[str, Any]:
+    """The answer to a ``ping``: the table's version."""
+    return {"type": "pong", "protocol": PROTOCOL, "v": version}
