@@ -195,6 +195,24 @@ class TableClient:
         self.ws.close()
 
 
+def as_states(texts: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    """Frames as a client holds them: each ``patch`` applied to the state before it and
+    given as the ``state`` it makes (with the patch's events), beside the frame's text;
+    other frames as they are."""
+    held: dict[str, Any] = {}
+    out: list[tuple[str, dict[str, Any]]] = []
+    for text in texts:
+        message: dict[str, Any] = json.loads(text)
+        if message["type"] == "patch" and held.get("v") == message["base"]:
+            patch = message
+            message = {**apply_patch(held, patch["set"]), "v": patch["v"]}
+            message |= {"type": "state", "full": False, "events": patch["events"]}
+        if message["type"] == "state":
+            held = message
+        out.append((text, message))
+    return out
+
+
 def guest_token(base_url: str, name: str) -> str:
     """A guest token from the server's lobby API."""
     import httpx

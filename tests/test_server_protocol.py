@@ -17,6 +17,7 @@ from websockets.sync.client import connect as websockets_connect
 from server_testing import (
     LiveServer,
     TableClient,
+    as_states,
     create_table,
     drain,
     guest_token,
@@ -26,7 +27,6 @@ from truco.cards import parse_card
 from truco.game import Game
 from truco.record import record_from_json, replay
 from truco.server import ServerConfig
-from truco.view import apply_patch
 
 CARD = re.compile(r"^(?:play )?((?:[1-7]|1[012])[eboc])$")
 
@@ -147,17 +147,9 @@ def check_no_leak(client: TableClient, seat: int | None, record: dict[str, Any])
     """Every frame the client got: no unrevealed card of another seat, no rival team talk.
     Returns how many frames were checked."""
     team = None if seat is None else seat % 2
-    state: dict[str, Any] = {}
-    for text in client.frames:
-        message = json.loads(text)
-        if message["type"] == "patch" and state.get("v") == message["base"]:
-            # what the client holds once the patch is applied: checked as a state (its
-            # values and events are all in it)
-            patch = message
-            message = {**apply_patch(state, patch["set"]), "events": patch["events"]}
-            message |= {"type": "state", "v": patch["v"]}
-        if message["type"] == "state":
-            state = message
+    # a patch is checked as the state the client holds once it is applied (its values and
+    # events are all in it)
+    for text, message in as_states(client.frames):
         if message["type"] == "error":  # a refusal names only the cards the client named
             own = card_strings([m for m in client.sent if isinstance(m, dict)])
             assert card_strings(message) <= own, text
