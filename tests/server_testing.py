@@ -1,6 +1,14 @@
 """A live server on 127.0.0.1 in a background thread, for the tests.
 
 ``with LiveServer(ServerConfig(db_url="sqlite://")) as server:`` serves on ``server.url``.
+
+Fair play (server/fair_play.py) holds by default in every test server: rated tables only
+from the rated queues, no rated match between accounts of one address (every test client is
+127.0.0.1), a few rated matches per pair a day, a few sign-ups per address a day, provisional
+accounts off the leaderboard. A test about something else that needs rated tables made
+directly, many accounts, or a leaderboard of new players opts out with
+``ServerConfig(..., **OPEN_PLAY)``; the fair-play tests (tests/test_fair_play.py) keep the
+rules.
 """
 
 from __future__ import annotations
@@ -23,6 +31,15 @@ from truco.server.config import ServerConfig
 from truco.server.players import Player
 from truco.server.serving import uvicorn_options
 from truco.view import apply_patch
+
+#: the fair-play rules lifted (see the module's documentation): for tests of other things
+OPEN_PLAY: dict[str, Any] = {
+    "rated_tables_open": True,
+    "rated_pair_per_day": 0,
+    "rated_same_address": True,
+    "signups_per_address_day": 0,
+    "leaderboard_min_games": 1,
+}
 
 
 def free_port() -> int:

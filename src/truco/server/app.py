@@ -22,7 +22,18 @@ from fastapi.staticfiles import StaticFiles
 from limits import RateLimitItem
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from . import accounts, accounts_api, analysis_api, api, health, howto, live, metrics, queue_api
+from . import (
+    accounts,
+    accounts_api,
+    analysis_api,
+    api,
+    health,
+    howto,
+    live,
+    metrics,
+    moderation_api,
+    queue_api,
+)
 from .accounts import AccountError
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
@@ -221,6 +232,8 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.include_router(live.router)
     app.include_router(analysis_api.router)
     app.include_router(howto.router)
+    app.include_router(moderation_api.router)
+    app.include_router(moderation_api.pages)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     addresses = AddressLimits(config.http_rate, config.http_write_rate, windows)
     max_body, body_seconds = config.max_body_bytes, config.body_seconds

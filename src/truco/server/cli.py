@@ -114,6 +114,21 @@ def register(subparsers: Any) -> None:
         help="analyses of matches one guest or account may ask for (default 10/hour)",
     )
     p.add_argument(
+        "--rated-pair-per-day",
+        type=int,
+        default=3,
+        metavar="N",
+        help="rated matches two accounts may play against each other in 24 h (default 3; "
+        "0: no limit; docs/operations.md, fair play)",
+    )
+    p.add_argument(
+        "--signups-per-address",
+        type=int,
+        default=5,
+        metavar="N",
+        help="accounts one address may sign up in 24 h (default 5; 0: no limit)",
+    )
+    p.add_argument(
         "--secure-cookies",
         action="store_true",
         help="mark the session cookie Secure (when served over https)",
@@ -267,6 +282,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         redis_prefix=args.redis_prefix,
         lease_ms=int(args.lease_seconds * 1000),
         metrics_token=args.metrics_token or None,
+        rated_pair_per_day=max(0, args.rated_pair_per_day),
+        signups_per_address_day=max(0, args.signups_per_address),
     )
     problem = _cluster_problem(args)
     if problem is not None:

@@ -24,7 +24,7 @@ from ..refusals import Refusal
 from ..rules import Rules, RulesError
 from ..view import SeatView, apply_patch, seat_view
 from .reasons import frame_text
-from .session import SessionDefaults, SessionError, bot_specs, team_names
+from .session import SessionDefaults, SessionError, bot_level, bot_specs, team_names
 
 #: Seconds the client waits for the server's HTTP answers and the WebSocket handshake.
 TIMEOUT = 10.0
@@ -258,7 +258,7 @@ class RemoteSession(SessionDefaults):
     # ------------------------------------------------------------------ what the screen reads
     @property
     def names(self) -> tuple[str, ...]:
-        """The seats as the server names them for every client ("Bot 1 (simple)")."""
+        """The seats as the server names them for every client ("Rosa"; its level is a note)."""
         seats = self.table.get("seats", [])
         names = []
         for s in range(self.rules.players):
@@ -273,13 +273,15 @@ class RemoteSession(SessionDefaults):
 
     @property
     def seat_notes(self) -> tuple[str, ...]:
-        """What the names do not say: a free seat, a person a bot covers."""
+        """What the names do not say: a free seat, a bot's level, a person a bot covers."""
         seats = self.table.get("seats", [])
         notes = []
         for s in range(self.rules.players):
             info = seats[s] if s < len(seats) else {}
             if info.get("kind", "empty") == "empty":
                 notes.append(_("free"))
+            elif info.get("kind") == "bot":
+                notes.append(bot_level(str(info.get("bot") or "")))
             else:
                 notes.append(_("away: a bot covers") if info.get("away") else "")
         return tuple(notes)

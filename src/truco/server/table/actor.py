@@ -60,7 +60,17 @@ from .durability import Durability
 from .errors import TableError
 from .events import EVERYONE, Audience, EventLog, TableEvent
 from .fanout import Fanout, Round
-from .inbox import GROUP_LIMIT, BotMove, Command, Join, Leave, Message, RematchMade, Stop
+from .inbox import (
+    GROUP_LIMIT,
+    BotMove,
+    Command,
+    Expel,
+    Join,
+    Leave,
+    Message,
+    RematchMade,
+    Stop,
+)
 from .seating import Seat, Seating, seat_names
 
 log = logging.getLogger("truco.server")
@@ -280,9 +290,11 @@ class Table:
         return False
 
     # ------------------------------------------------------------------ handling
-    def _handle(self, message: Join | Leave | Command | BotMove | RematchMade) -> None:
+    def _handle(self, message: Join | Leave | Command | BotMove | RematchMade | Expel) -> None:
         if isinstance(message, RematchMade):
             self._rematch_made(message)
+        elif isinstance(message, Expel):
+            self._expel(message.player_id)
         elif isinstance(message, Join):
             self._join(message.client, message.since)
         elif isinstance(message, Leave):
@@ -358,6 +370,19 @@ class Table:
             self.deadlines.reconnect[seat] = (
                 asyncio.get_running_loop().time() + self.config.disconnect_grace
             )
+
+    def _expel(self, player_id: str) -> None:
+        """A banned player's seats: a bot's now in a match (an abandon: a loss for them),
+        free in a table still waiting."""
+        for seat, held in enumerate(self.seats):
+            if held.kind != "human" or held.player_id != player_id:
+                continue
+            if self.status == "waiting":
+                self.seats[seat] = Seat()
+                self._emit({"kind": "stood", "seat": seat})
+            elif self.status == "playing":
+                self.deadlines.reconnect.pop(seat, None)
+                self._set_away(seat, True, "banned")
 
     def _seat_of(self, client: Peer) -> int | None:
         return self.seating.seat_of(client.player)
