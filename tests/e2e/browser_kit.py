@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from server_testing import OPEN_PLAY
 from truco.server import ServerConfig
 
 CHROMIUM = os.environ.get("TRUCO_CHROMIUM", "/usr/bin/chromium")
@@ -35,6 +36,7 @@ def config(db: Path) -> ServerConfig:
     """Quick bots, a long turn clock, no bot covering a disconnected player, and room
     for the many guests and tables the tests make from one address."""
     return ServerConfig(
+        **OPEN_PLAY,
         db_url=f"sqlite:///{db}",
         bot_delay=0.05,
         turn_seconds=120,

@@ -6,7 +6,7 @@ import { cardName } from "./dom.js";
 
 export const TEAM_KEYS = ["blue", "red"];
 /** The bots the page has words for (i18n ``bot.<name>``); others show their own name. */
-const BOT_LABELS = ["random", "simple", "search:easy", "search:medium", "search:hard", "search:expert",
+const BOT_LABELS = ["beginner", "amateur", "club", "master", "search:expert-2026", "random", "simple", "search:easy", "search:medium", "search:hard", "search:expert",
   "mirror", "tight", "loose", "station", "scared", "falta"];
 /** A bot as a person reads it in the page's language ("Búsqueda, difícil"). */
 export const botLabel = (name) => (BOT_LABELS.includes(name) ? t(`bot.${name}`) : name);

@@ -4,6 +4,7 @@
 import { $, backImg, cardImg, cardName, copyButton, el, select } from "./dom.js";
 import { FairDeals } from "./fairness.js";
 import { lang, t } from "./i18n.js";
+import { patched } from "./patch.js";
 import { refusalText } from "./refusal.js";
 import { sound } from "./sound.js";
 import { Story, botLabel, closedBazas, describeRules, tableTitle } from "./story.js";
@@ -176,6 +177,11 @@ export class TableScreen {
 
   // ------------------------------------------------------------------ receiving
   receive(msg) {
+    if (msg.type === "patch") {  // what changed since the state held, applied to it
+      const state = patched(this.state, msg);
+      if (!state) { this.send({ type: "sync", since: this.version ?? 0 }); return; }  // a frame missed
+      msg = state;
+    }
     if (msg.type === "error") {  // a refusal (before a close: why it closes)
       this.actedOn = null;
       this.lastRefusal = this.refusal(msg);
