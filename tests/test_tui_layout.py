@@ -340,6 +340,17 @@ def test_bots_go_by_a_name_and_a_level_in_words_never_an_engine_id() -> None:
     )
     assert session.names == ("You", "Rosa", "Tito", "Chela")
     assert session.seat_notes == ("", "hard", "beginner", "mirror")
+    from truco.tui.session import bot_level
+
+    ladder = ["beginner", "amateur", "club", "student:club", "master", "search:expert-2026"]
+    assert [bot_level(b) for b in ladder] == [
+        "beginner",
+        "amateur",
+        "club player",
+        "club player",
+        "master",
+        "expert 2026",
+    ]
     drawn = Content.from_markup(
         seats_markup(session.view(), session.names, {}, session.seat_notes)
     ).plain

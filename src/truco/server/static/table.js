@@ -1,13 +1,13 @@
 // The live table: one WebSocket, the seat's view as the server sends it, and a page
 // drawn from it. Buttons exist only for the legal actions the server lists: no rule
 // of the game lives here.
-import { $, backImg, cardImg, cardName, copyButton, el, select } from "./dom.js";
+import { $, backImg, cardImg, cardName, copyButton, el } from "./dom.js";
 import { FairDeals } from "./fairness.js";
 import { lang, t } from "./i18n.js";
 import { patched } from "./patch.js";
 import { refusalText } from "./refusal.js";
 import { sound } from "./sound.js";
-import { Story, botLabel, closedBazas, describeRules, tableTitle } from "./story.js";
+import { Story, botOptions, closedBazas, describeRules, tableTitle } from "./story.js";
 import { hintLine } from "./tutorial.js";
 
 
@@ -524,7 +524,7 @@ export class TableScreen {
     if (info.kind === "empty") {
       box.append(el("button", { class: "sit", onclick: () => this.send({ type: "sit", seat }) }, t("seat.sit")));
       if (creator) {
-        const level = select("level", (this.bots || ["random"]).map((b) => [b, botLabel(b)]));
+        const level = el("select", { name: "level" }, botOptions(this.bots || ["random"]));
         level.setAttribute("aria-label", t("seat.bot_level", { n: seat + 1 }));
         level.value = (this.bots || []).includes("simple") ? "simple" : level.value;
         box.append(el("div", { class: "bot-choice" }, level,
