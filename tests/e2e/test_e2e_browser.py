@@ -192,18 +192,24 @@ def test_two_people_call_envido_see_the_showdown_and_the_hand_explained(
 
     # the showdown: who won the envido and with what, before the hand closes
     other.click('#actions button[data-action="quiero"]')
+    said = {}
     for page in (ana, beto):
         page.wait_for_selector("#envido-result")
         result = page.text_content("#envido-result")
+        # the winner's page speaks to them, the loser's names the winner
         assert re.search(
-            r"(Ana|Beto) gana el envido con \d+: 2 puntos para (nosotros|ellos)", result
-        )
+            r"(Ganaste el envido con \d+: 2 puntos para nosotros"
+            r"|(Ana|Beto) gana el envido con \d+: 2 puntos para ellos)",
+            result,
+        ), result
         assert points(page) == 0  # the points reach the score when the hand closes
         assert "+2 al cerrar la mano" in page.text_content("#score")
         assert page.locator(".bubble.tanto").count() >= 1  # "Tengo 33" / "Son buenas" at the seats
         assert last_log_line_visible(page)
-    winner = re.match(r"(Ana|Beto)", ana.text_content("#envido-result"))
-    assert winner and winner.group(1) in ana.locator("#log li").last.text_content()
+        # the log tells it the same way
+        assert page.locator("#log li").last.text_content() in result
+        said[page.evaluate("truco.mySeat")] = result
+    assert sum(text.startswith("Ganaste") for text in said.values()) == 1, said
     shot(ana, "showdown-desktop.png")
     shot(beto, "showdown-phone.png")
 

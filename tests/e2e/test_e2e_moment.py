@@ -113,6 +113,13 @@ def test_the_deciding_card_is_drawn_and_the_hand_stays_until_one_moves_on(
     for _seat, card in hand["played"]:
         assert spanish(card) in recap, (card, recap)
     assert page.locator("#recap-bazas li").count() == 3
+    # spoken to Ana, not of her: her bazas are "vos", her cards "Vos: ..."
+    results = page.evaluate("window.truco.landed.bazas.map((b) => b.result)")
+    strip = page.locator(".baza-strip li").all_text_contents()
+    for result, said in zip(results, strip, strict=True):
+        if result and not result.get("parda"):
+            assert said.endswith("vos" if result["seat"] == 0 else "Rosa (principiante)"), strip
+    assert "Vos: " in recap and "Ana:" not in recap
     shot(page, f"hand-landed-{screen}.png")
     # Enter moves on (the button has the focus): the next hand's board
     assert page.evaluate("document.activeElement.id") == "move-on"

@@ -673,7 +673,8 @@ export class TableScreen {
     return el("ol", { class: "baza-strip", "aria-label": t("table.bazas") },
       [0, 1, 2].map((i) => {
         const r = results[i];
-        const text = r ? (r.parda ? t("table.baza_parda") : this.story.seatName(r.seat)) : bazas[i]?.length ? t("table.baza_open") : "·";
+        const winner = (seat) => (seat === this.mySeat ? t("seat.you") : this.story.seatName(seat));  // "2ª vos"
+        const text = r ? (r.parda ? t("table.baza_parda") : winner(r.seat)) : bazas[i]?.length ? t("table.baza_open") : "·";
         const cls = r ? (r.parda ? "parda" : `team-${r.seat % 2}`) : "";
         return el("li", { class: cls }, el("b", {}, t("table.baza_n", { n: i + 1 })), " ", text);
       }));
