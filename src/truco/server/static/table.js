@@ -526,7 +526,7 @@ export class TableScreen {
       if (creator) {
         const level = el("select", { name: "level" }, botOptions(this.bots || ["random"]));
         level.setAttribute("aria-label", t("seat.bot_level", { n: seat + 1 }));
-        level.value = (this.bots || []).includes("simple") ? "simple" : level.value;
+        level.value = ["beginner", "simple"].find((b) => (this.bots || []).includes(b)) ?? level.value;  // the gentlest first
         box.append(el("div", { class: "bot-choice" }, level,
           el("button", { class: "add-bot secondary", onclick: () => this.send({ type: "add_bot", seat, level: level.value }) }, t("seat.add_bot"))));
       }
