@@ -261,6 +261,9 @@ def test_a_rated_match_ends_with_the_ratings_the_links_and_a_rematch_both_accept
         assert page.get_attribute("#analyze-link", "href") == f"/replay/{table_id}?analyze"
     assert "¡Ganamos!" in ana.text_content("#match-end h2")
     assert "¡Ganaron ellos!" in beto.text_content("#match-end h2")
+    # the last hand's story is told to Beto, who left it, and of him to Ana
+    assert "te fuiste al mazo" in beto.text_content("#last-hand")
+    assert f"Beto{tag} se fue al mazo" in ana.text_content("#last-hand")
     # the last hand stays on the table under the result
     last = ana.evaluate("window.truco.landed.hand")
     assert last["index"] == ana.evaluate("window.truco.state.view.last_hand.index")

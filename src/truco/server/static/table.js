@@ -271,7 +271,9 @@ export class TableScreen {
    * lines in every language, told once per hand), in the page's language. */
   summarize(hand, before, story) {
     const scored = before ? [0, 1].map((i) => hand.score[i] - before[i]) : hand.points;
-    const lines = story && story.index === hand.index ? story.lines[lang] || story.lines.es : [];
+    // told to this page's player where it concerns them ("te fuiste al mazo"), else as to all
+    const told = story?.you?.[String(this.mySeat)] || story?.lines;
+    const lines = story && story.index === hand.index ? told[lang] || told.es : [];
     const bazas = story && story.index === hand.index ? story.bazas : null;
     this.summary = { index: hand.index, hand, scored, lines, bazas };
     this.freshSummary = true;
