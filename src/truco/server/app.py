@@ -27,17 +27,21 @@ from . import (
     accounts_api,
     analysis_api,
     api,
+    challenges_api,
+    friends_api,
     health,
     howto,
     live,
     metrics,
     moderation_api,
     queue_api,
+    tournaments_api,
 )
 from .accounts import AccountError
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import ID_RE, NO_SESSION, NoSession, Server, ServerDep
+from .friends import FriendError
 from .limits import AddressLimits, HttpLimits, LocalWindows, Windows, parse_rate
 from .lobby import Lobby
 from .logs import RequestIds
@@ -50,6 +54,7 @@ from .socket_caps import SocketCaps
 from .store import Store
 from .table import TableError
 from .tasks import spawn
+from .tournaments.director import Director
 
 if TYPE_CHECKING:
     from .cluster.shared_limits import RedisCounts
@@ -65,6 +70,10 @@ pages = APIRouter(include_in_schema=False)
 @pages.get("/ranking")
 @pages.get("/como-se-juega")
 @pages.get("/how-to-play")
+@pages.get("/amigos")
+@pages.get("/torneos")
+@pages.get("/desafio/{challenge_id}")
+@pages.get("/torneos/{tournament_id}")
 async def page() -> FileResponse:
     return FileResponse(STATIC / "index.html")
 
@@ -174,12 +183,14 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     )
     server = Server(config, store, lobby, sessions, sockets)
     matchmaker = queue_api.Matchmaker(server, queue_backend(config))
+    director = Director(server)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         metrics.LIVE.lobbies.append(lobby)
         await lobby.start()
         await matchmaker.start()
+        await director.start()
         sessions.start()
         # what start-up left alive (modules, the engine's tables: most of the heap) is
         # never walked again by the collector, nor what survives each few seconds after
@@ -202,6 +213,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             if isinstance(analysis, analysis_api.AnalysisService):
                 await analysis.stop()
             await sessions.stop()
+            await director.stop()
             await matchmaker.stop()
             await lobby.stop()
             metrics.LIVE.lobbies.remove(lobby)
@@ -218,10 +230,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         config.analysis_rate, windows(analysis_rate)
     )
     app.state.matchmaker = matchmaker
+    app.state.director = director
     app.state.readiness = health.Readiness()
     app.add_exception_handler(TableError, _table_error)
     app.add_exception_handler(AccountError, accounts_api.account_refusal)
     app.add_exception_handler(NoSession, _no_session)
+    app.add_exception_handler(FriendError, friends_api.friend_refusal)
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(StarletteHTTPException, http_refusal)
     app.include_router(pages)
@@ -234,6 +248,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.include_router(howto.router)
     app.include_router(moderation_api.router)
     app.include_router(moderation_api.pages)
+    app.include_router(friends_api.router)
+    app.include_router(challenges_api.router)
+    app.include_router(tournaments_api.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     addresses = AddressLimits(config.http_rate, config.http_write_rate, windows)
     max_body, body_seconds = config.max_body_bytes, config.body_seconds
