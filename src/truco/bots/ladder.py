@@ -30,10 +30,10 @@ class Level:
 #: ``club`` it strays from its best move at a temperature of one point, at ``master``
 #: never.
 LADDER: tuple[Level, ...] = (
-    Level("beginner", "simple", 0),
-    Level("amateur", "search:easy", 0),
-    Level("club", "student:club", 0),
-    Level("master", "student:master", 0),
+    Level("beginner", "simple", 636),
+    Level("amateur", "search:easy", 827),
+    Level("club", "student:club", 862),
+    Level("master", "student:master", 897),
 )
 #: The ladder by name.
 LEVELS_BY_NAME = {level.name: level for level in LADDER}
