@@ -8,6 +8,7 @@ and the engine's layers import nothing outside the standard library.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -70,19 +71,142 @@ def modules(root: Path = SRC) -> list[Path]:
     return sorted((root / "truco").rglob("*.py"))
 
 
+_MODULE_STRING = re.compile(r"truco(\.[a-z_][a-z0-9_]*)+")
+
+
+def string_arrows(path: Path) -> Iterator[str]:
+    """Modules named in strings by a module that uses ``importlib``: an import the ``import``
+    statements do not show (``importlib.import_module("truco.rl.policy_bot")``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    uses_importlib = any(
+        isinstance(node, ast.Import | ast.ImportFrom)
+        and any(
+            name.startswith("importlib")
+            for name in (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+            )
+        )
+        for node in ast.walk(tree)
+    )
+    if not uses_importlib:
+        return
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            named = node.value.split(":")[0]  # an entry point's "module:attribute" too
+            if _MODULE_STRING.fullmatch(named):
+                yield named
+
+
+def import_graph(root: Path = SRC) -> dict[str, set[str]]:
+    """Every module of ``truco`` and the modules of ``truco`` it imports, inside its own
+    package too (``from .table import actor`` is an arrow to ``truco.server.table.actor``)."""
+    paths = {module_name(path, root): path for path in modules(root)}
+    graph: dict[str, set[str]] = {}
+    for module, path in paths.items():
+        arrows = set()
+        named = [t for t in string_arrows(path) if not module.startswith(t + ".")]
+        # (a string naming the module's own package, ``resources.files("truco.bots")``, loads
+        # data: the package is imported before any of its modules anyway)
+        for target in [*imports(path, root), *named]:
+            while target and target not in paths:
+                target = target.rpartition(".")[0]
+            if target and target != module:
+                arrows.add(target)
+        graph[module] = arrows
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, arrows = work[-1]
+            for target in arrows:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(graph.get(target, ())))))
+                    break
+                if target in on_stack:
+                    low[node] = min(low[node], index[target])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
 def layer_violations(root: Path = SRC) -> list[str]:
     """Every import of a unit from its own layer or a higher one."""
     wrong = []
     for path in modules(root):
         module = module_name(path, root)
         unit = unit_of(module)
-        for target in imports(path, root):
+        for target in dict.fromkeys([*imports(path, root), *string_arrows(path)]):
             other = unit_of(target)
             if target.split(".")[0] != "truco" or other == unit:
                 continue
             if _LAYER_OF[other] >= _LAYER_OF[unit]:
                 wrong.append(f"{module} imports {target} ({unit} may not import {other})")
     return wrong
+
+
+def test_no_import_circle_anywhere() -> None:
+    """Inside a package too: ``a`` imports ``b`` and ``b`` imports ``a`` (even for the type
+    checker only) is one module cut in two; put what both need below them."""
+    assert circles(import_graph()) == []
+
+
+def test_circles_inside_a_package_and_importlib_arrows_are_seen(tmp_path: Path) -> None:
+    package = tmp_path / "truco"
+    (package / "server" / "table").mkdir(parents=True)
+    (package / "bots").mkdir()
+    (package / "rl").mkdir()
+    for init in ("", "server", "server/table", "bots", "rl"):
+        (package / init / "__init__.py").write_text("")
+    (package / "server" / "store.py").write_text("from .journal import Journal\n")
+    (package / "server" / "journal.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .store import Store\n"
+    )
+    (package / "server" / "table" / "actor.py").write_text("from . import stored\n")
+    (package / "server" / "table" / "stored.py").write_text("from .actor import Actor\n")
+    (package / "server" / "app.py").write_text("from .table import actor\n")
+    (package / "bots" / "plugins.py").write_text(
+        "import importlib\nBOT = importlib.import_module('truco.rl.policy')\n"
+    )
+    (package / "rl" / "policy.py").write_text("from ..bots import plugins\n")
+    assert circles(import_graph(tmp_path)) == [
+        ["truco.bots.plugins", "truco.rl.policy"],
+        ["truco.server.journal", "truco.server.store"],
+        ["truco.server.table.actor", "truco.server.table.stored"],
+    ]
+    assert layer_violations(tmp_path) == [
+        "truco.bots.plugins imports truco.rl.policy (bots may not import rl)"
+    ]
 
 
 def test_every_module_has_a_layer() -> None:

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib.metadata import entry_points
 
 from .base import Bot
 from .ladder import LADDER
@@ -47,21 +48,31 @@ BOTS = {**{level.name: _level_factory(level.spec) for level in LADDER}, **BOTS}
 GAUNTLET = (*STYLES, "mirror:tight", "mirror:loose")
 
 
-#: Bots that live in optional parts of the package, loaded on first use; they take a
-#: level that is not a strength (``linear:PATH`` is a trained policy's file), so the
-#: lobby does not list them.
-PLUGIN_BOTS = {"linear": "truco.rl.policy_bot", "ppo": "truco.rl.policy_bot"}
+#: The entry-point group where optional parts of the package (and other packages) declare
+#: bots: ``name = "module:factory"``, a ``factory(level, seed)`` (pyproject.toml's
+#: ``[project.entry-points."truco.bots"]``), loaded on first use.
+ENTRY_POINTS = "truco.bots"
+
+#: The names of the bots loaded from :data:`ENTRY_POINTS` (or registered by such a part
+#: on import): they take a level that is not a strength (``linear:PATH`` is a trained
+#: policy's file), so the lobby does not list them.
+PLUGIN_BOTS: set[str] = set()
+
+
+def plugin_bot(name: str) -> Callable[[str, int | None], Bot] | None:
+    """The factory of the bot ``name`` as an entry point of :data:`ENTRY_POINTS`
+    declares it, loaded (``None``: none is declared)."""
+    for point in entry_points(group=ENTRY_POINTS, name=name):
+        factory: Callable[[str, int | None], Bot] = point.load()
+        PLUGIN_BOTS.add(name)
+        return factory
+    return None
 
 
 def make_bot(spec: str, seed: int | None = None) -> Bot:
     """A bot from ``name`` or ``name:level`` (``"search:hard"``, ``"linear:policy.npz"``)."""
     name, _, level = spec.partition(":")
-    factory = BOTS.get(name)
-    if factory is None and name in PLUGIN_BOTS:
-        import importlib
-
-        importlib.import_module(PLUGIN_BOTS[name])  # registers itself in BOTS
-        factory = BOTS.get(name)
+    factory = BOTS.get(name) or plugin_bot(name)
     if factory is None:
         raise ValueError(f"unknown bot {name!r} (one of {', '.join(sorted(BOTS))})")
     return factory(level or "default", seed)
