@@ -391,6 +391,15 @@ def test_a_guests_address_is_banned_for_a_time(tmp_path: Any) -> None:
         )
         actions = [e["action"] for e in mod.http.get("/api/mod/audit").json()["entries"]]
         assert actions[:2] == ["unban_address", "ban_address"]
+        # a ban by truco admin reaches the running server within its recheck (2 s)
+        status, out, _ = admin(db, "ban-address", "127.0.0.1", "--hours", "1", "--reason", "again")
+        assert status == 0 and "no new guests until" in out
+
+        def refused() -> bool:
+            answer = httpx.post(f"{server.url}/api/guest", json={"name": "Otro Troll"})
+            return answer.status_code == 403 and answer.json()["code"] == "address_banned"
+
+        eventually(refused, 10)
 
 
 def test_the_moderators_page_is_served_in_both_spellings(server: LiveServer) -> None:
