@@ -12,6 +12,7 @@ import itertools
 import json
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -273,6 +274,11 @@ def test_truco_admin_refuses_in_one_line(db_file: str, server: LiveServer) -> No
     assert err.strip() == "truco admin ban: no player 'Nadie Nunca'"
     status, _, err = admin(db_file, "role", "Nadie Nunca", "admin", "--reason", " ")
     assert status == 2 and "reason" in err and "\n" not in err.strip()
+    # a mistyped database path is refused, not made into a new empty database
+    missing = db_file.replace("truco.sqlite3", "typo.sqlite3")
+    status, _, err = admin(missing, "reports")
+    assert status == 2 and err.startswith("truco admin reports: no database at ")
+    assert not Path(missing.removeprefix("sqlite:///")).exists()
 
 
 # ------------------------------------------------------------------ bans

@@ -303,7 +303,8 @@ def ban_address(
     if not address or not 0 < seconds <= MAX_ADDRESS_BAN:
         raise AccountError(
             422,
-            f"an address and 1 s to {MAX_ADDRESS_BAN / 86400:g} days",
+            f"an address ban needs an address and lasts from 1 second to "
+            f"{MAX_ADDRESS_BAN / 86400:g} days",
             "bad_address_ban",
             {"days": int(MAX_ADDRESS_BAN / 86400)},
         )
