@@ -72,6 +72,23 @@ def test_a_rated_table_is_made_by_the_queue_only(tmp_path: Any) -> None:
         assert casual.status_code == 201
 
 
+def test_a_rated_challenge_between_accounts_of_one_address_is_refused(tmp_path: Any) -> None:
+    """Challenges seat rated tables outside the queue: the same fair-play rules hold there."""
+    with LiveServer(strict(f"sqlite:///{tmp_path / 't.sqlite3'}")) as server:
+        farmer, partner = Cheater(server, "Granjero"), Cheater(server, "Socio")
+        sent = farmer.http.post(
+            "/api/challenges", json={"target": "Socio", "rules": {"players": 2}, "rated": True}
+        )
+        assert sent.status_code == 200, sent.text
+        taken = partner.http.post(f"/api/challenges/{sent.json()['id']}/accept")
+        assert (taken.status_code, taken.json()["code"]) == (403, "rated_same_address")
+        casual = farmer.http.post(
+            "/api/challenges", json={"target": "Socio", "rules": {"players": 2}}
+        )
+        accepted = partner.http.post(f"/api/challenges/{casual.json()['id']}/accept")
+        assert accepted.status_code == 200 and accepted.json()["table"], accepted.text
+
+
 def _queued(server: LiveServer, token: str) -> Any:
     ws = connect(f"{server.ws_url}/ws/queue?queue={RATED}", open_timeout=10, legacy=True)
     ws.send(json.dumps({"type": "hello", "token": token}))

@@ -26,7 +26,10 @@ from truco.tui.reasons import frame_text, refusal_text
 
 PACKAGE = Path(truco.__file__).parent
 STATIC = PACKAGE / "server" / "static"
-ORIGINS = {"engine", "terminal", "socket", "table", "lobby", "http", "queue", "accounts", "limits"}
+ORIGINS = {
+    "engine", "terminal", "socket", "table", "lobby", "http", "queue", "accounts", "limits",
+    "together",
+}  # fmt: skip
 
 
 def page_catalog(lang: str) -> dict[str, str]:

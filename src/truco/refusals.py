@@ -206,6 +206,35 @@ CODES: Final[dict[str, Code]] = {
             "queue_takes_leave": 'this socket takes only {{"type": "leave"}}',
         },
     ),
+    # ---- playing together (server/friends.py, challenges.py, tournaments/)
+    **_codes(
+        "together",
+        {
+            "follow_self": "you cannot follow yourself",
+            "follow_blocked": "you cannot follow that player",
+            "block_self": "you cannot block yourself",
+            "too_many_follows": "you follow {max} players already: unfollow one first",
+            "too_many_blocks": "you blocked {max} players already",
+            "challenge_1v1_only": (
+                "challenges are 1v1: for pairs and teams, create a table and share its link"
+            ),
+            "challenge_self": "you cannot challenge yourself",
+            "challenge_blocked": "you cannot challenge that player",
+            "too_many_challenges": "you have {max} open challenges: cancel one first",
+            "challenge_not_found": "there is no such challenge",
+            "challenge_not_yours": "that challenge is someone else's",
+            "challenge_closed": "that challenge is no longer open ({status})",
+            "tournament_not_found": "there is no such tournament",
+            "tournament_closed": "the tournament has already started",
+            "tournament_full": "the tournament is full ({max} players)",
+            "tournament_not_organiser": "only the tournament's organiser can do that",
+            "tournament_official": "only moderators make official tournaments",
+            "tournament_too_few": "a tournament needs at least {min} players to start",
+            "tournament_1v1_only": "tournaments are 1v1 for now",
+            "tournament_bad_start": "the start must be within {days} days",
+            "too_many_tournaments": "you organise {max} open tournaments already",
+        },
+    ),
     # ---- accounts, sessions, logins, names and passwords (server/accounts.py, accounts_api.py)
     **_codes(
         "accounts",

@@ -13,7 +13,9 @@ from server_testing import OPEN_PLAY
 from truco.server import ServerConfig
 
 CHROMIUM = os.environ.get("TRUCO_CHROMIUM", "/usr/bin/chromium")
-ARTIFACTS = Path(__file__).parent / "artifacts"
+#: where the tests keep what each screen showed (docs/online.md, "The browser tests");
+#: ``TRUCO_ARTIFACTS`` moves it (a CI's artifact directory)
+ARTIFACTS = Path(os.environ.get("TRUCO_ARTIFACTS") or Path(__file__).parent / "artifacts")
 ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run",
@@ -27,6 +29,7 @@ if not (Path(CHROMIUM).exists() or shutil.which("chromium")):
         allow_module_level=True,
     )
 sync_api = pytest.importorskip("playwright.sync_api")
+ARTIFACTS.mkdir(parents=True, exist_ok=True)
 
 
 def config(db: Path) -> ServerConfig:

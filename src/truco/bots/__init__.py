@@ -11,9 +11,11 @@ from collections.abc import Callable
 from importlib.metadata import entry_points
 
 from .base import Bot
+from .ladder import LADDER
 from .random_bot import RandomBot
 from .search import MirrorBot, SearchBot
 from .simple import SimpleBot
+from .student import StudentBot
 from .styles import STYLES, StyleBot
 
 #: name -> factory(level, seed)
@@ -22,6 +24,7 @@ BOTS: dict[str, Callable[[str, int | None], Bot]] = {
     "simple": lambda level, seed: SimpleBot(level, seed),
     "search": lambda level, seed: SearchBot(level, seed),
     "mirror": lambda level, seed: MirrorBot("tight" if level == "default" else level, seed),
+    "student": lambda level, seed: StudentBot(level, seed),
 }
 
 
@@ -31,6 +34,15 @@ def _style_factory(style: str) -> Callable[[str, int | None], Bot]:
 
 #: The gauntlet's styles, each a bot of its own name (``tight``, ``loose``...).
 BOTS.update({style: _style_factory(style) for style in STYLES})
+
+
+def _level_factory(spec: str) -> Callable[[str, int | None], Bot]:
+    return lambda level, seed: make_bot(spec, seed)
+
+
+#: The ladder's levels (``beginner`` ... ``master``), each a bot of its own name, listed
+#: first (the lobby offers the bots in this order).
+BOTS = {**{level.name: _level_factory(level.spec) for level in LADDER}, **BOTS}
 
 #: The opponents of ``truco arena --gauntlet``: one of each style, and the mirrors.
 GAUNTLET = (*STYLES, "mirror:tight", "mirror:loose")
@@ -69,11 +81,13 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
 __all__ = [
     "BOTS",
     "GAUNTLET",
+    "LADDER",
     "Bot",
     "MirrorBot",
     "RandomBot",
     "SearchBot",
     "SimpleBot",
+    "StudentBot",
     "StyleBot",
     "make_bot",
 ]

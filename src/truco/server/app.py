@@ -21,13 +21,14 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from limits import RateLimitItem
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import (
     accounts,
     accounts_api,
     analysis_api,
     api,
+    challenges_api,
+    friends_api,
     health,
     howto,
     live,
@@ -35,11 +36,13 @@ from . import (
     moderation,
     moderation_api,
     queue_api,
+    tournaments_api,
 )
 from .accounts import AccountError
 from .card_art import card_back_svg, card_svg
 from .config import ServerConfig
 from .deps import ID_RE, NO_SESSION, NoSession, Server, ServerDep
+from .friends import FriendError
 from .limits import AddressLimits, HttpLimits, LocalWindows, Windows, parse_rate
 from .lobby import Lobby
 from .logs import RequestIds
@@ -52,6 +55,7 @@ from .socket_caps import SocketCaps
 from .store import Store
 from .table import TableError
 from .tasks import spawn
+from .tournaments.director import Director
 
 if TYPE_CHECKING:
     from .cluster.shared_limits import RedisCounts
@@ -67,6 +71,10 @@ pages = APIRouter(include_in_schema=False)
 @pages.get("/ranking")
 @pages.get("/como-se-juega")
 @pages.get("/how-to-play")
+@pages.get("/amigos")
+@pages.get("/torneos")
+@pages.get("/desafio/{challenge_id}")
+@pages.get("/torneos/{tournament_id}")
 async def page() -> FileResponse:
     return FileResponse(STATIC / "index.html")
 
@@ -158,20 +166,6 @@ def queue_backend(config: ServerConfig) -> queue_api.QueueBackend:
     return MemoryQueue()
 
 
-class Site(FastAPI):
-    """The FastAPI application, with the tables' sockets answered before its middleware
-    and routing: their frames are the server's busiest path, and need neither (they
-    still pass the per-address limits, sharing the API's windows)."""
-
-    table_sockets: ASGIApp | None = None
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.table_sockets is not None and live.table_path(scope):
-            await self.table_sockets(scope, receive, send)
-        else:
-            await super().__call__(scope, receive, send)
-
-
 def create_app(config: ServerConfig | None = None) -> FastAPI:
     """The whole server as one ASGI application."""
     config = config or ServerConfig()
@@ -190,12 +184,14 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     )
     server = Server(config, store, lobby, sessions, sockets)
     matchmaker = queue_api.Matchmaker(server, queue_backend(config))
+    director = Director(server)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         metrics.LIVE.lobbies.append(lobby)
         await lobby.start()
         await matchmaker.start()
+        await director.start()
         sessions.start()
         # what start-up left alive (modules, the engine's tables: most of the heap) is
         # never walked again by the collector, nor what survives each few seconds after
@@ -218,11 +214,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             if isinstance(analysis, analysis_api.AnalysisService):
                 await analysis.stop()
             await sessions.stop()
+            await director.stop()
             await matchmaker.stop()
             await lobby.stop()
             metrics.LIVE.lobbies.remove(lobby)
 
-    app = Site(title="Truco Argento", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
+    app = FastAPI(title="Truco Argento", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.server = server
     app.state.lobby = lobby
     app.state.config = config
@@ -234,22 +231,28 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         config.analysis_rate, windows(analysis_rate)
     )
     app.state.matchmaker = matchmaker
+    app.state.director = director
     app.state.readiness = health.Readiness()
     app.state.address_bans = moderation.AddressBans(store.engine, config.session_recheck_seconds)
     app.add_exception_handler(TableError, _table_error)
     app.add_exception_handler(AccountError, accounts_api.account_refusal)
     app.add_exception_handler(NoSession, _no_session)
+    app.add_exception_handler(FriendError, friends_api.friend_refusal)
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(StarletteHTTPException, http_refusal)
     app.include_router(pages)
     app.include_router(health.router)
     app.include_router(api.router)
     app.include_router(accounts_api.router)
-    app.include_router(queue_api.router)
+    app.include_router(queue_api.router)  # /ws/queue, before the tables' /ws/{table}
+    app.include_router(live.router)
     app.include_router(analysis_api.router)
     app.include_router(howto.router)
     app.include_router(moderation_api.router)
     app.include_router(moderation_api.pages)
+    app.include_router(friends_api.router)
+    app.include_router(challenges_api.router)
+    app.include_router(tournaments_api.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     addresses = AddressLimits(config.http_rate, config.http_write_rate, windows)
     max_body, body_seconds = config.max_body_bytes, config.body_seconds
@@ -261,7 +264,4 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         body_seconds=body_seconds,
     )
     app.add_middleware(RequestIds)  # outermost: the limits' refusals have an id too
-    table_sockets = live.TableSockets(server)
-    limits = HttpLimits(table_sockets, addresses, sockets, max_body, body_seconds)
-    app.table_sockets = RequestIds(limits)
     return app

@@ -267,8 +267,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
     from .app import create_app
     from .config import ServerConfig
-    from .pauses import http_protocol
-    from .serving import AnnouncingServer, first_line, listening_socket
+    from .serving import AnnouncingServer, first_line, listening_socket, uvicorn_options
 
     config = ServerConfig(
         db_url=args.db,
@@ -339,17 +338,17 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         return 2
     server = AnnouncingServer(
         uvicorn.Config(
-            app,
-            log_level=args.log_level,
-            log_config=None,  # uvicorn's lines go through the server's log (logs.configure)
-            access_log=False,  # the server logs each request itself, with its id
-            ws_max_size=1 << 16,
-            ws_per_message_deflate=args.ws_deflate,
-            http=http_protocol(),  # (no cycle left by each WebSocket upgrade)
-            forwarded_allow_ips=args.forwarded_allow_ips,
-            # Ctrl+C or SIGTERM: connections get 15 s to close; then the tables are stopped
-            # (committed) and the process ends, whatever a client still holds open
-            timeout_graceful_shutdown=15,
+            **uvicorn_options(
+                app,
+                log_level=args.log_level,
+                log_config=None,  # uvicorn's lines go through the server's log (logs.configure)
+                access_log=False,  # the server logs each request itself, with its id
+                ws_per_message_deflate=args.ws_deflate,
+                forwarded_allow_ips=args.forwarded_allow_ips,
+                # Ctrl+C or SIGTERM: connections get 15 s to close; then the tables are
+                # stopped (committed) and the process ends, whatever a client still holds open
+                timeout_graceful_shutdown=15,
+            )
         ),
         address=f"http://{args.host}:{sock.getsockname()[1]}/",
         # the tables stop (committed, their sockets told) before uvicorn waits for the

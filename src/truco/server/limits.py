@@ -118,6 +118,8 @@ WRITES = frozenset(
         ("POST", "/api/tables"),
         ("POST", "/api/session/renew"),
         ("POST", "/api/accounts"),
+        ("POST", "/api/challenges"),
+        ("POST", "/api/tournaments"),
     }
 )
 #: what the per-address windows count: the API, the sockets, and the pages that look

@@ -107,6 +107,8 @@ class Ticket:
     rating: float
     joined_at: float
     bots_after: float | None = None
+    #: the players this one must not be seated with (blocks, either way: friends.py)
+    avoid: frozenset[str] = frozenset()
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -115,6 +117,7 @@ class Ticket:
             "rating": self.rating,
             "joined_at": self.joined_at,
             "bots_after": self.bots_after,
+            "avoid": sorted(self.avoid),
         }
 
     @classmethod
@@ -126,6 +129,7 @@ class Ticket:
             float(data["rating"]),  # type: ignore[arg-type]
             float(data["joined_at"]),  # type: ignore[arg-type]
             None if bots is None else float(bots),  # type: ignore[arg-type]
+            frozenset(str(x) for x in data.get("avoid") or ()),  # type: ignore[attr-defined]
         )
 
 
@@ -212,8 +216,12 @@ def seat_teams(key: QueueKey, people: Sequence[Ticket]) -> Pairing:
 
 
 def _fits(group: Sequence[Ticket], now: float, policy: Policy) -> bool:
-    """Every member accepts the group's rating spread."""
+    """Every member accepts the group's rating spread, and nobody avoids another."""
     spread = max(t.rating for t in group) - min(t.rating for t in group)
+    if any(t.avoid for t in group):
+        ids = {t.player_id for t in group}
+        if any(t.avoid & ids for t in group):
+            return False
     return all(spread <= policy.window(now - t.joined_at) for t in group)
 
 

@@ -29,7 +29,7 @@ from fastapi import APIRouter, Request, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
 from ..refusals import Refusal
-from . import fair_play, moderation, ratings
+from . import fair_play, friends, moderation, ratings
 from .deps import MaybePlayerDep, Server
 from .live import BAD_REQUEST, BAD_TOKEN, Refused, _identify, refuse
 from .matchmaking import (
@@ -269,7 +269,10 @@ async def _ticket(websocket: WebSocket, matchmaker: Matchmaker) -> tuple[QueueKe
     account, rating = await matchmaker.standing(matchmaker.server, player, key.mode)
     if key.rated and not account:
         raise Refused(NEEDS_ACCOUNT, "queue_needs_account")
-    return key, Ticket(player.id, player.name, rating, matchmaker.clock(), bots_after)
+    avoid = frozenset[str]()
+    if not key.rated and player.account:  # casual: never seated with whom a block parts
+        avoid = await asyncio.to_thread(friends.avoided, matchmaker.server.store.engine, player.id)
+    return key, Ticket(player.id, player.name, rating, matchmaker.clock(), bots_after, avoid)
 
 
 async def _send(websocket: WebSocket, message: dict[str, Any]) -> None:

@@ -243,6 +243,94 @@ fences_table = Table(
     Column("token", BigInteger, nullable=False),
 )
 
+# -- playing together (issue 33): follows, blocks, hidden presence, challenges, tournaments
+follows_table = Table(
+    "truco_follows",
+    metadata,
+    Column("follower_id", String(32), primary_key=True),
+    Column("followed_id", String(32), primary_key=True, index=True),
+    Column("created_at", Float, nullable=False),
+)
+
+blocks_table = Table(
+    "truco_blocks",
+    metadata,
+    Column("blocker_id", String(32), primary_key=True),
+    Column("blocked_id", String(32), primary_key=True, index=True),
+    Column("created_at", Float, nullable=False),
+)
+
+privacy_table = Table(
+    "truco_privacy",
+    metadata,
+    Column("player_id", String(32), primary_key=True),
+    Column("hide_presence", Boolean, nullable=False),
+)
+
+challenges_table = Table(
+    "truco_challenges",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("challenger_id", String(32), nullable=False, index=True),
+    Column("challenger_name", String(24), nullable=False),
+    Column("target_id", String(32), nullable=True, index=True),  # None: an open link
+    Column("target_name", String(24), nullable=True),
+    Column("rules_json", Text, nullable=False),
+    Column("rated", Boolean, nullable=False),
+    Column("status", String(12), nullable=False),  # open, accepted, declined, cancelled
+    Column("table_id", String(32), nullable=True),
+    Column("created_at", Float, nullable=False),
+    Column("expires_at", Float, nullable=False, index=True),
+)
+
+tournaments_table = Table(
+    "truco_tournaments",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("name", String(80), nullable=False),
+    Column("organiser_id", String(32), nullable=False, index=True),
+    Column("organiser_name", String(24), nullable=False),
+    Column("official", Boolean, nullable=False),
+    Column("format", String(8), nullable=False),  # swiss, arena
+    Column("rules_json", Text, nullable=False),
+    Column("rated", Boolean, nullable=False),
+    Column("rounds", Integer, nullable=False),  # Swiss: the rounds; arena: 0
+    Column("minutes", Integer, nullable=False),  # arena: its length; Swiss: 0
+    Column("max_entrants", Integer, nullable=False),
+    Column("starts_at", Float, nullable=False),
+    Column("status", String(12), nullable=False, index=True),  # open, running, finished
+    Column("round", Integer, nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("finished_at", Float, nullable=True),
+    # the node directing it (cluster mode): one at a time, until its lease runs out
+    Column("director", String(40), nullable=True),
+    Column("lease_until", Float, nullable=False),
+)
+
+entrants_table = Table(
+    "truco_tournament_entrants",
+    metadata,
+    Column("tournament_id", String(32), primary_key=True),
+    Column("player_id", String(32), primary_key=True, index=True),
+    Column("name", String(24), nullable=False),
+    Column("joined_at", Float, nullable=False),
+    Column("withdrawn", Boolean, nullable=False),
+)
+
+tournament_games_table = Table(
+    "truco_tournament_games",
+    metadata,
+    Column("tournament_id", String(32), primary_key=True),
+    Column("seq", Integer, primary_key=True, autoincrement=False),  # the order they were made
+    Column("round", Integer, nullable=False),
+    Column("first_id", String(32), nullable=False),
+    Column("second_id", String(32), nullable=True),  # None: the first has the bye
+    Column("table_id", String(32), nullable=True, index=True),
+    Column("status", String(12), nullable=False),  # playing, done
+    Column("winner_id", String(32), nullable=True),  # None: a draw (or a bye's)
+    Column("ended_seq", Integer, nullable=True),  # the order they ended (arena points)
+)
+
 
 @dataclass(frozen=True, slots=True)
 class _Statements:

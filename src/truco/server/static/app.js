@@ -3,6 +3,8 @@
 // its own module (lobby.js, table.js, replay.js), the words in i18n/*.json.
 import { $, el } from "./dom.js";
 import { LANGUAGES, chooseLanguage, lang, loadLanguage, preferredLanguage, t } from "./i18n.js";
+import { showChallenge, watchChallenges } from "./challenges.js";
+import { showFriends } from "./friends.js";
 import { showHowTo } from "./howto.js";
 import { showLeaderboard } from "./leaderboard.js";
 import { showLobby } from "./lobby.js";
@@ -12,6 +14,7 @@ import { showReplay } from "./replay.js";
 import { tableReportPanel } from "./report.js";
 import { sound } from "./sound.js";
 import { TABLE_CODE, TableScreen } from "./table.js";
+import { showTournament, showTournaments } from "./tournament.js";
 
 const app = $("#app");
 
@@ -111,6 +114,10 @@ async function route() {
     else if (path === "/ranking") await showLeaderboard(ctx);
     else if (path === "/como-se-juega" || path === "/how-to-play") await showHowTo(ctx);
     else if (path.startsWith("/u/")) await showProfile(decodeURIComponent(path.slice(3)), ctx);
+    else if (path === "/torneos") await showTournaments(ctx);
+    else if (path.startsWith("/torneos/")) current = await showTournament(decodeURIComponent(path.slice(9)), ctx);
+    else if (path === "/amigos") await showFriends(ctx);
+    else if (path.startsWith("/desafio/")) await showChallenge(decodeURIComponent(path.slice(9)), ctx);
     else current = await showLobby(ctx);
   } catch (e) {
     app.replaceChildren(el("p", { class: "error", role: "alert" }, refusalText(e)), el("a", { href: "/", class: "button" }, t("back_home")));
@@ -124,6 +131,8 @@ function topbar() {
   $("#nav-ranking").textContent = t("rank.title");
   $("#nav-howto").textContent = t("nav.howto");
   $("#report-slot").setAttribute("aria-label", t("report.title"));
+  $("#nav-tournaments").textContent = t("tour.title");
+  $("#nav-friends").textContent = t("friends.title");
   $("#name").addEventListener("change", async (ev) => {
     try { await identity.rename(ev.target.value); } catch (e) { ev.target.value = identity.name; ev.target.title = refusalText(e); return; }
     if (current instanceof TableScreen) { const id = current.id; current.close(); current = new TableScreen(id, ctx); window.truco = current; await current.open(); }
@@ -146,4 +155,4 @@ document.addEventListener("click", (ev) => {
 });
 await loadLanguage(preferredLanguage());
 topbar();
-identity.resume().finally(route);
+identity.resume().finally(() => { route(); watchChallenges(ctx, $("#challenges-box")); });

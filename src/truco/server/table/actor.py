@@ -46,7 +46,7 @@ from ..protocol import (
     Sync,
     Why,
     error_message,
-    public_hand_json,
+    pong_message,
     why_message,
 )
 from ..rows import MatchRow
@@ -54,12 +54,12 @@ from ..store import Store
 from ..tasks import spawn
 from . import stored
 from .bots import BotScheduler
-from .clients import Client, Peer
+from .clients import Peer
 from .clock import Deadlines
 from .durability import Durability
 from .errors import TableError
 from .events import EVERYONE, Audience, EventLog, TableEvent
-from .fanout import Round
+from .fanout import Fanout, Round
 from .inbox import (
     GROUP_LIMIT,
     BotMove,
@@ -143,6 +143,7 @@ class Table:
         self.log = EventLog(config.event_buffer, version)
         self.inbox: asyncio.Queue[Message] = asyncio.Queue()
         self.clients: dict[Peer, int] = {}  # connection -> the version it was sent
+        self.fanout = Fanout()  # what each audience and connection was last sent
         self.committed: dict[int, int] = {}  # seat -> card released before its turn
         self.moves = 0  # counts the actions that change whose turn it is
         self.deadlines = Deadlines()
@@ -309,7 +310,7 @@ class Table:
 
     def _command(self, client: Peer, msg: ClientMessage) -> None:
         if isinstance(msg, Ping):
-            self._reply(client, lambda: {"type": "pong", "v": self.version})
+            self._reply(client, lambda: pong_message(self.version))
         elif isinstance(msg, Sync):
             self._resyncs.append((client, msg.since))
         elif isinstance(msg, Act):
@@ -356,6 +357,7 @@ class Table:
 
     def _leave(self, client: Peer) -> None:
         self.clients.pop(client, None)
+        self.fanout.forget(client)
         if self.status == "waiting" and not self.clients:
             self.deadlines.idle_since = asyncio.get_running_loop().time()
         seat = self._seat_of(client)
@@ -562,7 +564,7 @@ class Table:
             self._emit(
                 {
                     "kind": "hand_closed",
-                    **public_hand_json(public_hand(game.history[-1])),
+                    **public_hand(game.history[-1]).to_json(),
                     "story": self._hand_story(),
                 }
             )
@@ -776,15 +778,14 @@ class Table:
 
     def _round(self) -> Round:
         self._summary = self.summary()
-        return Round(self.log, self._summary, self.game, self.committed, self._hand_story)
+        return Round(
+            self.fanout, self.log, self._summary, self.game, self.committed, self._hand_story
+        )
 
     def _send(self, round: Round, client: Peer, since: int | None, answer: bool) -> None:
-        frame = round.frame_bytes(client, self._seat_of(client), since, answer=answer)
+        frame = round.frame(client, self._seat_of(client), since, answer=answer)
         if frame is not None:
-            if type(client) is Client:  # this process's socket: the bytes as they are
-                client.send_bytes(frame)
-            else:
-                client.send(frame.decode())
+            client.send(frame)
         self.clients[client] = round.version
 
     def _broadcast(self, round: Round | None) -> None:

@@ -1,0 +1,122 @@
+"""Playing together in headless Chromium: a challenge sent from the friends page is seen
+and accepted on the other player's page, and both land at the same table; an open
+challenge link taken by someone with no session yet; a tournament's page that updates by
+itself as a player joins and as the director pairs the first round."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from browser_kit import ARTIFACTS, DESKTOP, config
+
+from server_testing import LiveServer
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    with LiveServer(config(tmp_path_factory.mktemp("e2e-together") / "truco.sqlite3")) as live:
+        yield live
+
+
+def page_of(browser: Any, server: LiveServer, path: str = "/", locale: str = "es-AR") -> Any:
+    page = browser.new_context(**{**DESKTOP, "locale": locale}).new_page()
+    page.set_default_timeout(20000)
+    page.on("pageerror", lambda e: print("PAGEERROR", e))
+    page.goto(server.url + path)
+    return page
+
+
+def signed_up(browser: Any, server: LiveServer, prefix: str, locale: str = "es-AR") -> Any:
+    """A page of a new account (signed up through the lobby's form), and its name."""
+    name = f"{prefix}{uuid.uuid4().hex[:5]}"
+    page = page_of(browser, server, locale=locale)
+    page.wait_for_selector("#signup-form")
+    page.fill("#signup-form input[name=name]", name)
+    page.fill("#signup-form input[name=password]", "una clave larga 1")
+    page.click("#signup-form button[type=submit]")
+    page.wait_for_selector("#logout")
+    return page, name
+
+
+def shot(page: Any, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+
+
+def test_a_challenge_sent_and_accepted_brings_both_to_one_table(
+    browser: Any, server: LiveServer
+) -> None:
+    ana, _ = signed_up(browser, server, "Ana")
+    beto, beto_name = signed_up(browser, server, "Beto", locale="en-US")
+    ana.click("#nav-friends")
+    ana.wait_for_selector("#challenge-form")
+    ana.fill("#challenge-form input[name=target]", beto_name)
+    ana.click("#challenge-form button[type=submit]")
+    ana.wait_for_selector("#challenge-link")
+    assert beto_name in ana.text_content("#challenge-sent")
+    note = beto.wait_for_selector(".challenge-note")  # on his lobby, without reloading
+    assert "challenges you" in note.text_content()
+    shot(beto, "together-challenge-received.png")
+    note.query_selector("button").click()
+    beto.wait_for_url(re.compile(r"/t/[A-Za-z0-9_-]+$"))
+    ana.wait_for_url(re.compile(r"/t/[A-Za-z0-9_-]+$"))  # the challenger's page follows
+    assert ana.url.split("/t/")[1] == beto.url.split("/t/")[1]
+    for page in (ana, beto):
+        page.wait_for_selector("#my-hand")  # each sits at the table, their cards dealt
+    ana.context.close()
+    beto.context.close()
+
+
+def test_an_open_link_is_taken_by_someone_without_a_session(
+    browser: Any, server: LiveServer
+) -> None:
+    cami, cami_name = signed_up(browser, server, "Cami")
+    cami.goto(server.url + "/amigos")
+    cami.wait_for_selector("#challenge-form")
+    cami.click("#challenge-form button[type=submit]")  # nobody named: an open link
+    link = cami.get_attribute("#challenge-link", "href")
+    assert link and link.startswith("/desafio/")
+    newcomer = page_of(browser, server, link)
+    newcomer.wait_for_selector("#accept-challenge")
+    assert cami_name in newcomer.text_content("#challenge h1")
+    newcomer.click("#accept-challenge")
+    newcomer.wait_for_url(re.compile(r"/t/[A-Za-z0-9_-]+$"))
+    cami.wait_for_url(re.compile(r"/t/[A-Za-z0-9_-]+$"))
+    assert cami.url.split("/t/")[1] == newcomer.url.split("/t/")[1]
+    cami.context.close()
+    newcomer.context.close()
+
+
+def test_a_tournament_page_updates_live(browser: Any, server: LiveServer) -> None:
+    dani, dani_name = signed_up(browser, server, "Dani")
+    eli, eli_name = signed_up(browser, server, "Eli")
+    dani.click("#nav-tournaments")
+    dani.wait_for_selector("#tournament-form")
+    dani.fill("#tournament-form input[name=name]", "Copa del barrio")
+    dani.fill("#tournament-form input[name=starts_in]", "60")
+    dani.fill("#tournament-form input[name=rounds]", "2")
+    dani.click("#tournament-form button[type=submit]")
+    dani.wait_for_selector("#tournament[data-status=open]")
+    dani.click("#join")
+    dani.wait_for_selector(f'#standings tr[data-player="{dani_name}"]')
+    eli.goto(dani.url)
+    eli.wait_for_selector("#join").click()
+    # Dani's page shows Eli without being reloaded
+    dani.wait_for_selector(f'#standings tr[data-player="{eli_name}"]')
+    dani.click("#start")
+    for page in (dani, eli):  # the director pairs the first round: each page shows it
+        page.wait_for_selector("#tournament[data-status=running]")
+        page.wait_for_selector("#my-game a")
+        page.wait_for_selector("#games li[data-status=playing]")
+    shot(eli, "together-tournament-live.png")
+    table = dani.get_attribute("#my-game a", "href")
+    assert table == eli.get_attribute("#my-game a", "href")
+    dani.click("#my-game a")
+    dani.wait_for_url(re.compile(r"/t/[A-Za-z0-9_-]+$"))
+    dani.wait_for_selector("#my-hand")
+    dani.context.close()
+    eli.context.close()
