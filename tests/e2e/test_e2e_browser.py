@@ -645,6 +645,7 @@ def test_the_english_page_says_everything_in_english(browser: Any, server: LiveS
     page = new_page(browser, server, "Ana", locale="en-US")
     labels = page.locator("select[name=bots] option").all_text_contents()
     assert "Random" in labels and "Hard" in labels and "search:hard" not in labels
+    assert labels[1:5] == ["Beginner", "Amateur", "Club player", "Master"]  # the ladder first
     reason = page.evaluate(
         """async () => {
             const f = await import('/static/fairness.js');
