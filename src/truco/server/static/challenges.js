@@ -92,5 +92,7 @@ export function watchChallenges({ api, identity, go }, box) {
     setTimeout(tick, WATCH_MS);
   };
   // what was accepted before this page opened does not move it
+  // (asked only with a session: a first visit's console shows no 401)
+  if (!identity.player) { setTimeout(tick, WATCH_MS); return; }
   api("/api/challenges").then((data) => data.sent.forEach((c) => c.status === "accepted" && known.add(c.id))).catch(() => {}).finally(tick);
 }
