@@ -1,10 +1,11 @@
 """Can players trust ``truco analyze``? The figures of docs/analysis.md, on records
 made with ``truco arena A B --records DIR``:
 
-* **resamples**: each record analysed ``--resamples`` times, each with other worlds
-  (``truco analyze --resample N``; the default analysis has no seed and always gives
-  the same grades): the share of decisions whose grade is the same every time, how much
-  of the grading is the sampling's;
+* **resamples**: each record analysed ``--resamples`` times (``truco analyze --resample
+  N``): the share of decisions whose grade is the same every time. The default analysis
+  (the top bot's evaluator) samples nothing; with ``--worlds W`` the sampled search's
+  second opinion draws other worlds each time, and the figure says how much of its
+  grading is the sampling's;
 * **strength**: the share of matches where the stronger bot (the first of ``--stronger``
   pairs, by name in the record's headers) has the higher accuracy;
 * **seconds** of CPU per match for one analysis (what the web waits for).
@@ -12,7 +13,8 @@ made with ``truco arena A B --records DIR``:
 Usage::
 
     truco arena simple random --target 15 --matches 20 --seed 1 --jobs 1 --records DIR1
-    python benchmarks/analysis_trust.py DIR1 [DIR2 ...] --resamples 5 --stronger simple
+    python benchmarks/analysis_trust.py DIR1 [DIR2 ...] --resamples 5 --stronger simple \
+        [--worlds W]
 """
 
 from __future__ import annotations
@@ -44,6 +46,9 @@ def main(argv: list[str] | None = None) -> int:
         "--stronger", action="append", default=[], help="the stronger bot's name (repeatable)"
     )
     p.add_argument("--limit", type=int, default=0, help="records per directory (0: all)")
+    p.add_argument(
+        "--worlds", type=int, default=None, help="the sampled search's worlds (default: none)"
+    )
     args = p.parse_args(argv)
     same = total = ordered = matches = 0
     seconds: list[float] = []
@@ -56,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             grades = []
             for resample in range(args.resamples):
                 start = time.process_time()
-                analysis = analyze(record, resample=resample)
+                analysis = analyze(record, resample=resample, worlds=args.worlds)
                 seconds.append(time.process_time() - start)
                 grades.append([d.grade for d in analysis.decisions])
                 if resample == 0:

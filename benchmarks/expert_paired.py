@@ -11,8 +11,8 @@ still reports; run it for ``search:expert`` and for ``expert-before`` on the sam
 compare match by match. ``--timing`` instead times the expert before and after on 72 fixed
 positions (from six matches of ``mirror:loose`` against ``simple`` a 15), interleaved, four
 runs each, and prints each run's CPU p95 per decision. A field set to ``none`` is switched
-off (``--before bluff_rate=none robust=0 read_bluffs=0``: the expert before its bounded
-bluffs, robust calls and envido-bluff reader).
+off (``--before bluff_rate=none robust=0``: the expert before its bounded bluffs and
+robust calls).
 """
 
 from __future__ import annotations

@@ -18,7 +18,6 @@ their locks at each message.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import random
 import sys
@@ -31,6 +30,8 @@ from typing import Any, TypeVar
 import orjson
 from httppost import JsonPoster
 from wsclient import WebSocketClient, connect
+
+from truco.view import apply_patch
 
 Action = tuple[int, int, str]  # hand, seat, token
 
@@ -167,6 +168,7 @@ class Seat:
         self.over = False  # this seat has seen the match end
         self.acted = -1  # the version whose turn this seat has taken (or scheduled)
         self.legal: list[str] = []  # the latest view's actions (``say`` left out)
+        self.state: dict[str, Any] | None = None  # the table as last told (patches applied)
         self.hand_index = 0
         self.timer: asyncio.TimerHandle | None = None
         self.heard = self.poked = time.perf_counter()
@@ -233,17 +235,26 @@ class Seat:
             self.client.close()
 
     def received(self, raw: bytes) -> None:
-        """One message from the server (called from the socket's callback)."""
+        """One message from the server (called from the socket's callback): a ``state``
+        replaces what the seat holds, a ``patch`` is applied to it (a patch that does not
+        follow it: a frame was missed, the whole state is asked for again)."""
         now = time.perf_counter()
         self.heard = self.poked = now
-        msg, idle = parse(raw)
+        msg = orjson.loads(raw)
         kind = msg["type"]
         load, table = self.load, self.table
         if kind == "error":
             load.error(msg["code"])
             self.acted = -1
             return
-        if kind != "state":
+        if kind == "patch":
+            if self.state is None or msg["base"] != self.state["v"]:
+                self.send({"type": "sync", "since": 0 if self.state is None else self.state["v"]})
+                return
+            self.state = {**apply_patch(self.state, msg["set"]), "v": msg["v"]}
+        elif kind == "state":
+            self.state = msg
+        else:
             return
         if len(table.greeted) < table.seats:
             table.greeted.add(self.index)
@@ -254,16 +265,17 @@ class Seat:
             load.finished.add(table.id)
             self.leave()
             return
-        if idle:  # no legal action in its view (or no view)
+        view = self.state["view"]
+        if view is None or not view["legal"]:  # no legal action in its view (or no view)
             self.legal = []
             return
-        view = msg["view"]
-        if view is None or view["winner"] is not None:
+        if view["winner"] is not None:
             return
         self.legal = [a for a in view["legal"] if not a.startswith("say ")]
         self.hand_index = view["hand_index"]
-        if self.legal and msg["v"] != self.acted and self.timer is None:
-            self.acted = msg["v"]
+        version = self.state["v"]
+        if self.legal and version != self.acted and self.timer is None:
+            self.acted = version
             wait = table.next_at - now
             loop = asyncio.get_running_loop()
             if wait > 0:
@@ -308,32 +320,6 @@ def closed_why(client: WebSocketClient) -> str:
     if client.close_code is None:
         return "dropped without a closing frame"
     return f"closed {client.close_code} {client.close_reason}"[:80]
-
-
-def parse(raw: bytes) -> tuple[dict[str, Any], bool]:
-    """A server message, and whether it is a state without a legal action for its seat (then
-    only what comes before its table is parsed: see :func:`idle_state`)."""
-    cut = idle_state(raw)
-    if cut:
-        with contextlib.suppress(orjson.JSONDecodeError):  # (if not cut at the top level)
-            return orjson.loads(raw[:cut] + b"}"), True
-    return orjson.loads(raw), False
-
-
-def idle_state(raw: bytes) -> int:
-    """Where a state message's table starts, if its view has no legal action or there is no
-    view (else 0). Such a message matters to its seat only for its events, which come before
-    the table: the rest (most of the message: the table, the view) is not parsed."""
-    if not raw.startswith(b'{"type":"state"'):
-        return 0
-    cut = raw.find(b',"table":{')
-    view = raw.find(b',"view":', cut)
-    if cut < 0 or view < 0:
-        return 0
-    if raw.startswith(b"null", view + 8):
-        return cut
-    legal = raw.find(b'"legal":', view)
-    return cut if legal > 0 and raw.startswith(b"[]", legal + 8) else 0
 
 
 def delivered(load: Loader, table: TableLoad, seat: int, action: Action, now: float) -> None:

@@ -46,6 +46,7 @@ import websockets
 from measure import cpu_split, percentile, profile
 
 from truco.refusals import CODES
+from truco.view import apply_patch
 
 
 @dataclass
@@ -138,6 +139,25 @@ class Pace:
         return 0.0 if self.tokens >= 0.0 else -self.tokens / RATE
 
 
+def followed(last: dict[str, Any] | None, msg: dict[str, Any]) -> dict[str, Any] | None:
+    """The state a frame leaves a seat in: a ``state`` frame itself, a ``patch`` applied
+    to the state ``last`` (with the patch's events); None for another frame, or a patch
+    that does not follow ``last``."""
+    if msg["type"] == "state":
+        return msg
+    if msg["type"] != "patch" or last is None or msg["base"] != last["v"]:
+        return None
+    state = {**apply_patch(last, msg["set"]), "v": msg["v"]}
+    state["events"] = msg["events"]
+    return state
+
+
+async def resync(ws: Any, msg: dict[str, Any], seen: int) -> None:
+    """After a patch that does not follow the state held, ask for the whole state."""
+    if msg["type"] == "patch":
+        await ws.send(json.dumps({"type": "sync", "since": max(seen, 0)}))
+
+
 async def seat_player(
     url: str, table: str, token: str, seat: int, players: int, stats: Stats, rng: random.Random
 ) -> None:
@@ -183,9 +203,11 @@ async def seat_player(
                     acted = -1  # refused: choose again from the newest state
                     await act(last)
                 continue
-            if msg["type"] != "state":
+            state = followed(last, msg)
+            if state is None:  # not a state; or a frame missed: a patch asks for the whole
+                await resync(ws, msg, seen)
                 continue
-            last = msg
+            last = msg = state
             seen = max(seen, msg["v"])
             for event in msg["events"]:
                 if event["kind"] == "action":
@@ -265,6 +287,7 @@ def serve_without_db(port: int, max_tables: int) -> None:
 
     from truco.server.app import create_app
     from truco.server.config import ServerConfig
+    from truco.server.serving import uvicorn_options
 
     config = ServerConfig(
         db_url="sqlite://",
@@ -279,7 +302,7 @@ def serve_without_db(port: int, max_tables: int) -> None:
     )
     app = create_app(config)
     app.state.lobby.store = None
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", ws_per_message_deflate=False)
+    uvicorn.run(**uvicorn_options(app, host="127.0.0.1", port=port, log_level="warning"))
 
 
 def start_server(port: int, db: str, max_tables: int) -> subprocess.Popen[bytes]:

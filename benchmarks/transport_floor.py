@@ -2,9 +2,9 @@
 but move its frames, on the same stack as ``truco serve``.
 
 ``server_load.py`` measures the real server's CPU per action. This benchmark runs the same
-stack (uvicorn in its own process with its default uvloop, httptools and sans-I/O
-WebSocket protocol, no compression; the table socket read and written through
-:class:`truco.server.rawsocket.RawSocket` as the real one is) with a trivial app in place of
+stack (uvicorn in its own process with its default uvloop, ``uvicorn_options``' protocols,
+no compression; the table socket read and written through Starlette's ``WebSocket``, an
+outbox and a sender task, as the real one is) with a trivial app in place of
 the tables: it replays a recorded *trace* of real tables. For each message a seat sends (the
 hello, the sit, each action) the app writes to the table's seats the frames, of the same
 number and byte sizes, that a real table wrote at that point of a real match; a frame says
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import multiprocessing
 import os
@@ -48,6 +49,8 @@ import httpx
 import websockets
 from measure import cpu_split, percentile
 from server_load import Pace, add_load_arguments, choose, free_port, start_server
+
+from truco.view import apply_patch
 
 # ------------------------------------------------------------------ the trace
 #: one step of a match: the frames a table wrote after one message of a seat, as
@@ -79,6 +82,7 @@ async def _record_match(base: str, players: int, rng: random.Random) -> dict[str
             await ws.send(json.dumps({"type": "sit", "seat": s}))
             acted = -1
             sent = ""  # the last act sent: sent again if the server's rate limit refused it
+            held: dict[str, Any] = {}  # the state, patches applied
             while True:
                 raw = await asyncio.wait_for(ws.recv(), 10)
                 msg = json.loads(raw)
@@ -86,8 +90,13 @@ async def _record_match(base: str, players: int, rng: random.Random) -> dict[str
                     await asyncio.sleep(0.2)
                     await ws.send(sent)
                     continue
-                if msg["type"] != "state":
+                if msg["type"] == "patch":
+                    patch = msg
+                    msg = {**apply_patch(held, patch["set"]), "v": patch["v"]}
+                    msg["events"] = patch["events"]
+                elif msg["type"] != "state":
                     continue
+                held = msg
                 size = len(raw.encode() if isinstance(raw, str) else raw)
                 actor = next((e["seat"] for e in msg["events"] if e["kind"] == "action"), None)
                 over = any(e["kind"] == "over" for e in msg["events"])
@@ -304,36 +313,40 @@ def floor_app(trace: dict[str, Any], loop_forever: bool, actor: bool) -> Any:
 async def _table_socket(
     tables: dict[str, FloorTable], scope: dict[str, Any], receive: Any, send: Any
 ) -> None:
-    """A table socket: the hello, the sit, then every message steps the table."""
-    from truco.server.rawsocket import RawSocket
+    """A table socket as the real one is served (Starlette's ``WebSocket``, a bounded
+    outbox and a sender task): the hello, the sit, then every message steps the table."""
+    from starlette.websockets import WebSocket, WebSocketDisconnect
 
-    socket = RawSocket(scope, receive, send)
+    socket = WebSocket(scope, receive, send)
     await socket.accept()
-    if socket.gone:
-        return
     table = tables[scope["path"].rsplit("/", 1)[1]]
-    hello = await socket.receive()  # the hello, read the usual way, as the real one is
-    if hello["type"] == "websocket.disconnect":
-        return
-    direct = socket.direct
-    assert direct is not None, "not uvicorn's sans-I/O protocol: no direct writes"
+    outbox: asyncio.Queue[str] = asyncio.Queue(512)
+
+    def write(text: str) -> bool:
+        outbox.put_nowait(text)
+        return True
+
+    async def sender() -> None:
+        with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+            while True:
+                await socket.send_text(await outbox.get())
+
+    sending = asyncio.create_task(sender())
     seat: list[int] = []
-
-    def take(message: Any) -> None:
-        text = message["text"]
-        if not seat:  # the sit
-            seat.append(json.loads(text)["seat"])
-            table.join(seat[0], direct.write)
-        table.message()
-
-    while not socket.read_directly(take):  # (as the real one: once nothing is queued)
-        message = await socket.receive()
-        if message["type"] == "websocket.disconnect":
-            break
-        take(message)
-    else:
-        await socket.receive()  # the disconnect
-    if seat and table.seats.get(seat[0]) is direct.write:
+    try:
+        while True:
+            message = await socket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            if message.get("text") is None or json.loads(message["text"])["type"] == "hello":
+                continue
+            if not seat:  # the sit
+                seat.append(json.loads(message["text"])["seat"])
+                table.join(seat[0], write)
+            table.message()
+    finally:
+        sending.cancel()
+    if seat and table.seats.get(seat[0]) is write:
         del table.seats[seat[0]]
     if not table.seats:
         tables.pop(scope["path"].rsplit("/", 1)[1], None)
@@ -356,14 +369,10 @@ def serve_floor(port: int, trace_path: str, loop_forever: bool, actor: bool) -> 
     import uvicorn
 
     trace = json.loads(Path(trace_path).read_text())
-    uvicorn.run(
-        floor_app(trace, loop_forever, actor),
-        host="127.0.0.1",
-        port=port,
-        log_level="warning",
-        ws_max_size=1 << 16,
-        ws_per_message_deflate=False,
-    )
+    from truco.server.serving import uvicorn_options
+
+    app = floor_app(trace, loop_forever, actor)
+    uvicorn.run(**uvicorn_options(app, host="127.0.0.1", port=port, log_level="warning"))
 
 
 # ------------------------------------------------------------------ the load

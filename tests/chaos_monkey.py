@@ -40,6 +40,7 @@ import websockets
 
 from truco.record import record_from_json, replay
 from truco.server.store import Store
+from truco.view import apply_patch
 
 Action = tuple[int, int, str]  # hand, seat, token
 
@@ -291,6 +292,13 @@ class ChaosRun:
                     last: dict[str, Any] | None = None
                     async for text in ws:
                         message = json.loads(text)
+                        if message["type"] == "patch":  # what changed since the last state
+                            if last is None or message["base"] != last["v"]:  # one missed
+                                await ws.send(json.dumps({"type": "sync", "since": seen.version}))
+                                continue
+                            patch = message
+                            message = {**apply_patch(last, patch["set"]), "v": patch["v"]}
+                            message |= {"type": "state", "full": False, "events": patch["events"]}
                         if message["type"] == "state":
                             self._on_state(seen, message, first)
                             first = False

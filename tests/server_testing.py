@@ -1,6 +1,14 @@
 """A live server on 127.0.0.1 in a background thread, for the tests.
 
 ``with LiveServer(ServerConfig(db_url="sqlite://")) as server:`` serves on ``server.url``.
+
+Fair play (server/fair_play.py) holds by default in every test server: rated tables only
+from the rated queues, no rated match between accounts of one address (every test client is
+127.0.0.1), a few rated matches per pair a day, a few sign-ups per address a day, provisional
+accounts off the leaderboard. A test about something else that needs rated tables made
+directly, many accounts, or a leaderboard of new players opts out with
+``ServerConfig(..., **OPEN_PLAY)``; the fair-play tests (tests/test_fair_play.py) keep the
+rules.
 """
 
 from __future__ import annotations
@@ -21,6 +29,17 @@ from truco.actions import is_say, parse_action
 from truco.server.app import create_app
 from truco.server.config import ServerConfig
 from truco.server.players import Player
+from truco.server.serving import uvicorn_options
+from truco.view import apply_patch
+
+#: the fair-play rules lifted (see the module's documentation): for tests of other things
+OPEN_PLAY: dict[str, Any] = {
+    "rated_tables_open": True,
+    "rated_pair_per_day": 0,
+    "rated_same_address": True,
+    "signups_per_address_day": 0,
+    "leaderboard_min_games": 1,
+}
 
 
 def free_port() -> int:
@@ -32,19 +51,21 @@ def free_port() -> int:
 class LiveServer:
     """``with LiveServer(config) as server:`` serves on ``server.url`` until the block ends."""
 
-    def __init__(self, config: ServerConfig, port: int | None = None, http: Any = "auto") -> None:
+    def __init__(self, config: ServerConfig, port: int | None = None, **options: Any) -> None:
+        """``options``: uvicorn's, over those ``truco serve`` uses (``uvicorn_options``)."""
         self.config = config
         self.port = port or free_port()
         self.app = create_app(config)
         self._server = uvicorn.Server(
             uvicorn.Config(
-                self.app,
-                host="127.0.0.1",
-                port=self.port,
-                log_level="warning",
-                ws_max_size=1 << 20,
-                lifespan="on",
-                http=http,
+                **uvicorn_options(
+                    self.app,
+                    host="127.0.0.1",
+                    port=self.port,
+                    log_level="warning",
+                    lifespan="on",
+                    **options,
+                )
             )
         )
         self._thread = threading.Thread(
@@ -83,7 +104,8 @@ class LiveServer:
 
 class TableClient:
     """A blocking WebSocket client of one table (tests, scripts): keeps the last
-    state, every frame received, and the errors."""
+    state (each ``patch`` applied to it, and returned as the state it makes), every frame
+    received, and the errors."""
 
     def __init__(
         self,
@@ -108,6 +130,7 @@ class TableClient:
         self.events: list[dict[str, Any]] = []
         self.errors: list[dict[str, Any]] = []
         self.version = 0
+        self.gaps = 0  # patches that did not follow the state held (a sync was asked)
 
     def send(self, message: dict[str, Any] | str) -> None:
         self.sent.append(message)
@@ -131,6 +154,20 @@ class TableClient:
         assert isinstance(text, str)
         self.frames.append(text)
         message: dict[str, Any] = self._json.loads(text)
+        if message["type"] == "patch":
+            if not self.state or message["base"] != self.version:  # a frame missed
+                self.gaps += 1
+                self.send({"type": "sync", "since": self.version})
+                return message
+            # what changed, applied to the state: returned as the state it makes
+            message = {
+                **apply_patch(self.state, message["set"]),
+                "type": "state",
+                "protocol": message["protocol"],
+                "v": message["v"],
+                "full": False,
+                "events": message["events"],
+            }
         if message["type"] == "state":
             self.state = message
             self.version = message["v"]
@@ -173,6 +210,24 @@ class TableClient:
 
     def close(self) -> None:
         self.ws.close()
+
+
+def as_states(texts: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    """Frames as a client holds them: each ``patch`` applied to the state before it and
+    given as the ``state`` it makes (with the patch's events), beside the frame's text;
+    other frames as they are."""
+    held: dict[str, Any] = {}
+    out: list[tuple[str, dict[str, Any]]] = []
+    for text in texts:
+        message: dict[str, Any] = json.loads(text)
+        if message["type"] == "patch" and held.get("v") == message["base"]:
+            patch = message
+            message = {**apply_patch(held, patch["set"]), "v": patch["v"]}
+            message |= {"type": "state", "full": False, "events": patch["events"]}
+        if message["type"] == "state":
+            held = message
+        out.append((text, message))
+    return out
 
 
 def guest_token(base_url: str, name: str) -> str:

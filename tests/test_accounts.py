@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import select
 
 from databases import db_url
-from server_testing import LiveServer, TableClient
+from server_testing import OPEN_PLAY, LiveServer, TableClient
 from truco.server import ServerConfig, accounts
 from truco.server.sessions import COOKIE
 from truco.server.store import accounts_table, results_table
@@ -27,6 +27,7 @@ __all__ = ["db_url"]  # the fixture, from databases
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     # a file, not sqlite:// (one connection shared by every thread, transactions mixed)
     config = ServerConfig(
+        **OPEN_PLAY,
         db_url=f"sqlite:///{tmp_path_factory.mktemp('db') / 'truco.sqlite3'}",
         bot_delay=0,
         turn_seconds=0,
@@ -193,7 +194,9 @@ def login(http: httpx.Client, name: str, password: str = "mate-cocido-7") -> int
 def strict() -> Iterator[LiveServer]:
     """A server where 3 failed logins of a name from one address (15 of an address) are
     free, then each next try waits longer; any address may try 1000 logins a minute."""
-    config = ServerConfig(db_url="sqlite://", login_rate="1000/minute", login_free_failures=3)
+    config = ServerConfig(
+        **OPEN_PLAY, db_url="sqlite://", login_rate="1000/minute", login_free_failures=3
+    )
     with LiveServer(config) as live:
         yield live
 
@@ -243,7 +246,7 @@ def test_an_address_that_tries_many_names_is_slowed_too(strict: LiveServer) -> N
 
 
 def test_logins_are_limited_per_address_and_per_account() -> None:
-    config = ServerConfig(db_url="sqlite://", login_rate="3/minute")
+    config = ServerConfig(**OPEN_PLAY, db_url="sqlite://", login_rate="3/minute")
     with LiveServer(config) as live:
         sign_up(browser(live), "Frecuente")
         sign_up(browser(live), "Vecina")
@@ -287,6 +290,7 @@ def test_parallel_logins_never_run_more_argon2_at_once_than_the_workers(
     workers: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     config = ServerConfig(
+        **OPEN_PLAY,
         db_url="sqlite://",
         login_rate="1000/minute",
         http_rate="100000/minute",
@@ -409,7 +413,7 @@ def recorded(server: LiveServer, match_id: str) -> None:
 
 # ------------------------------------------------------------------ persistence
 def test_accounts_survive_a_restart_on_sqlite_and_postgresql(db_url: str) -> None:
-    config = ServerConfig(db_url=db_url, bot_delay=0, turn_seconds=0)
+    config = ServerConfig(**OPEN_PLAY, db_url=db_url, bot_delay=0, turn_seconds=0)
     with LiveServer(config) as first:
         http = browser(first)
         guest = http.post("/api/guest", json={"name": "Antes"}).json()
@@ -433,7 +437,7 @@ def test_logins_with_text_no_name_can_have_are_refused_like_any_wrong_login(
     db_url: str,
 ) -> None:
     """PostgreSQL refuses NUL in text, argon2 lone surrogates: neither may become a 500."""
-    with LiveServer(ServerConfig(db_url=db_url)) as live:
+    with LiveServer(ServerConfig(**OPEN_PLAY, db_url=db_url)) as live:
         http = browser(live)
         sign_up(http, "Común")
         for body in (

@@ -15,7 +15,7 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
-from server_testing import LiveServer, TableClient, play_out
+from server_testing import OPEN_PLAY, LiveServer, TableClient, play_out
 from truco.rules import Rules
 from truco.server import ServerConfig
 from truco.server.lobby import Lobby
@@ -31,6 +31,7 @@ _names = iter(range(10**6))
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     # a file, not sqlite:// (one connection shared by every thread, transactions mixed)
     config = ServerConfig(
+        **OPEN_PLAY,
         db_url=f"sqlite:///{tmp_path_factory.mktemp('db') / 'truco.sqlite3'}",
         bot_delay=0,
         turn_seconds=0,
@@ -258,7 +259,7 @@ def test_one_accounts_session_never_reaches_another_accounts_seat(server: LiveSe
 # ------------------------------------------------------------------ the queue's hook
 def test_the_lobby_seats_matched_accounts_at_a_rated_table_by_id() -> None:
     async def scenario() -> None:
-        config = ServerConfig(db_url="sqlite://", bot_delay=0, turn_seconds=0)
+        config = ServerConfig(**OPEN_PLAY, db_url="sqlite://", bot_delay=0, turn_seconds=0)
         lobby = Lobby(config, Store(config.db_url))
         await lobby.start()
         try:

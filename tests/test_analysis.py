@@ -16,9 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from strategies import new_match, play_out, tables
-from truco.actions import NO_QUIERO, QUIERO, RETRUCO
+from truco.actions import NO_QUIERO, QUIERO, RETRUCO, is_say
 from truco.analysis import analyze, grade
+from truco.analysis.engine import decision_points
 from truco.arena.match import play_match
+from truco.bots import make_bot
 from truco.bots.search import match_value
 from truco.cli import main
 from truco.record import game_to_record, record_from_json
@@ -174,7 +176,9 @@ def test_the_analysis_is_the_records_and_no_loss_exceeds_the_hand(
     random.seed(process_seed)
     renamed = record_from_json({**data, "headers": {"seats": ["x"] * rules.players}})
     assert analyze(renamed, resample=resample, worlds=6).decisions == first.decisions
-    for d in first.decisions:
+    default = analyze(record_from_json(data), resample=resample)  # the top bot's evaluator
+    assert analyze(renamed).decisions == default.decisions
+    for d in [*first.decisions, *default.decisions]:
         assert 0.0 <= d.points <= d.worth, d
         assert 0.0 <= d.chance <= 1.0
         points = [w.points for w in d.values.values()]  # any two moves, not only these
@@ -190,14 +194,34 @@ def _strength_records(prefix: str) -> list[Any]:
     ]
 
 
+def test_the_default_analysis_is_the_top_bot_s_and_has_no_seed() -> None:
+    """Five resamples of the default analysis give the same grades (the top bot's
+    evaluator samples nothing), and every better move is the move the ``master`` plays
+    in that seat's view."""
+    record = _strength_records("simple-random")[0]
+    first = analyze(record)
+    assert first.to_json()["bot"] == "master"
+    for r in range(1, 5):
+        assert analyze(record, resample=r).decisions == first.decisions
+    moves = {}
+    for h, step, _seat, _, view, _ in decision_points(record):
+        candidates = [a for a in view.legal if not is_say(a)]
+        if len(candidates) > 1:
+            moves[(h, step)] = make_bot("master").choose(view, view.legal, record.rules)
+    assert len(first.decisions) > 20
+    assert all(d.best == moves[(d.hand, d.step)] for d in first.decisions)
+
+
 @pytest.mark.slow
-def test_five_resamples_mostly_give_the_same_grades() -> None:
-    # other worlds on purpose (the default analysis has none to vary): how much of the
-    # grading is the sampling's
+def test_five_resamples_of_the_search_mostly_give_the_same_grades() -> None:
+    # the sampled second opinion, other worlds on purpose: how much of its grading is
+    # the sampling's
     records = _strength_records("simple-random")[:2]
     same = total = 0
     for record in records:
-        runs = [[d.grade for d in analyze(record, resample=r).decisions] for r in range(5)]
+        runs = [
+            [d.grade for d in analyze(record, resample=r, worlds=240).decisions] for r in range(5)
+        ]
         for grades in zip(*runs, strict=True):
             total += 1
             same += len(set(grades)) == 1

@@ -38,9 +38,10 @@ def _row(match_id: str, record: dict[str, Any]) -> MatchRow:
 
 def test_the_analysis_names_replay_steps_and_says_points_and_chance_apart() -> None:
     record = _finished_match()
-    result = analyze_for_viewer(record, worlds=8)
+    result = analyze_for_viewer(record)
     steps = replay_steps(record_from_json(record))
-    assert result["bot"] == "search:expert"
+    assert result["bot"] == "master"  # the top of the ladder
+    assert analyze_for_viewer(record, worlds=8)["bot"] == "search:expert-2026"
     assert result["decisions"] and len(result["graph"]) == len(result["decisions"])
     assert set(result["thresholds"]) == {"inaccuracy", "mistake", "blunder"}
     for d in result["decisions"]:

@@ -94,8 +94,9 @@ def string_arrows(path: Path) -> Iterator[str]:
         return
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if _MODULE_STRING.fullmatch(node.value.split(":")[0]):
-                yield node.value.split(":")[0]
+            named = node.value.split(":")[0]  # an entry point's "module:attribute" too
+            if _MODULE_STRING.fullmatch(named):
+                yield named
 
 
 def import_graph(root: Path = SRC) -> dict[str, set[str]]:

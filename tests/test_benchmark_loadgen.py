@@ -52,29 +52,6 @@ async def eventually(check: Callable[[], bool], seconds: float) -> None:
     raise TimeoutError("it did not happen in time")
 
 
-def test_a_state_without_a_legal_action_is_parsed_up_to_its_table_only() -> None:
-    def state(view: Any, events: Any = ()) -> bytes:
-        events = list(events) or [{"kind": "action", "hand": 0, "seat": 1, "action": "mazo"}]
-        table = {"id": "t", "seats": [{"name": ',"table":{'}]}
-        return orjson.dumps(
-            {"type": "state", "v": 3, "events": events, "table": table, "view": view}
-        )
-
-    waiting = {"seat": 0, "legal": [], "winner": None, "hand_index": 0}
-    playing = {**waiting, "legal": ["play 1e", "say hola"]}
-    msg, idle = loadgen.parse(state(waiting))
-    assert idle and "table" not in msg and msg["events"][0]["action"] == "mazo"
-    assert loadgen.parse(state(None))[1]
-    msg, idle = loadgen.parse(state(playing))  # a seat that may act needs its whole view
-    assert not idle and msg["view"]["legal"] == ["play 1e", "say hola"]
-    # a "table" key inside an event: the first cut is not at the top level, the whole is parsed
-    odd = [{"kind": "note", "x": {"y": 1, "table": {"a": 1}}}]
-    msg, idle = loadgen.parse(state(waiting, odd))
-    assert not idle and msg["events"] == odd and msg["table"]["id"] == "t"
-    error = orjson.dumps({"type": "error", "code": "illegal", "message": "no"})
-    assert loadgen.parse(error) == ({"type": "error", "code": "illegal", "message": "no"}, False)
-
-
 @pytest.fixture(scope="module")
 def server() -> Iterator[LiveServer]:
     config = ServerConfig(

@@ -126,6 +126,22 @@ def test_the_help_of_the_terminal_game_follows_the_language(
     assert "usage: truco watch" in forced and "Watch bots play" in forced
 
 
+@pytest.mark.parametrize(
+    ("lang", "worth"),
+    [
+        ("es", ["al que va ganando", "al que pierde la falta", "el chico entero"]),
+        ("en", ["the leading team still needs", "the loser of the falta", "the whole chico"]),
+    ],
+)
+def test_the_falta_envido_help_says_what_each_variant_is_worth(lang: str, worth: list[str]) -> None:
+    """``--falta-envido {chico,leader,loser}`` named its variants without a word on them."""
+    shown = " ".join(run("play", "--help", "--lang", lang).stdout.split())
+    start = shown.index("--falta-envido {chico,leader,loser} ")
+    entry = shown[start : shown.index("--con-flor-quiero", start)]
+    assert all(words in entry for words in worth), entry
+    assert all(variant in entry for variant in ("leader", "loser", "chico")), entry
+
+
 def test_bench_says_how_long_it_takes_and_shows_progress() -> None:
     done = run("bench", "--players", "2", "--flor", "--seconds", "0.05", "--runs", "2")
     assert done.returncode == 0, done.stderr

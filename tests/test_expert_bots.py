@@ -7,7 +7,7 @@ import dataclasses
 from typing import Any
 
 from truco import Game, Rules
-from truco.actions import ENVIDO, ENVIDO_CALLS, NO_QUIERO, QUIERO, RETRUCO, TRUCO, is_say
+from truco.actions import ENVIDO, ENVIDO_CALLS, NO_QUIERO, QUIERO, TRUCO, is_say
 from truco.bots import SearchBot, make_bot
 from truco.bots.judgement import hand_tanto
 from truco.bots.opponent import SEARCH_LIKE, RivalTracker
@@ -164,22 +164,6 @@ def test_a_bluffing_rival_s_envido_weighs_the_weak_worlds_up() -> None:
     assert believer < 0.1 < 0.5 < reader
 
 
-def test_the_bluff_reader_can_be_switched_off() -> None:
-    # the screening's "expert before" (benchmarks/expert_paired.py --before read_bluffs=0)
-    assert LEVELS["expert"].read_bluffs
-    bot = make_bot("search:expert", 1)
-    assert isinstance(bot, SearchBot)
-    bot.method = dataclasses.replace(bot.method, read_bluffs=False)
-    game = Game(Rules(target=15), seed=3)
-    view = seat_view(game, game.actors()[0])
-    bot._track(view)
-    assert bot.tracker is not None
-    bot.tracker.envido_chances, bot.tracker.envido_opened = 20, 18
-    bot._track(view)
-    assert bot.rivals.envido_bluffs == 0.0
-    assert bot.tracker.model().envido_bluffs > 0.5
-
-
 def _falta_after_a_pass(hand: tuple[int, ...]) -> tuple[Game, SeatView]:
     """Seat 0 (mano, tanto 25) plays a card without calling; seat 1 opens falta envido."""
     game = Game(Rules(target=15), manual_deal=True)
@@ -246,18 +230,6 @@ def test_the_expert_calls_a_falta_after_its_pass_from_a_rival_seen_bluffing_ther
         for seed in range(3):
             bot = _expert_seeing_bluffs_after_passes(view, seed, passed_bluffs=passed)
             assert bot._choose(view, legal, Rules(target=15)) == answer
-
-
-def test_a_truco_after_our_card_weighs_the_weak_worlds_up_when_passes_are_read() -> None:
-    game = Game(Rules(target=15), manual_deal=True)
-    game.deal((ACES, TRASH))
-    game.play(0, "play 7e")
-    model = dataclasses.replace(SEARCH_LIKE, passed_truco=0.5)
-    assert action_likelihood(game, 1, TRUCO, SEARCH_LIKE) < 0.1
-    assert action_likelihood(game, 1, TRUCO, model) > 0.5
-    mano = Game(Rules(target=15), manual_deal=True)
-    mano.deal((TRASH, ACES))  # nobody played a card yet: the truco reads as before
-    assert action_likelihood(mano, 0, TRUCO, model) < 0.1
 
 
 def test_the_expert_passes_a_big_tanto_to_a_rival_who_bluffs_after_its_passes() -> None:
@@ -345,27 +317,6 @@ def test_the_expert_accepts_a_truco_from_a_rival_seen_bluffing_them() -> None:
     for prior, answer in ((None, NO_QUIERO), (0.0, QUIERO)):
         for seed in range(3):
             assert _answer_to_a_truco_bluffer(view, seed, truco_bluffs=prior) == answer
-
-
-def test_a_weak_hand_s_retruco_may_be_left_unbounded() -> None:
-    view = _facing_a_truco(MIDDLING)
-    legal = [a for a in view.legal if not is_say(a)]
-    assert RETRUCO in bluffs(view, legal)
-    assert RETRUCO not in bluffs(view, legal, raises=False)
-    assert ENVIDO in bluffs(view, legal, raises=False)  # the envido stays bounded
-
-
-def test_the_expert_raises_a_truco_bluffer_judged_on_the_fitted_worlds() -> None:
-    """Against a rival whose trucos were shown weak, a retruco folds most of them in the
-    fitted worlds; the wary worlds' rival accepts it with anything, so judged on both
-    the expert only accepts."""
-    view = _facing_a_truco(MIDDLING)
-    for fitted, answer in ((False, QUIERO), (True, RETRUCO)):
-        for seed in range(3):
-            action = _answer_to_a_truco_bluffer(
-                view, seed, truco_bluffs=0.0, bounded_raises=False, fitted_raises=fitted
-            )
-            assert action == answer, (fitted, seed, action)
 
 
 def test_the_expert_reads_a_first_truco_as_a_possible_bluff_until_shown_honest() -> None:

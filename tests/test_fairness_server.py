@@ -13,7 +13,14 @@ from typing import Any
 
 import httpx
 
-from server_testing import LiveServer, TableClient, create_table, guest_token, play_out
+from server_testing import (
+    LiveServer,
+    TableClient,
+    as_states,
+    create_table,
+    guest_token,
+    play_out,
+)
 from truco.deal import CommittedDealer
 from truco.game import Game
 from truco.rules import Rules
@@ -53,10 +60,6 @@ def choose(rng: random.Random) -> Any:
     return pick
 
 
-def frames(client: TableClient) -> list[dict[str, Any]]:
-    return [json.loads(text) for text in client.frames]
-
-
 def check_commit_then_reveal(client: TableClient, record: dict[str, Any]) -> None:
     """What one connection saw: each hand's commitment before (or with, earlier in the
     events) its cards; no deck and no salt in any frame before the one that ends the match;
@@ -64,7 +67,7 @@ def check_commit_then_reveal(client: TableClient, record: dict[str, Any]) -> Non
     salts = [hand["fairness"]["salt"] for hand in record["hands"]]
     commitments: dict[int, str] = {}
     over_seen = False
-    for text, message in zip(client.frames, frames(client), strict=True):
+    for text, message in as_states(client.frames):
         if message["type"] != "state":
             continue
         kinds = [e["kind"] for e in message["events"]]

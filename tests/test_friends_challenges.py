@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from server_testing import LiveServer
+from server_testing import OPEN_PLAY, LiveServer
 from truco.server import ServerConfig
 from truco.server.matchmaking import QueueKey, Ticket, pair
 
@@ -20,6 +20,7 @@ _names = iter(range(10**6))
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     config = ServerConfig(
+        **OPEN_PLAY,  # many accounts from one address, rated among themselves
         db_url=f"sqlite:///{tmp_path_factory.mktemp('db') / 'truco.sqlite3'}",
         bot_delay=0,
         turn_seconds=0,

@@ -18,7 +18,6 @@ from websockets.sync.client import ClientConnection, connect
 
 from server_testing import LiveServer, create_table, guest_token
 from truco.server import ServerConfig, http_head
-from truco.server.pauses import http_protocol
 from truco.server.socket_caps import TOO_MANY_SOCKETS
 
 CAP = 65536
@@ -145,7 +144,7 @@ def test_a_head_too_large_or_too_slow_is_cut(monkeypatch: pytest.MonkeyPatch) ->
     (431, closed), a connection that sends nothing or half a head is closed (408)."""
     monkeypatch.setattr(http_head, "HEAD_SECONDS", 1.0)
     config = ServerConfig(db_url="sqlite://", http_rate="1000/minute")
-    with LiveServer(config, http=http_protocol()) as live:
+    with LiveServer(config) as live:
         sock = raw_request(live, "GET /api/options HTTP/1.1\r\nHost: x\r\nX-Junk: ")
         sent = 0
         with contextlib.suppress(BrokenPipeError, ConnectionResetError, TimeoutError):

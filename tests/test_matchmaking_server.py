@@ -21,7 +21,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from databases import service_missing
-from server_testing import LiveServer, guest_token
+from server_testing import OPEN_PLAY, LiveServer, guest_token
 from truco.server import ServerConfig
 from truco.server.matchmaking import Policy, QueueError, QueueKey, Ticket
 
@@ -31,6 +31,7 @@ CASUAL = "1v1-sinflor-15-casual"
 @pytest.fixture(scope="module")
 def server() -> Iterator[LiveServer]:
     config = ServerConfig(
+        **OPEN_PLAY,
         db_url="sqlite://",
         bot_delay=0,
         http_rate="100000/minute",
@@ -200,7 +201,7 @@ def test_without_a_session_or_with_a_bad_message(server: LiveServer) -> None:
 
 
 def test_a_table_the_lobby_refuses_closes_the_wait_with_its_reason() -> None:
-    with LiveServer(ServerConfig(db_url="sqlite://", max_tables_per_guest=1)) as live:
+    with LiveServer(ServerConfig(**OPEN_PLAY, db_url="sqlite://", max_tables_per_guest=1)) as live:
         hugo = guest_token(live.url, "Hugo")
         httpx.post(
             f"{live.url}/api/tables",
@@ -324,7 +325,9 @@ def test_two_servers_sharing_a_redis_queue_pair_their_players() -> None:
     from truco.server.redis_queue import RedisQueue
 
     prefix = f"truco-test:{uuid.uuid4().hex[:10]}:"
-    nodes = [LiveServer(ServerConfig(db_url="sqlite://", bot_delay=0)) for _ in range(2)]
+    nodes = [
+        LiveServer(ServerConfig(**OPEN_PLAY, db_url="sqlite://", bot_delay=0)) for _ in range(2)
+    ]
     for node in nodes:
         node.app.state.matchmaker.backend = RedisQueue(
             Redis(host="127.0.0.1", port=6379, decode_responses=True), prefix
@@ -360,7 +363,7 @@ def test_a_lone_casual_player_gets_bots_after_the_default_wait_unless_waiting_fo
     the server's short default wait (it used to wait forever); ``bots_after=never``
     waits for people. The table has no name (each page words it) and its bots are named
     for people, not by engine ids."""
-    config = ServerConfig(db_url="sqlite://", bot_delay=0, quick_bots_after=1.0)
+    config = ServerConfig(**OPEN_PLAY, db_url="sqlite://", bot_delay=0, quick_bots_after=1.0)
     with LiveServer(config) as live:
         patient = queue_socket(
             live, guest_token(live.url, "Paz"), "queue=2v2-sinflor-15-casual&bots_after=never"

@@ -8,7 +8,14 @@ from typing import Any
 
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
-from tests.server_testing import LiveServer, TableClient, create_table, guest_token, play_out
+from tests.server_testing import (
+    OPEN_PLAY,
+    LiveServer,
+    TableClient,
+    create_table,
+    guest_token,
+    play_out,
+)
 
 from truco.server import ServerConfig
 
@@ -33,6 +40,7 @@ def value(samples: dict[Any, float], name: str, **labels: str) -> float:
 
 def config(**extra: Any) -> ServerConfig:
     return ServerConfig(
+        **OPEN_PLAY,
         db_url="sqlite://", bot_delay=0, turn_seconds=0, bot_pool="thread",
         rate_per_second=1000, rate_burst=1000, **extra,
     )  # fmt: skip

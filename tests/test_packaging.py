@@ -69,6 +69,19 @@ def test_the_base_commands_need_only_the_standard_library(tmp_path: Path) -> Non
     assert json.loads(done.stdout)["matches"] == 2
 
 
+def test_the_student_s_model_ships_and_loads_with_the_standard_library() -> None:
+    """The top bot's trained model is package data, loaded with no extra installed."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    patterns = config["tool"]["setuptools"]["package-data"]["truco.bots"]
+    shipped = {p for pattern in patterns for p in (ROOT / "src/truco/bots").glob(pattern)}
+    assert ROOT / "src/truco/bots/data/student-v1.json.gz" in shipped
+    done = truco(
+        "non-stdlib", "arena", "student", "simple", "--matches", "2", "--jobs", "1", "--json"
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["matches"] == 2
+
+
 @pytest.mark.parametrize(
     ("block", "argv", "extra"),
     [

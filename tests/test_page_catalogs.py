@@ -50,3 +50,21 @@ def test_the_catalogs_name_every_call_and_word_the_server_may_list() -> None:
         token = action_token(action)
         key = f"word.{token[4:]}" if token.startswith("say ") else f"call.{token}"
         assert key in spanish, token
+
+
+SPOKEN_TO = re.compile(
+    r"""\b(?:line|about)\(\s*(?:"([a-z_.\-]+)"|[\w.]+ \? "([a-z_.\-]+)" : "([a-z_.\-]+)")"""
+)
+
+
+@pytest.mark.parametrize("module", ["story.js", "table.js"])
+def test_every_line_about_a_seat_has_its_words_for_the_viewer(module: str) -> None:
+    """``story.line(key, seat)`` speaks to the page's player with ``key_you`` ("Jugaste el
+    4 de copas", not "Ana jugó el 4 de copas"): both forms exist in every language."""
+    source = (STATIC / module).read_text("utf-8")
+    keys = {key for found in SPOKEN_TO.findall(source) for key in found if key}
+    assert keys, f"{module} says nothing about a seat"
+    for lang in LANGUAGES:
+        words = catalog(lang)
+        missing = {k for k in keys if k not in words or f"{k}_you" not in words}
+        assert not missing, (lang, sorted(missing))

@@ -221,20 +221,3 @@ def test_the_tiny_training_example_learns_against_random() -> None:
     module.train(policy, "random", seconds=0, lr=0.01, seed=0, eval_matches=10, stop_after=300)
     after, _ = module.win_rate(policy, "random", 60, seed=1)
     assert after >= 0.7 and after > before + 0.1
-
-
-def test_a_policy_bot_is_made_by_name_without_importing_the_rl_package_first(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """``make_bot("linear:PATH")`` loads the research extra on first use, and a file that
-    is not a policy is refused with one clear reason."""
-    import subprocess
-    import sys
-
-    code = (
-        "from truco.bots import make_bot\n"
-        "try:\n"
-        f"    make_bot('linear:{tmp_path / 'missing.npz'}')\n"
-        "except ValueError as exc:\n"
-        "    print(exc)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert "cannot load the policy" in out.stdout and "missing.npz" in out.stdout

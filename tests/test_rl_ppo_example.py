@@ -19,6 +19,10 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "train_masked_ppo.p
 
 
 def test_a_ppo_bot_that_cannot_be_loaded_says_why_in_one_line(tmp_path: Path) -> None:
+    # registers ``ppo`` whatever the installed metadata holds (the entry point that finds
+    # it by name is tested in tests/test_rl_bot_entry_points.py)
+    import truco.rl.policy_bot  # noqa: F401
+
     with pytest.raises(ValueError, match="cannot load the policy") as caught:
         make_bot(f"ppo:{tmp_path / 'missing.zip'}")
     assert "\n" not in str(caught.value)

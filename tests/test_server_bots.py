@@ -5,14 +5,13 @@ bots that use the megaphone online as they do in the engine."""
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 from typing import Any
 
 import httpx
 import pytest
 
-from server_testing import LiveServer, TableClient, create_table, guest_token, play_out
+from server_testing import LiveServer, TableClient, as_states, create_table, guest_token, play_out
 from truco.bots import SearchBot, make_bot
 from truco.game import Game
 from truco.rules import Rules
@@ -287,7 +286,7 @@ def test_simple_bots_online_send_megaphone_words_to_their_team_only(server: Live
 
     def heard(client: TableClient) -> set[int]:
         seats = set()
-        for frame in map(json.loads, client.frames):
+        for _, frame in as_states(client.frames):
             for event in frame.get("events", []):
                 if event.get("kind") == "action" and event["action"].startswith("say "):
                     seats.add(event["seat"])

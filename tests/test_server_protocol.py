@@ -17,6 +17,7 @@ from websockets.sync.client import connect as websockets_connect
 from server_testing import (
     LiveServer,
     TableClient,
+    as_states,
     create_table,
     drain,
     guest_token,
@@ -146,8 +147,9 @@ def check_no_leak(client: TableClient, seat: int | None, record: dict[str, Any])
     """Every frame the client got: no unrevealed card of another seat, no rival team talk.
     Returns how many frames were checked."""
     team = None if seat is None else seat % 2
-    for text in client.frames:
-        message = json.loads(text)
+    # a patch is checked as the state the client holds once it is applied (its values and
+    # events are all in it)
+    for text, message in as_states(client.frames):
         if message["type"] == "error":  # a refusal names only the cards the client named
             own = card_strings([m for m in client.sent if isinstance(m, dict)])
             assert card_strings(message) <= own, text
@@ -470,6 +472,7 @@ def test_bad_input_gets_an_error_and_changes_nothing(server: LiveServer) -> None
     why = other.wait(lambda m: m["type"] == "why")
     assert why == {
         "type": "why",
+        "protocol": 2,
         "action": "truco",
         "legal": False,
         **{k: illegal[k] for k in ("code", "params", "reason")},
@@ -477,6 +480,7 @@ def test_bad_input_gets_an_error_and_changes_nothing(server: LiveServer) -> None
     actor.send({"type": "why", "action": "mazo"})
     assert actor.wait(lambda m: m["type"] == "why") == {
         "type": "why",
+        "protocol": 2,
         "action": "mazo",
         "legal": True,
     }
@@ -534,6 +538,7 @@ def test_bad_token_and_unknown_table_close_with_a_reason(server: LiveServer) -> 
     assert frames == [
         {
             "type": "error",
+            "protocol": 2,
             "code": "no_table",
             "params": {"table": "nosuch"},
             "reason": "there is no table nosuch",

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from server_testing import LiveServer, TableClient, create_table, guest_token, play_out
+from server_testing import OPEN_PLAY, LiveServer, TableClient, create_table, guest_token, play_out
 from truco.server import ServerConfig
 
 _names = iter(range(10**6))
@@ -21,6 +21,7 @@ _names = iter(range(10**6))
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     config = ServerConfig(
+        **OPEN_PLAY,
         db_url=f"sqlite:///{tmp_path_factory.mktemp('db') / 'truco.sqlite3'}",
         bot_delay=0,
         turn_seconds=0,

@@ -1,115 +1,128 @@
-"""How frames reach a table's socket: written at once to uvicorn's WebSocket protocol
-(no task per frame), or through ASGI ``send`` elsewhere; a client that does not read is
-closed either way; the per-address windows."""
+"""How frames reach a table's socket: Starlette's WebSocket on uvicorn's sans-I/O protocol,
+a bounded outbox per client drained by a sender task that waits on the server's flow
+control, so that a client that does not read is closed instead of growing the server's
+memory; malformed text closes its socket quietly; the per-address windows."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
-import threading
+import socket
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
 
 import pytest
-import uvicorn
-from websockets.exceptions import ConnectionClosedError
-from websockets.frames import Frame, Opcode
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from server_testing import free_port
+from server_testing import LiveServer, create_table, guest_token
+from truco.server import ServerConfig
 from truco.server.limits import MovingWindow, parse_rate
-from truco.server.rawsocket import RawSocket, UvicornWriter, text_frame_header
-from truco.server.table.clients import FRAME_BYTES, TOO_SLOW, Client
+from truco.server.serving import WS_MAX_SIZE, uvicorn_options
+from truco.server.table.clients import TOO_SLOW, Client
 
 
-@contextmanager
-def serving(app: Any) -> Iterator[int]:
-    """``app`` served by uvicorn in a thread on a free port (yielded) until the block ends."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 30
-        while not server.started:
-            assert thread.is_alive() and time.monotonic() < deadline
-            time.sleep(0.01)
-        yield port
-    finally:
-        server.should_exit = True
-        thread.join(30)
-
-
-def test_uvicorn_connections_take_frames_directly() -> None:
-    """Under uvicorn (as ``truco serve`` runs), a table socket's frames skip ASGI ``send``:
-    if an uvicorn upgrade changes its protocol, this fails instead of the fast path
-    silently turning off."""
-    seen: list[object] = []
-
-    async def app(scope: dict[str, object], receive: object, send: object) -> None:
-        if scope["type"] != "websocket":
-            return
-        socket = RawSocket(scope, receive, send)  # type: ignore[arg-type]
-        await socket.accept()
-        seen.append(socket.direct)
-        assert socket.direct is not None
-        assert all(socket.direct.write(text) for text in FRAMES)
-        assert socket.direct.buffered() >= 0
-        await socket.close(1000, "bye")
-
-    with serving(app) as port:
-        # without extensions the writer frames the text itself; with permessage-deflate
-        # (the default of this client) the protocol compresses it
-        for compression in (None, "deflate"):
-            url = f"ws://127.0.0.1:{port}/ws/x"
-            with connect(url, open_timeout=10, compression=compression, max_size=None) as ws:
-                assert [ws.recv(5) for _ in FRAMES] == FRAMES
-    assert len(seen) == 2 and all(isinstance(s, UvicornWriter) for s in seen)
-
-
-#: frames of every length encoding (7 bits, 16 bits, 64 bits) and multi-byte UTF-8
-FRAMES = ["uno", "dos", "", "x" * 125, "ñ" * 63, "y" * 126, "z" * 65535, "é" * 40000]
-
-
-def test_text_frame_headers_are_rfc_6455s() -> None:
-    for n in (0, 1, 125, 126, 127, 65535, 65536, 70000):
-        data = b"a" * n
-        assert text_frame_header(n) + data == Frame(Opcode.TEXT, data).serialize(mask=False)
-
-
-class Unread:
-    """A direct socket whose client reads nothing: every frame stays buffered."""
-
-    def __init__(self) -> None:
-        self.frames: list[str] = []
-
-    def write(self, text: str) -> bool:
-        self.frames.append(text)
-        return True
-
-    def write_bytes(self, data: bytes) -> bool:
-        return self.write(data.decode())
-
-    def buffered(self) -> int:
-        return sum(len(f) for f in self.frames)
-
-
-def test_a_direct_client_that_does_not_read_is_closed() -> None:
+def test_a_client_whose_outbox_is_full_is_closed_and_holds_no_more() -> None:
     async def main() -> None:
-        socket = Unread()
-        client = Client(None, outbox_size=4, direct=socket)
-        frame = "x" * FRAME_BYTES
-        for _ in range(10):
-            client.send(frame)
-        # a frame is written while at most four frames of bytes wait unread; then it is closed
-        assert len(socket.frames) == 5 and client.closed and client.close_reason == TOO_SLOW
-        assert client.outbox.get_nowait() is None  # its sender closes the socket
+        client = Client(None, outbox_size=4)
+        for i in range(10):
+            client.send(f"frame {i}")
+        # four frames wait; the fifth finds the outbox full: the client is closed, and
+        # its outbox ends with the close its sender writes
+        assert client.closed and client.close_reason == TOO_SLOW
+        assert client.outbox.qsize() == 4
+        waiting = [client.outbox.get_nowait() for _ in range(4)]
+        assert waiting == ["frame 1", "frame 2", "frame 3", None]  # (the oldest made room)
         client.send({"type": "pong"})
-        assert len(socket.frames) == 5
+        assert client.outbox.empty()
 
     asyncio.run(main())
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LiveServer]:
+    config = ServerConfig(
+        db_url="sqlite://",
+        bot_delay=0,
+        turn_seconds=0,
+        rate_per_second=100_000,
+        rate_burst=100_000,
+        http_rate="100000/minute",
+        http_write_rate="100000/minute",
+        outbox_size=8,
+    )
+    with LiveServer(config) as live:
+        yield live
+
+
+def _table(server: LiveServer) -> str:
+    token = guest_token(server.url, "Lenta")
+    table = create_table(server.url, token, rules={"players": 2})
+    return str(table["id"])
+
+
+def test_a_client_that_does_not_read_is_dropped_not_buffered(server: LiveServer) -> None:
+    """A spectator asks for the whole state thousands of times and reads nothing. The
+    server's writes wait for it (flow control), its outbox of 8 fills and it is closed
+    as too slow: it was delivered a small part of what it asked for, so the rest was
+    never held by the server (what was written before the close all arrives)."""
+    table_id = _table(server)
+    raw = socket.create_connection(("127.0.0.1", server.port))
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    ws = connect(
+        f"{server.ws_url}/ws/{table_id}", sock=raw, open_timeout=10, max_size=None, max_queue=1,
+        legacy=True,
+    )  # fmt: skip
+    ws.send(json.dumps({"type": "hello"}))
+    first = json.loads(ws.recv(timeout=10))
+    frame_bytes = len(json.dumps(first))
+    asked = 6000
+    sync = json.dumps({"type": "sync", "since": 0})
+    with pytest.raises(ConnectionClosed):  # the server may close before every sync is sent
+        for _ in range(asked):
+            ws.send(sync)
+    got, size = 0, 0
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:
+            text = ws.recv(timeout=20)
+            got += 1
+            size += len(text)
+    assert closed.value.rcvd is not None
+    assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (1008, TOO_SLOW)
+    assert got < asked / 2 and size < asked * frame_bytes / 2, (got, size)
+
+
+def test_a_client_that_reads_gets_every_answer(server: LiveServer) -> None:
+    """(The other side of the test above: the same requests, read as they come.)"""
+    table_id = _table(server)
+    with connect(f"{server.ws_url}/ws/{table_id}", open_timeout=10, max_size=None) as ws:
+        ws.send(json.dumps({"type": "hello"}))
+        ws.recv(timeout=10)
+        for _ in range(200):
+            ws.send(json.dumps({"type": "ping"}))
+            assert json.loads(ws.recv(timeout=10))["type"] == "pong"
+
+
+def test_serving_options_are_uvicorns_public_ones() -> None:
+    """``truco serve`` and the tests serve the same way: websockets' sans-I/O protocol with
+    uvicorn's pings and a 64 KiB message cap, h11 with a bounded head."""
+    options = uvicorn_options(object(), port=1)
+    assert options["ws"] == "websockets-sansio" and options["ws_max_size"] == WS_MAX_SIZE
+    assert options["ws_ping_interval"] and options["ws_ping_timeout"]
+    assert options["h11_max_incomplete_event_size"] == 65536 and options["port"] == 1
+
+
+def test_a_message_over_the_cap_closes_with_1009(server: LiveServer) -> None:
+    table_id = _table(server)
+    with connect(f"{server.ws_url}/ws/{table_id}", open_timeout=10, max_size=None) as ws:
+        ws.send(json.dumps({"type": "hello"}))
+        ws.recv(timeout=10)
+        ws.send("x" * (WS_MAX_SIZE + 1))
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                ws.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
 
 
 def test_moving_windows_forget_idle_keys() -> None:
@@ -123,44 +136,6 @@ def test_moving_windows_forget_idle_keys() -> None:
     assert list(window.hits) == ["10.0.0.200"]
 
 
-def test_uvicorn_connections_hand_frames_over_directly() -> None:
-    """Frames read while the handler waits on ``receive`` are queued as ASGI messages; once
-    it reads directly, each goes to its callback at once, in order, and ``receive``
-    returns only the disconnect."""
-    got: list[str] = []
-    done: list[object] = []
-
-    async def app(scope: dict[str, object], receive: object, send: object) -> None:
-        if scope["type"] != "websocket":
-            return
-        socket = RawSocket(scope, receive, send)  # type: ignore[arg-type]
-        await socket.accept()
-        first = await socket.receive()  # read the usual way
-        got.append(first["text"])
-        assert socket.read_directly(lambda m: got.append(m["text"]))
-        assert socket.direct is not None and socket.direct.write("ready")
-        done.append(await socket.receive())
-
-    with serving(app) as port:
-        with connect(f"ws://127.0.0.1:{port}/ws/x", open_timeout=10, compression=None) as ws:
-            ws.send("0")
-            assert ws.recv(5) == "ready"
-            for i in range(1, 50):
-                ws.send(str(i))
-            # what the short-frame reader leaves to the protocol's parser, in between
-            ws.send("l" * 200)  # a 16-bit length
-            ws.ping()
-            ws.send(["frag", "ment"])  # a fragmented message
-            ws.send("ñandú")
-            ws.send("x" * 125)
-            ws.send("last")
-        deadline = time.monotonic() + 10
-        while not done and time.monotonic() < deadline:
-            time.sleep(0.01)
-    assert got == [str(i) for i in range(50)] + ["l" * 200, "fragment", "ñandú", "x" * 125, "last"]
-    assert len(done) == 1 and done[0]["type"] == "websocket.disconnect"  # type: ignore[index]
-
-
 class _Records(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)
@@ -170,52 +145,37 @@ class _Records(logging.Handler):
         self.records.append(record)
 
 
-#: text messages that are not UTF-8, as the client sends them: one short frame (the
-#: short-frame reader's), one long frame, and fragments (uvicorn's parser's)
+#: text messages that are not UTF-8, as the client sends them: one short frame, one long
+#: frame, and fragments
 BAD_TEXT: list[bytes | list[bytes]] = [b"\xff\xfe", b"ok \xc3" + b"x" * 300, [b"fr", b"ag\xe9"]]
 
 
-@pytest.mark.parametrize("directly", [False, True], ids=["receive", "read_directly"])
 @pytest.mark.parametrize("bad", BAD_TEXT, ids=["short", "long", "fragmented"])
 def test_text_that_is_not_utf8_closes_with_1007_and_logs_no_error(
-    bad: bytes | list[bytes], directly: bool
+    server: LiveServer, bad: bytes | list[bytes]
 ) -> None:
     """A client's malformed text is the client's mistake: its connection is closed with
-    1007 (RFC 6455's invalid data), the handler hears the disconnect, and the server's
-    log shows no error or traceback (uvicorn's own protocol logs one)."""
-    got: list[str] = []
-    ended: list[Any] = []
-
-    async def app(scope: dict[str, object], receive: object, send: object) -> None:
-        if scope["type"] != "websocket":
-            return
-        socket = RawSocket(scope, receive, send)  # type: ignore[arg-type]
-        await socket.accept()
-        if directly:
-            assert socket.read_directly(lambda m: got.append(m["text"]))
-            assert socket.direct is not None and socket.direct.write("ready")
-        ended.append(await socket.receive())  # the bad text is never a message
-
+    1007 (RFC 6455's invalid data), and the server's log shows no error or traceback."""
+    table_id = _table(server)
     records = _Records()
-    with serving(app) as port:
-        uvicorn_log = logging.getLogger("uvicorn.error")
-        uvicorn_log.addHandler(records)
-        try:
-            with connect(f"ws://127.0.0.1:{port}/ws/x", open_timeout=10, compression=None) as ws:
-                if directly:
-                    assert ws.recv(5) == "ready"
-                    ws.send(["ñ".encode()[:1], "ñ".encode()[1:]], text=True)  # split, whole
-                ws.send(bad, text=True)
-                with pytest.raises(ConnectionClosedError) as closed:
-                    while True:
-                        ws.recv(5)
-            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1007
-            deadline = time.monotonic() + 10
-            while not ended and time.monotonic() < deadline:
-                time.sleep(0.01)
-        finally:
-            uvicorn_log.removeHandler(records)
-    assert got == (["ñ"] if directly else [])
-    assert ended and ended[0]["type"] == "websocket.disconnect" and ended[0]["code"] == 1007
+    loggers = [logging.getLogger(name) for name in ("uvicorn.error", "truco.server")]
+    for log in loggers:
+        log.addHandler(records)
+    try:
+        with connect(f"{server.ws_url}/ws/{table_id}", open_timeout=10, compression=None) as ws:
+            ws.send(json.dumps({"type": "hello"}))
+            ws.recv(timeout=10)
+            ws.send(["ñ".encode()[:1], "ñ".encode()[1:]], text=True)  # split, but whole
+            # (the split "ñ" is a message: the table's refusal, not a broken frame)
+            assert json.loads(ws.recv(timeout=10))["code"] == "bad_json"
+            ws.send(bad, text=True)
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    ws.recv(timeout=10)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1007
+        time.sleep(0.2)
+    finally:
+        for log in loggers:
+            log.removeHandler(records)
     loud = [r for r in records.records if r.levelno >= logging.WARNING or r.exc_info]
     assert loud == []

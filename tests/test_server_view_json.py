@@ -13,7 +13,6 @@ from websockets.exceptions import ConnectionClosed
 
 from server_testing import LiveServer
 from truco.server import ServerConfig
-from truco.server.protocol import public_hand_json, view_json
 from truco.view import seat_view
 from util import new_game, play
 
@@ -21,7 +20,7 @@ from util import new_game, play
 def test_the_envido_result_travels_with_the_view_at_the_showdown() -> None:
     game = new_game("7o 6o 4c", "1e 2e 12b")
     play(game, "0 envido; 1 quiero")
-    data = json.loads(json.dumps(view_json(seat_view(game, 1))))
+    data = json.loads(json.dumps(seat_view(game, 1).to_json()))
     assert data["score"] == [0, 0]
     assert data["showdowns"] == [[{"seat": 0, "tanto": 33}, {"seat": 1, "tanto": None}]]
     assert data["notes"] == [[2, "envido", [0, 2]]]
@@ -33,14 +32,14 @@ def test_a_closed_hand_keeps_its_notes() -> None:
     play(game, "0 envido; 1 quiero; 0 play 4c; 1 play 1e; 1 play 2e; 0 mazo")
     view = seat_view(game, None)
     assert view.last_hand is not None
-    data = public_hand_json(view.last_hand)
+    data = view.last_hand.to_json()
     assert data["notes"] == [
         [2, "envido", [0, 2]],
         [4, "baza", [0, 1, 1]],
         [6, "round", [1, 1]],
     ]
     assert data["why"] == [[0, "envido", 2], [1, "truco", 1]]
-    fresh = view_json(view)
+    fresh = view.to_json()
     assert fresh["notes"] == [] and fresh["scored"] == []
 
 

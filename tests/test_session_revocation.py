@@ -18,7 +18,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from databases import db_url
-from server_testing import LiveServer, TableClient, create_table
+from server_testing import OPEN_PLAY, LiveServer, TableClient, create_table
 from truco.server import ServerConfig
 from truco.server.sessions import COOKIE
 
@@ -27,6 +27,7 @@ __all__ = ["db_url"]
 
 def config(db: str, **more: Any) -> ServerConfig:
     return ServerConfig(
+        **OPEN_PLAY,
         db_url=db,
         bot_delay=0,
         turn_seconds=0,

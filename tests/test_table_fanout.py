@@ -17,7 +17,7 @@ from truco.game import Game
 from truco.rules import Rules
 from truco.server.players import Player
 from truco.server.table.events import EVERYONE, EventLog
-from truco.server.table.fanout import Round
+from truco.server.table.fanout import Fanout, Round
 from truco.view import seat_view
 
 
@@ -59,7 +59,7 @@ def test_each_connection_gets_its_own_seats_view_and_events(
 
     def check(game: Game) -> None:
         since = marks["since"]
-        round = Round(log, {"id": "t"}, game, {}, lambda: None)
+        round = Round(Fanout(), log, {"id": "t"}, game, {}, lambda: None)
         for peer, seat in peers:
             for full in (True, False):
                 text = round.frame(peer, seat, None if full else since, answer=True)

@@ -15,7 +15,7 @@ import httpx
 import pytest
 from sqlalchemy import create_engine, select
 
-from server_testing import LiveServer, TableClient, play_out
+from server_testing import OPEN_PLAY, LiveServer, TableClient, play_out
 from truco.actions import action_token, parse_action
 from truco.bots import make_bot
 from truco.rules import Rules
@@ -35,6 +35,7 @@ def db_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def server(db_path: Path) -> Iterator[LiveServer]:
     config = ServerConfig(
+        **OPEN_PLAY,  # many accounts from one address, rated among themselves
         db_url=f"sqlite:///{db_path}",
         bot_delay=0,
         turn_seconds=0,

@@ -129,13 +129,13 @@ async def test_a_hand_of_1v1_call_answer_play_and_score() -> None:
         assert [a for _, a in session.game.actions][-1] == QUIERO
         text = app.screen_text()
         assert "You: envido" in text and "quiero" in text
-        assert "Envido: You 4 · Bot 1 6" in text  # the showdown
+        assert "Envido: You 4 · Rosa 6" in text  # the showdown
         await pilot.press("1")  # 1 of swords; the bot plays 2 of coins
         await settle(pilot, app)
         table = app.query_one("#table").render().plain
         rows = [line.split() for line in table.splitlines()]
         assert ["1st"] in rows  # the bazas laid out per seat, who won each under them
-        assert ["●", "You", "1", "swords"] in rows and ["◆", "Bot", "1", "2", "coins"] in rows
+        assert ["●", "You", "1", "swords"] in rows and ["◆", "Rosa", "2", "coins"] in rows
         assert ["Us"] in rows
         await pilot.press("1")  # 3 of cups beats 5 of cups: the hand is ours
         await settle(pilot, app)
@@ -144,7 +144,7 @@ async def test_a_hand_of_1v1_call_answer_play_and_score() -> None:
         text = app.screen_text()
         assert "Hand over" in text
         assert "— Hand 1: Us +1, Them +2 (1-2)" in text  # the log: what each team scored...
-        assert "Envido: Bot 1 won with 6 — Them +2" in text  # ...and why, in words
+        assert "Envido: Rosa won with 6 — Them +2" in text  # ...and why, in words
         assert "Truco: not called, won on the bazas (1st Us, 2nd Us) — Us +1" in text
         assert "You: 3 of cups" in text  # the card that closed the hand is in the log
         assert "shows 6 of swords" in text  # the winning tanto is shown when the hand closes
@@ -418,8 +418,8 @@ async def test_the_rivals_megaphone_never_reaches_the_screen() -> None:
         said = {seat for hand in session.game.history for seat, a in hand.actions if is_say(a)}
         assert {1, 2, 3} <= said  # everybody talked...
         text = app.screen_text()
-        assert "Bot 2 📣 Voy" in text  # ...the partner is heard
-        assert "Bot 1 📣" not in text and "Bot 3 📣" not in text  # the rivals are not
+        assert "Tito 📣 Voy" in text  # ...the partner is heard
+        assert "Rosa 📣" not in text and "Chela 📣" not in text  # the rivals are not
 
 
 def test_a_closed_hand_in_the_log_counts_only_the_points_scored() -> None:

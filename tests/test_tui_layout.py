@@ -93,8 +93,8 @@ async def test_the_table_at_every_size(size: tuple[int, int], tmp_path: Path) ->
 
         # the teams, marked and coloured the same for every viewer, partner and rivals named
         seats = "\n".join(rendered(app, "#seats"))
-        assert "● You" in seats and "● Bot 2 · partner" in seats
-        assert "◆ Bot 1 · rival" in seats and "◆ Bot 3 · rival" in seats
+        assert "● You" in seats and "● Tito · partner" in seats
+        assert "◆ Rosa · rival" in seats and "◆ Chela · rival" in seats
 
         # the keys line keeps its way out at every width
         assert "Ctrl+Q: quit" in screen[-1]
@@ -109,7 +109,7 @@ async def test_the_table_at_every_size(size: tuple[int, int], tmp_path: Path) ->
         seat, action = closed.actions[-1]
         last_line = Content.from_markup(action_text(seat, action, session.names)).plain
         log = app.query_one("#log").render().plain
-        assert last_line in log.splitlines()  # e.g. "Bot 3: go to the mazo"
+        assert last_line in log.splitlines()  # e.g. "Chela: go to the mazo"
         assert "— Hand 1:" in log
         shown = [line.strip(" │") for line in rendered(app, "#log-box")]
         shown = [line for line in shown if line.strip("╭╮╰╯─ ")]
@@ -328,3 +328,32 @@ async def test_the_help_says_the_tanto_and_the_mazo_in_words(lang: str, tmp_path
     else:
         assert "20 plus the two cards" in help_text and "1 of swords" in help_text
         assert "go to the mazo (m asks first" in help_text and "irse" not in help_text
+
+
+def test_bots_go_by_a_name_and_a_level_in_words_never_an_engine_id() -> None:
+    """The terminal named them "Bot 2 (search:medium)"; like the page: "Tito", "hard"."""
+    from truco.tui.remote import RemoteSession
+    from truco.tui.render import seats_markup
+
+    session = LocalSession(
+        Rules(players=4), human=0, bots=["search:hard", "simple", "mirror"], seed=1
+    )
+    assert session.names == ("You", "Rosa", "Tito", "Chela")
+    assert session.seat_notes == ("", "hard", "beginner", "mirror")
+    drawn = Content.from_markup(
+        seats_markup(session.view(), session.names, {}, session.seat_notes)
+    ).plain
+    assert "Rosa · rival" in drawn and "hard" in drawn and ":" not in drawn
+    set_language("es")
+    assert LocalSession(Rules(), human=0, bots=["search:expert"]).seat_notes == ("", "experto")
+    # a server's table: its bots' names, their levels from the seats' specs
+    seats = [
+        {"seat": 0, "kind": "human", "name": "Ana"},
+        {"seat": 1, "kind": "bot", "name": "Rosa", "bot": "search:medium"},
+        {"seat": 2, "kind": "empty"},
+        {"seat": 3, "kind": "human", "name": "Beto", "away": True},
+    ]
+    table = {"rules": Rules(players=4).to_dict(), "seats": seats}
+    remote = RemoteSession("http://x", "ab12cd", "token", table, 0)
+    assert remote.names[1] == "Rosa"
+    assert remote.seat_notes == ("", "intermedio", "libre", "ausente: lo cubre un bot")

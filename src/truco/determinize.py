@@ -67,10 +67,11 @@ class SeatConstraint:
     tanto_is: int | None = None  # it declared this tanto
     tanto_at_most: int | None = None  # it said "son buenas" to this best tanto
     flor: bool | None = None  # sang flor (True), shown to hold none (False), unknown (None)
+    size: int = 3  # the cards a seat is dealt (``Rules.hand_size``: 1 or 2 in mini-truco)
 
     @property
     def missing(self) -> int:
-        return 3 - len(self.known)
+        return self.size - len(self.known)
 
     @property
     def is_free(self) -> bool:
@@ -120,22 +121,26 @@ def seat_constraints(view: SeatView) -> dict[int, SeatConstraint]:
                 action < 40 or ENVIDO <= action < FLOR or TRUCO <= action <= VALE_CUATRO
             ):
                 flor[seat] = False
+    size = view.rules.hand_size
     return {
-        s: SeatConstraint(s, tuple(known[s]), tanto_is.get(s), tanto_at_most.get(s), flor.get(s))
+        s: SeatConstraint(
+            s, tuple(known[s]), tanto_is.get(s), tanto_at_most.get(s), flor.get(s), size
+        )
         for s in range(n)
         if s != view.seat
     }
 
 
-@lru_cache(maxsize=1)
-def _triples() -> tuple[
-    dict[int, list[tuple[int, tuple[int, ...]]]], list[tuple[int, tuple[int, ...]]]
-]:
-    """Every three-card hand as ``(bitmask, cards)``: grouped by tanto, and the flores."""
+@lru_cache(maxsize=3)
+def _hands(
+    size: int = 3,
+) -> tuple[dict[int, list[tuple[int, tuple[int, ...]]]], list[tuple[int, tuple[int, ...]]]]:
+    """Every hand of ``size`` cards as ``(bitmask, cards)``: grouped by tanto, and the
+    flores."""
     by_tanto: dict[int, list[tuple[int, tuple[int, ...]]]] = {}
     flores: list[tuple[int, tuple[int, ...]]] = []
-    for hand in combinations(DECK, 3):
-        entry = ((1 << hand[0]) | (1 << hand[1]) | (1 << hand[2]), hand)
+    for hand in combinations(DECK, size):
+        entry = (_mask(hand), hand)
         by_tanto.setdefault(tanto(hand), []).append(entry)
         if has_flor(hand):
             flores.append(entry)
@@ -169,7 +174,7 @@ class Determinizer:
         #: seats drawn at random and kept if they fit (facts most hands satisfy)
         self.filtered: list[SeatConstraint] = []
         pool_mask = _mask(self.pool)
-        by_tanto, flores = _triples()
+        by_tanto, flores = _hands(view.rules.hand_size)
         for c in self.constraints.values():
             if c.is_free:
                 continue

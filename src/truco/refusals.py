@@ -148,6 +148,7 @@ CODES: Final[dict[str, Code]] = {
             "account_needed": "a rated table seats accounts only: log in first",
             "not_creator": "only the table's creator seats and removes bots",
             "rated_no_bots": "a rated table has no bots: people only",
+            "rated_queue_only": "rated matches are made by quick match: join a rated queue",
             "bad_bot": "there is no bot {level}",
             "no_bot": "there is no bot in seat {seat}",
         },
@@ -196,6 +197,12 @@ CODES: Final[dict[str, Code]] = {
             "queue_needs_account": "rated queues are for accounts: sign up or log in",
             "already_queued": "you are already waiting in the {queue} queue",
             "table_not_made": "the table could not be made: try again",
+            "rated_pair_limit": (
+                "you met these players in rated play as often as a day allows: play a casual match"
+            ),
+            "rated_same_address": (
+                "accounts from one address are not rated against each other: play a casual match"
+            ),
             "queue_takes_leave": 'this socket takes only {{"type": "leave"}}',
         },
     ),
@@ -266,6 +273,23 @@ CODES: Final[dict[str, Code]] = {
             "login_busy": "the server is busy with many logins: try again in a moment",
             "login_rate": "too many logins in a row: try again in a minute",
             "login_throttled": "too many failed attempts: try again in {retry_after} s",
+            "report_rate": "you sent many reports: try again later",
+            "no_report_target": "nobody to report there: only a person's seat or profile",
+            "no_report": "there is no report {id}",
+            "report_self": "you cannot report yourself",
+            "bad_address_ban": (
+                "an address ban needs an address and lasts from 1 second to {days} days"
+            ),
+            "no_role": "there is no role {role}: player, moderator or admin",
+            "reason_needed": "a moderator's action needs a reason",
+            "admins_only": "that is for admins only",
+            "moderators_only": "that is for moderators only",
+            "signup_limit": (
+                "too many accounts signed up from your address today (at most {limit}): "
+                "try tomorrow"
+            ),
+            "address_banned": "new guests from your address are barred for now",
+            "account_banned": "this account is banned",
         },
     ),
     # ---- the per-address and per-player limits (server/limits.py, body_cap.py, socket_caps.py)

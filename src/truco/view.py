@@ -20,8 +20,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .actions import SAY_FIRST, TOKENS, action_token, is_say, parse_action
-from .cards import CARD_NAMES, card_name, parse_card
+from .actions import action_token, is_say, parse_action
+from .cards import card_name, parse_card
 from .game import Declaration, Game, HandResult, MatchPosition
 from .rules import Rules
 from .vocabulary import CallKind, Card, Seat
@@ -160,14 +160,10 @@ class SeatView:
     def to_json(self) -> JSON:
         """The view as JSON: cards by name, actions as record tokens (the online
         table's wire format, see docs/protocol.md). :meth:`from_json` is its exact
-        inverse: ``SeatView.from_json(view.to_json()) == view``.
-
-        It is :meth:`own_json` and :meth:`shared_json` together: a server sending the
-        views of several seats of one moment encodes the shared part once."""
-        return {**self.own_json(), **self.shared_json()}
-
-    def own_json(self) -> JSON:
-        """The fields of :meth:`to_json` that depend on the seat (:data:`OWN_FIELDS`)."""
+        inverse: ``SeatView.from_json(view.to_json()) == view``. It is the one encoder of
+        a view: a server encodes each audience's once per version (a seat's, the
+        spectators'), and sends what changed as a patch (:func:`state_patch`)."""
+        pending, position, last_hand = self.pending, self.position, self.last_hand
         return {
             "seat": self.seat,
             "team": self.team,
@@ -175,21 +171,46 @@ class SeatView:
             "dealt": _cards_json(self.dealt),
             "legal": [action_token(a) for a in self.legal],
             "log": [[seat, action_token(a)] for seat, a in self.log],
-        }
-
-    def shared_json(self) -> JSON:
-        """The fields of :meth:`to_json` that every seat of the same moment sees alike."""
-        last_hand = self.last_hand
-        return {
             "rules": _rules_json(self.rules),
             "last_hand": None if last_hand is None else last_hand.to_json(),
-            **self.moment_json(),
+            "position": {
+                "first_mano": position.first_mano,
+                "hand_index": position.hand_index,
+                "score": list(position.score),
+                "chicos": list(position.chicos),
+                "pica_started": position.pica_started,
+                "pica_now": position.pica_now,
+            },
+            "hand_index": self.hand_index,
+            "mano": self.mano,
+            "dealer": self.dealer,
+            "score": list(self.score),
+            "chicos": list(self.chicos),
+            "winner": self.winner,
+            "played": _plays_json(self.played),
+            "bazas": [_plays_json(baza) for baza in self.bazas],
+            "baza_results": list(self.baza_results),
+            "turn": self.turn,
+            "actors": list(self.actors),
+            "pending": None
+            if pending is None
+            else {
+                "kind": pending.kind,
+                "team": pending.team,
+                "level": pending.level,
+                "chain": list(pending.chain),
+            },
+            "truco_level": self.truco_level,
+            "truco_owner": self.truco_owner,
+            "envido_open": self.envido_open,
+            "showdowns": _showdowns_json(self.showdowns),
+            "flor_sung": list(self.flor_sung),
+            "in_hand": list(self.in_hand),
+            "pica_pica": self.pica_pica,
+            "round_seats": list(self.round_seats),
+            "notes": _notes_json(self.notes),
+            "scored": [list(w) for w in self.scored],
         }
-
-    def moment_json(self) -> JSON:
-        """:meth:`shared_json` but for ``rules`` and ``last_hand``, which change only
-        between hands (a server encodes those once per hand)."""
-        return moment_json(_Fields(self))
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SeatView:
@@ -252,156 +273,50 @@ class SeatView:
         )
 
 
-class _Fields:
-    """A view's fields by name (what :func:`moment_json` reads of a :func:`shared_fields`)."""
-
-    __slots__ = ("view",)
-
-    def __init__(self, view: SeatView) -> None:
-        self.view = view
-
-    def __getitem__(self, name: str) -> Any:
-        return getattr(self.view, name)
+# ------------------------------------------------------------------ state patches
+#: the version of the table's wire format (docs/protocol.md): every frame says it
+PROTOCOL_VERSION = 2
 
 
-def moment_json(fields: Mapping[str, Any] | _Fields) -> JSON:
-    """:meth:`SeatView.moment_json` of the view whose shared fields are ``fields`` (a
-    :func:`shared_fields`): a server makes it once per moment, without a view."""
-    pending, position = fields["pending"], fields["position"]
-    return {
-        "position": {
-            "first_mano": position.first_mano,
-            "hand_index": position.hand_index,
-            "score": list(position.score),
-            "chicos": list(position.chicos),
-            "pica_started": position.pica_started,
-            "pica_now": position.pica_now,
-        },
-        "hand_index": fields["hand_index"],
-        "mano": fields["mano"],
-        "dealer": fields["dealer"],
-        "score": list(fields["score"]),
-        "chicos": list(fields["chicos"]),
-        "winner": fields["winner"],
-        "played": _plays_json(fields["played"]),
-        "bazas": [_plays_json(baza) for baza in fields["bazas"]],
-        "baza_results": list(fields["baza_results"]),
-        "turn": fields["turn"],
-        "actors": list(fields["actors"]),
-        "pending": None
-        if pending is None
-        else {
-            "kind": pending.kind,
-            "team": pending.team,
-            "level": pending.level,
-            "chain": list(pending.chain),
-        },
-        "truco_level": fields["truco_level"],
-        "truco_owner": fields["truco_owner"],
-        "envido_open": fields["envido_open"],
-        "showdowns": _showdowns_json(fields["showdowns"]),
-        "flor_sung": list(fields["flor_sung"]),
-        "in_hand": list(fields["in_hand"]),
-        "pica_pica": fields["pica_pica"],
-        "round_seats": list(fields["round_seats"]),
-        "notes": _notes_json(fields["notes"]),
-        "scored": [list(w) for w in fields["scored"]],
-    }
+def state_patch(before: Mapping[str, Any], after: Mapping[str, Any]) -> JSON:
+    """What turns the document ``before`` into ``after`` (both objects of sections, such
+    as ``{"table": ..., "view": ..., "you": ...}``), as :func:`apply_patch` takes it: a
+    section that is an object both times with the same keys gives ``"section.key": value``
+    for each key whose value changed; any other changed section is given whole
+    (``"section": value``). Equal documents give ``{}``."""
+    changes: JSON = {}
+    for name, new in after.items():
+        old = before.get(name, _MISSING)
+        if old == new:
+            continue
+        if isinstance(old, dict) and isinstance(new, dict) and old.keys() == new.keys():
+            for key, value in new.items():
+                if old[key] != value:
+                    changes[f"{name}.{key}"] = value
+        else:
+            changes[name] = new
+    return changes
 
 
-def game_moment_json(game: Game) -> JSON:
-    """``moment_json(shared_fields(game))``, made straight from the game (once per moment
-    of a server's table: no intermediate tuples)."""
-    waiting = game.needs_deal or game.winner is not None
-    names = CARD_NAMES
-    start = game.position()
-    pending = None
-    if game.pending and not waiting:
-        kind, team, level = game.pending[-1]
-        chain = [TOKENS[c] for c in game.envido_calls] if kind == CallKind.ENVIDO else []
-        pending = {"kind": kind.token, "team": team, "level": level, "chain": chain}
-    position = {
-        "first_mano": start.first_mano,
-        "hand_index": start.hand_index,
-        "score": list(start.score),
-        "chicos": list(start.chicos),
-        "pica_started": start.pica_started,
-        "pica_now": start.pica_now,
-    }
-    moment: JSON = {
-        "position": position,
-        "hand_index": game.hand_index,
-        "mano": game.mano,
-        "dealer": game.dealer_seat,
-        "score": list(game.score),
-        "chicos": list(game.chicos),
-        "winner": game.winner,
-    }
-    if waiting:
-        moment |= {
-            "played": [],
-            "bazas": [],
-            "baza_results": [],
-            "turn": None,
-            "actors": list(game.actors()),
-            "pending": None,
-            "truco_level": 0,
-            "truco_owner": None,
-            "envido_open": False,
-            "showdowns": [],
-            "flor_sung": [],
-            "in_hand": [False] * game.players,
-            "pica_pica": game.pica_now,
-            "round_seats": [],
-            "notes": [],
-            "scored": [],
-        }
-        return moment
-    flor_sung = game.flor_sung
-    moment |= {
-        "played": [[s, names[a]] for s, a in game.actions if a < 40],
-        "bazas": [[[s, names[c]] for s, c in baza] for baza in game.bazas],
-        "baza_results": list(game.baza_results),
-        "turn": None if game.pending else game.turn,
-        "actors": list(game.actors()),
-        "pending": pending,
-        "truco_level": game.truco_level,
-        "truco_owner": game.truco_owner,
-        "envido_open": game.why_envido_closed() is None,
-        "showdowns": _showdowns_json(game.showdowns),
-        "flor_sung": [s for s in range(game.players) if flor_sung[s]],
-        "in_hand": list(game.in_hand),
-        "pica_pica": game.pica_now,
-        "round_seats": list(game.round_seats),
-        "notes": [
-            [after, kind, list(data)]
-            for after, kind, data in _public_notes(game.actions, game.notes)
-            if kind != "flor"
-        ],
-        "scored": [list(w) for w in game.why_envido + game.why_truco],
-    }
-    return moment
+def apply_patch(document: Mapping[str, Any], changes: Mapping[str, Any]) -> JSON:
+    """``document`` with a :func:`state_patch` applied (a new object; sections that change
+    are copied, ``document`` is left as it was)."""
+    result = dict(document)
+    copied: set[str] = set()
+    for path, value in changes.items():
+        name, dot, key = path.partition(".")
+        if not dot:
+            result[name] = value
+            copied.add(name)
+            continue
+        if name not in copied:
+            result[name] = dict(result[name])
+            copied.add(name)
+        result[name][key] = value
+    return result
 
 
-def own_json(game: Game, seat: int | None) -> JSON:
-    """:meth:`SeatView.own_json` of ``seat_view(game, seat)``, made straight from the game
-    (no view is built: a server makes one per seat and moment)."""
-    if game.needs_deal or game.winner is not None:
-        team = None if seat is None else seat & 1
-        return {"seat": seat, "team": team, "hand": [], "dealt": [], "legal": [], "log": []}
-    names, tokens = CARD_NAMES, TOKENS
-    if seat is None:
-        log = [[s, tokens[a]] for s, a in game.actions if a < SAY_FIRST]
-        return {"seat": None, "team": None, "hand": [], "dealt": [], "legal": [], "log": log}
-    team = seat & 1
-    return {
-        "seat": seat,
-        "team": team,
-        "hand": [names[c] for c in game.cards[seat]],
-        "dealt": [names[c] for c in game.dealt[seat]],
-        "legal": [tokens[a] for a in game.legal_actions(seat)],
-        "log": [[s, tokens[a]] for s, a in game.actions if a < SAY_FIRST or s & 1 == team],
-    }
+_MISSING = object()
 
 
 # ------------------------------------------------------------------ JSON pieces

@@ -9,10 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from server_testing import OPEN_PLAY
 from truco.server import ServerConfig
 
 CHROMIUM = os.environ.get("TRUCO_CHROMIUM", "/usr/bin/chromium")
-ARTIFACTS = Path(__file__).parent / "artifacts"
+#: where the tests keep what each screen showed (docs/online.md, "The browser tests");
+#: ``TRUCO_ARTIFACTS`` moves it (a CI's artifact directory)
+ARTIFACTS = Path(os.environ.get("TRUCO_ARTIFACTS") or Path(__file__).parent / "artifacts")
 ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run",
@@ -26,12 +29,14 @@ if not (Path(CHROMIUM).exists() or shutil.which("chromium")):
         allow_module_level=True,
     )
 sync_api = pytest.importorskip("playwright.sync_api")
+ARTIFACTS.mkdir(parents=True, exist_ok=True)
 
 
 def config(db: Path) -> ServerConfig:
     """Quick bots, a long turn clock, no bot covering a disconnected player, and room
     for the many guests and tables the tests make from one address."""
     return ServerConfig(
+        **OPEN_PLAY,
         db_url=f"sqlite:///{db}",
         bot_delay=0.05,
         turn_seconds=120,

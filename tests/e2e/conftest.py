@@ -1,3 +1,4 @@
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,3 +19,22 @@ def browser() -> Iterator[Any]:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield browser
         browser.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A failed browser test keeps what every page it had open showed at that moment:
+    ``failed-<test>-<n>.png`` next to the other screenshots."""
+    report = yield
+    browser = getattr(item, "funcargs", {}).get("browser")
+    if report.when == "call" and report.failed and browser is not None:
+        from browser_kit import ARTIFACTS
+
+        name = re.sub(r"[^\w.-]+", "-", item.name)
+        pages = [page for context in browser.contexts for page in context.pages]
+        for n, page in enumerate(pages):
+            try:
+                page.screenshot(path=str(ARTIFACTS / f"failed-{name}-{n}.png"), full_page=True)
+            except Exception:  # a closed or crashed page: nothing to show
+                continue
+    return report

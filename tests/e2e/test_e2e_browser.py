@@ -24,7 +24,7 @@ from server_testing import (
     guest_token,
     play_out,
 )
-from truco.server.table.seating import BOT_NAMES
+from truco.bots.names import BOT_NAMES
 
 
 @pytest.fixture(scope="module")
@@ -313,7 +313,7 @@ def test_a_3v3_table_with_bots_reads_on_a_phone_and_a_desktop(
     seen = seats_as_seen(page)
     assert seen == seats_as_seen(desk)
     names = [s["name"] for s in seen]
-    assert names == ["Ana", *(f"{n} (principiante)" for n in BOT_NAMES)]
+    assert names == ["Ana", *(f"{n} (principiante)" for n in BOT_NAMES[:5])]
     partners = page.locator(".seat .tag-partner")
     assert partners.count() == 2 and set(partners.all_text_contents()) == {"compañero"}
     assert desk.locator(".seat .tag-partner").count() == 0  # a spectator has no partner

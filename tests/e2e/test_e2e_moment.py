@@ -258,8 +258,8 @@ def test_a_rated_match_ends_with_the_ratings_the_links_and_a_rematch_both_accept
     last = ana.evaluate("window.truco.landed.hand")
     assert last["index"] == ana.evaluate("window.truco.state.view.last_hand.index")
     assert ana.locator(".board .bazas-row img.card").count() == len(last["played"])
-    shot(ana, "match-end-desktop.png")
-    shot(beto, "match-end-phone.png")
+    shot(ana, "rated-match-end-desktop.png")
+    shot(beto, "rated-match-end-phone.png")
 
     # the rematch: Ana asks, Beto sees it and accepts; both land at a new table, same seats
     ana.click("#rematch-accept")

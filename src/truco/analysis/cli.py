@@ -19,8 +19,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "analyze",
         help="weigh every decision of a game record and grade the mistakes",
-        description="Every decision is weighed by the top bot (search:expert) from the "
-        "deciding seat's view only (no peeking at hidden cards): what the move gave away "
+        description="Every decision is weighed by the top bot of the ladder (master) from "
+        "the deciding seat's view only (no peeking at hidden cards): what the move gave away "
         "in points of the hand and in chance of winning the match, and the bot's move. "
         "The same record always gives the same analysis.",
     )
@@ -31,14 +31,15 @@ def register(subparsers: Any) -> None:
         type=int,
         default=0,
         metavar="N",
-        help="draw other worlds: a second opinion (default 0: the record's own worlds, "
-        "the same analysis every time)",
+        help="with --worlds, draw other worlds (default 0: the record's own worlds, the "
+        "same analysis every time)",
     )
     p.add_argument(
         "--worlds",
         type=int,
         default=DEFAULT_WORLDS,
-        help=f"worlds sampled per decision, the cost bound (default {DEFAULT_WORLDS})",
+        help="a sampled second opinion: the search of search:expert-2026 with this many "
+        "worlds per decision (default: none, the top bot's evaluator)",
     )
     p.add_argument("--json", action="store_true", help="print the analysis as one JSON object")
     p.add_argument(
@@ -76,7 +77,7 @@ def run_analyze(args: argparse.Namespace) -> int:
     seats = set(args.seat) if args.seat else None
     if seats is not None and not seats <= set(range(n)):
         return _fail(f"--seat must be between 0 and {n - 1}")
-    if not 1 <= args.worlds <= 2000:
+    if args.worlds is not None and not 1 <= args.worlds <= 2000:
         return _fail(f"--worlds must be between 1 and 2000, got {args.worlds}")
     analysis = analyze(record, seats, worlds=args.worlds, resample=args.resample)
     if args.json:

@@ -3,23 +3,27 @@ deciding seat's view.
 
 For each action of a match where the seat had a real choice, the analysis rebuilds that
 seat's :class:`~truco.view.SeatView` (its own cards, the public table: never another
-seat's hidden cards) and asks the top bot (:data:`TOP_BOT`, today ``search:expert``)
-two things in that view:
+seat's hidden cards) and asks the top bot of the ladder (:data:`TOP_BOT`, the
+``master``: the student, :mod:`truco.bots.student`) two things in that view:
 
-* what every legal action is worth, played out in the same sampled worlds (common random
-  numbers: the differences between actions are not noise of different samples), told
-  apart as the hand's **expected points** for the seat's team (only the points that count:
-  none past the target) and the **change in the chance of winning the match**;
-* which action it would play there: its own cautious, robust choice (a risky call is
-  named only when it beats the best quiet action in the fitted worlds and the wary ones,
-  by more than a standard error), never one of its randomised bluffs. Its rivals are the
-  ones it assumes before it has seen them play (its prior), not fitted to this match: a
-  move is weighed against sound play, not against one rival's habits (a bluff that
-  works on a rival who always folds is still a bluff).
+* what every legal action is worth, told apart as the hand's **expected points** for the
+  seat's team (only the points that count: none past the target) and the **change in the
+  chance of winning the match**: the student's two outputs, each bounded by what the
+  hand can still move (:func:`hand_worth`) and by the chance there is to win or lose;
+* which action it would play there: the one worth most on its measure, the move the
+  ``master`` itself plays in that seat.
+
+With ``worlds`` (``truco analyze --worlds N``) the evaluator is instead the search of
+``search:expert-2026`` at N worlds, a sampled second opinion: every legal action played
+out in the same sampled worlds (common random numbers), its cautious, robust choice as
+the better move (never one of its randomised bluffs), its rivals the ones it assumes
+before it has seen them play (a move is weighed against sound play, not against one
+rival's habits).
 
 **Grades.** A decision is graded only when the top bot's move is better on the bot's own
-measure (points plus :data:`WIN_WEIGHT` times the change of the chance to win) by more
-than :data:`SIGNIFICANCE` standard errors of that paired difference. Its grade is then the
+measure (points plus :data:`WIN_WEIGHT` times the change of the chance to win); with the
+sampled search, by more than :data:`SIGNIFICANCE` standard errors of that paired
+difference (the student's values have no sampling error). Its grade is then the
 worse of two: by the points of the hand it gave away (:data:`POINT_GRADES`: 0.5, 1, 2)
 and by the chance of winning the match it gave away (:data:`CHANCE_GRADES`: 4, 8, 16
 percentage points). A player's **accuracy** is the mean, over their decisions that
@@ -29,12 +33,13 @@ and ``stake`` the gap between the decision's best and worst move on that measure
 decision matters when its stake is at least :data:`MATTERS` (a choice between equal cards
 does not count). Each decision counts once, so a player is not judged on one big call.
 
-**Determinism.** The analysis has no seed: the worlds of each decision are drawn from
-what the deciding seat sees there (:func:`view_key`: not the names, not a hidden card,
-not any bot's or process's randomness), so the same record gives the same analysis every
-time, on the web and on the command line. ``resample`` (0 by default) draws other worlds
-on purpose: a second opinion, which shows how much of a grade is the sampling's
-(docs/analysis.md measures it).
+**Determinism.** The analysis has no seed: the student's values are a function of the
+seat's view, so the same record gives the same analysis every time, on the web and on
+the command line, whatever ``resample`` says. With the sampled search, the worlds of each
+decision are drawn from what the deciding seat sees there (:func:`view_key`: not the
+names, not a hidden card, not any bot's or process's randomness), and ``resample`` draws
+other worlds on purpose (docs/analysis.md measures how much of a grade is the
+sampling's).
 
 **Bound.** A loss in points is at most what the hand could still move between the teams
 at that moment (:func:`hand_worth` for each team, summed): the truco's four points, the
@@ -51,20 +56,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..actions import action_token, is_say
-from ..bots.search import Evaluation, SearchBot, bluffs, match_value, paired_error
+from ..bots.ladder import TOP
+from ..bots.search import WIN_WORTH, Evaluation, SearchBot, bluffs, match_value, paired_error
+from ..bots.student import StudentModel, hand_worth, packaged_model, predict
 from ..game import Game
 from ..record import Record
 from ..rules import Rules
-from ..scoring import al_resto, falta_envido, truco_value
 from ..view import SeatView, seat_view
 
-#: The bot whose evaluator weighs the decisions: the top level of the search bot.
-TOP_BOT = "expert"
-#: Worlds per decision by default: the top bot's own budget.
-DEFAULT_WORLDS = 240
+#: The bot whose evaluator weighs the decisions: the top level of the ladder.
+TOP_BOT = TOP.name
+#: The sampled second opinion (``worlds``): the search of this level.
+SEARCH_BOT = "expert-2026"
+#: Worlds per decision by default: none, the top bot's evaluator samples no world.
+DEFAULT_WORLDS: int | None = None
 #: How much a whole match's chance (0 to 1) weighs against one point of the hand in the
 #: bot's measure (:func:`truco.bots.search.hand_utility`).
-WIN_WEIGHT = 12.0
+WIN_WEIGHT = WIN_WORTH
 SIGNIFICANCE = 2.0
 GRADES = ("inaccuracy", "mistake", "blunder")
 #: points of the hand given away, for each grade
@@ -76,7 +84,6 @@ INACCURACY, MISTAKE, BLUNDER = POINT_GRADES
 #: decision that counts for the accuracy
 MATTERS = 0.25
 PLURAL = {"inaccuracy": "inaccuracies", "mistake": "mistakes", "blunder": "blunders"}
-ENVIDO_CHAIN_MOST = 7  # envido, envido, real envido accepted (or a falta refused after them)
 
 
 def grade(points: float, chance: float, loss: float = 1.0, error: float = 0.0) -> str | None:
@@ -192,11 +199,11 @@ class Analysis:
     players: list[PlayerSummary]
     graph: list[GraphPoint] = field(default_factory=list)
     resample: int = 0
-    worlds: int = DEFAULT_WORLDS
+    worlds: int | None = DEFAULT_WORLDS
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "bot": f"search:{TOP_BOT}",
+            "bot": TOP_BOT if self.worlds is None else f"search:{SEARCH_BOT}",
             "resample": self.resample,
             "worlds": self.worlds,
             "thresholds": {
@@ -238,10 +245,10 @@ def view_key(view: SeatView, resample: int = 0) -> str:
     return hashlib.sha256(f"analyze:{resample}:{seen!r}".encode()).hexdigest()
 
 
-def top_bot(worlds: int) -> SearchBot:
-    """The top bot's evaluator with ``worlds`` per decision, its rivals the sound
+def search_bot(worlds: int) -> SearchBot:
+    """The sampled second opinion with ``worlds`` per decision, its rivals the sound
     players it assumes before it has seen them play (not fitted to the match)."""
-    bot = SearchBot(TOP_BOT)
+    bot = SearchBot(SEARCH_BOT)
     bot.rivals = bot.prior_rivals()
     bot.method = dataclasses.replace(bot.method, worlds=worlds, team_worlds=worlds, adaptive=False)
     bot.worlds = worlds
@@ -251,13 +258,14 @@ def top_bot(worlds: int) -> SearchBot:
 def analyze(
     record: Record,
     seats: set[int] | None = None,
-    worlds: int = DEFAULT_WORLDS,
+    worlds: int | None = DEFAULT_WORLDS,
     resample: int = 0,
 ) -> Analysis:
-    """Weigh every decision of ``record`` (of ``seats`` only, if given)."""
+    """Weigh every decision of ``record`` (of ``seats`` only, if given) with the top
+    bot's evaluator, or with ``worlds``, the sampled search's."""
     rules = record.rules
     names = list(record.headers.get("seats") or [])
-    bot = top_bot(worlds)
+    bot: SearchBot | StudentModel = packaged_model() if worlds is None else search_bot(worlds)
     decisions: list[Decision] = []
     graph: list[GraphPoint] = []
     for h, step, seat, action, view, game in decision_points(record):
@@ -266,7 +274,8 @@ def analyze(
         candidates = [a for a in view.legal if not is_say(a)]
         if len(candidates) < 2 or action not in candidates:
             continue
-        bot.rng = random.Random(view_key(view, resample))
+        if isinstance(bot, SearchBot):
+            bot.rng = random.Random(view_key(view, resample))
         decision = weigh(bot, view, candidates, action, rules, h, step)
         decisions.append(decision)
         graph.append(_graph_point(decision, view, game))
@@ -292,7 +301,7 @@ def player_accuracy(decisions: Sequence[Decision]) -> float:
 
 
 def weigh(
-    bot: SearchBot,
+    bot: SearchBot | StudentModel,
     view: SeatView,
     candidates: Sequence[int],
     action: int,
@@ -300,16 +309,22 @@ def weigh(
     hand: int = 0,
     step: int = 0,
 ) -> Decision:
-    """One decision: every candidate weighed by ``bot`` in the same worlds, the bot's
-    own move among them, and what ``action`` gave away next to it."""
+    """One decision: every candidate weighed by ``bot`` (the student's model, or the
+    search in the same worlds), the bot's own move among them, and what ``action`` gave
+    away next to it."""
     assert view.seat is not None
-    evaluation = bot.evaluate(view, candidates, rules)
-    worths = _worths(evaluation, view, rules.target)
-    best = _bot_move(bot, view, evaluation)
+    if isinstance(bot, SearchBot):
+        evaluation = bot.evaluate(view, candidates, rules)
+        worths = _worths(evaluation, view, rules.target)
+        best = _bot_move(bot, view, evaluation)
+        i, b = evaluation.actions.index(action), evaluation.actions.index(best)
+        error = paired_error(evaluation.samples[i], evaluation.samples[b]) if i != b else 0.0
+    else:
+        worths = _student_worths(bot, view, candidates)
+        best = max(candidates, key=lambda a: worths[a].utility)
+        error = 0.0
     mine, top = worths[action], worths[best]
-    i, b = evaluation.actions.index(action), evaluation.actions.index(best)
     loss = top.utility - mine.utility
-    error = paired_error(evaluation.samples[i], evaluation.samples[b]) if i != b else 0.0
     points, chance = max(0.0, top.points - mine.points), max(0.0, top.chance - mine.chance)
     graded = grade(points, chance, loss, error)
     team = view.seat & 1
@@ -349,10 +364,23 @@ def _worths(evaluation: Evaluation, view: SeatView, target: int) -> dict[int, Wo
     return out
 
 
+def _student_worths(
+    model: StudentModel, view: SeatView, candidates: Sequence[int]
+) -> dict[int, Worth]:
+    """Each action's expected points and change of the chance to win as the student
+    predicts them (bounded by what the hand can move, :func:`predict`)."""
+    return {
+        action: Worth(points, chance)
+        for action, (points, chance) in zip(
+            candidates, predict(model, view, candidates), strict=True
+        )
+    }
+
+
 def _bot_move(bot: SearchBot, view: SeatView, evaluation: Evaluation) -> int:
     """The top bot's move among the evaluated actions, its bluffs left out: a bluff is
     a move it mixes in at random, never the one to recommend."""
-    weak = bluffs(view, evaluation.actions, bot.method.bluff_tanto, bot.method.bounded_raises)
+    weak = bluffs(view, evaluation.actions, bot.method.bluff_tanto)
     keep = [i for i, a in enumerate(evaluation.actions) if a not in weak] if weak else []
     if not weak or not keep:
         return bot.cautious_choice(evaluation)
@@ -367,25 +395,6 @@ def _bot_move(bot: SearchBot, view: SeatView, evaluation: Evaluation) -> int:
         tuple(evaluation.outcomes[i] for i in keep),
     )
     return bot.cautious_choice(honest)
-
-
-def hand_worth(view: SeatView, team: int) -> int:
-    """The most points ``team`` could still take from this hand (for the loss bound):
-    the truco's four, the envido's or flor's while they can still be called or answered,
-    each round of a pica-pica, never more than the team needs."""
-    rules = view.rules
-    score, target = view.score, rules.target
-    most = truco_value(3)
-    pending = view.pending.kind if view.pending is not None else None
-    first_baza = not view.baza_results
-    if view.envido_open or pending == "envido" or first_baza:
-        falta = falta_envido(team, score, target, rules.falta_envido)
-        most += max(ENVIDO_CHAIN_MOST, falta)
-    if rules.flor and (first_baza or (pending is not None and pending.startswith("contraflor"))):
-        most += al_resto(score, target) + 3 * rules.players
-    if view.pica_pica:
-        most *= rules.players // 2
-    return min(most, target - score[team])
 
 
 def _win_chance(score: Sequence[int], team: int, target: int) -> float:

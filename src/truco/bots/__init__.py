@@ -8,11 +8,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib.metadata import entry_points
 
 from .base import Bot
+from .ladder import LADDER
 from .random_bot import RandomBot
 from .search import MirrorBot, SearchBot
 from .simple import SimpleBot
+from .student import StudentBot
 from .styles import STYLES, StyleBot
 
 #: name -> factory(level, seed)
@@ -21,6 +24,7 @@ BOTS: dict[str, Callable[[str, int | None], Bot]] = {
     "simple": lambda level, seed: SimpleBot(level, seed),
     "search": lambda level, seed: SearchBot(level, seed),
     "mirror": lambda level, seed: MirrorBot("tight" if level == "default" else level, seed),
+    "student": lambda level, seed: StudentBot(level, seed),
 }
 
 
@@ -31,25 +35,44 @@ def _style_factory(style: str) -> Callable[[str, int | None], Bot]:
 #: The gauntlet's styles, each a bot of its own name (``tight``, ``loose``...).
 BOTS.update({style: _style_factory(style) for style in STYLES})
 
+
+def _level_factory(spec: str) -> Callable[[str, int | None], Bot]:
+    return lambda level, seed: make_bot(spec, seed)
+
+
+#: The ladder's levels (``beginner`` ... ``master``), each a bot of its own name, listed
+#: first (the lobby offers the bots in this order).
+BOTS = {**{level.name: _level_factory(level.spec) for level in LADDER}, **BOTS}
+
 #: The opponents of ``truco arena --gauntlet``: one of each style, and the mirrors.
 GAUNTLET = (*STYLES, "mirror:tight", "mirror:loose")
 
 
-#: Bots that live in optional parts of the package, loaded on first use; they take a
-#: level that is not a strength (``linear:PATH`` is a trained policy's file), so the
-#: lobby does not list them.
-PLUGIN_BOTS = {"linear": "truco.rl.policy_bot", "ppo": "truco.rl.policy_bot"}
+#: The entry-point group where optional parts of the package (and other packages) declare
+#: bots: ``name = "module:factory"``, a ``factory(level, seed)`` (pyproject.toml's
+#: ``[project.entry-points."truco.bots"]``), loaded on first use.
+ENTRY_POINTS = "truco.bots"
+
+#: The names of the bots loaded from :data:`ENTRY_POINTS` (or registered by such a part
+#: on import): they take a level that is not a strength (``linear:PATH`` is a trained
+#: policy's file), so the lobby does not list them.
+PLUGIN_BOTS: set[str] = set()
+
+
+def plugin_bot(name: str) -> Callable[[str, int | None], Bot] | None:
+    """The factory of the bot ``name`` as an entry point of :data:`ENTRY_POINTS`
+    declares it, loaded (``None``: none is declared)."""
+    for point in entry_points(group=ENTRY_POINTS, name=name):
+        factory: Callable[[str, int | None], Bot] = point.load()
+        PLUGIN_BOTS.add(name)
+        return factory
+    return None
 
 
 def make_bot(spec: str, seed: int | None = None) -> Bot:
     """A bot from ``name`` or ``name:level`` (``"search:hard"``, ``"linear:policy.npz"``)."""
     name, _, level = spec.partition(":")
-    factory = BOTS.get(name)
-    if factory is None and name in PLUGIN_BOTS:
-        import importlib
-
-        importlib.import_module(PLUGIN_BOTS[name])  # registers itself in BOTS
-        factory = BOTS.get(name)
+    factory = BOTS.get(name) or plugin_bot(name)
     if factory is None:
         raise ValueError(f"unknown bot {name!r} (one of {', '.join(sorted(BOTS))})")
     return factory(level or "default", seed)
@@ -58,11 +81,13 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
 __all__ = [
     "BOTS",
     "GAUNTLET",
+    "LADDER",
     "Bot",
     "MirrorBot",
     "RandomBot",
     "SearchBot",
     "SimpleBot",
+    "StudentBot",
     "StyleBot",
     "make_bot",
 ]

@@ -39,7 +39,7 @@ model only a little, and it is clamped to :data:`LIMIT`.
 >>> tracker = RivalTracker(seat=0)
 >>> tracker.model()  # doctest: +NORMALIZE_WHITESPACE
 PlayerModel(calls=0.0, envido_accepts=0.0, truco_accepts=0.0, envido_bluffs=0.0,
-            passed_bluffs=0.0, passed_truco=0.0, truco_bluffs=0.0, table=False)
+            passed_bluffs=0.0, truco_bluffs=0.0, table=False)
 """
 
 from __future__ import annotations

@@ -49,9 +49,6 @@ class PlayerModel:
     #: envido there on tantos from 2 to 33 alike); the larger of the two applies to the
     #: worlds, and in the rollouts such a seat opens with this chance, any envido call
     passed_bluffs: float = 0.0
-    #: the same chance for a truco call opening the truco after the caller's rivals
-    #: played a card in this hand without calling it
-    passed_truco: float = 0.0
     #: the chance that a hand too weak for the policy's truco opens the truco anyway
     #: (fitted from the cards a rival's trucos showed, :class:`~.opponent.RivalTracker`):
     #: it weighs the worlds only, the rollouts do not bluff
@@ -111,14 +108,6 @@ def rollout_action(
         # a rival who reads our pass as a capped tanto opens on anything
         calls = [a for a in legal if a in ENVIDO_CALLS]
         return rng.choice(calls)
-    if (
-        model.passed_truco
-        and TRUCO in legal
-        and not game.pending
-        and _passed_truco(game, seat)
-        and rng.random() < model.passed_truco
-    ):
-        return TRUCO
     r = rng.random()
     if r < noise:
         choices = [a for a in legal if a != MAZO]
@@ -148,10 +137,7 @@ def action_likelihood(
             bluffs = model.passed_bluffs
         share += (1.0 - share) * bluffs
     elif action == TRUCO and not game.truco_level and not game.pending:
-        bluffs = model.truco_bluffs
-        if model.passed_truco > bluffs and _passed_truco(game, seat):
-            bluffs = model.passed_truco
-        share += (1.0 - share) * bluffs
+        share += (1.0 - share) * model.truco_bluffs
     return LIKELIHOOD_FLOOR + share
 
 
@@ -159,11 +145,6 @@ def _passed(game: Game, seat: int) -> bool:
     """Has a rival of ``seat`` played a card in this hand's first baza (the envido
     not opened)?"""
     return bool(game.bazas) and any(s & 1 != seat & 1 for s, _ in game.bazas[0])
-
-
-def _passed_truco(game: Game, seat: int) -> bool:
-    """Has a rival of ``seat`` played a card in this hand (the truco not called)?"""
-    return not game.truco_level and any(s & 1 != seat & 1 for b in game.bazas for s, _ in b)
 
 
 def policy_action(

@@ -57,7 +57,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..actions import ENVIDO_CALLS, QUIERO, TRUCO_CALLS, is_say
+from ..actions import ENVIDO_CALLS, TRUCO_CALLS, is_say
 from ..determinize import Determinizer
 from ..game import Game
 from ..rules import Rules
@@ -101,17 +101,6 @@ class Method:
     bluff_rate: float | None = None
     #: the tanto from which an envido-family call is no bluff for ``bluff_rate``
     bluff_tanto: int = BLUFF_TANTO
-    #: ``bluff_rate`` bounds a weak hand's raise answering the rival's truco too (False:
-    #: the search decides it; mirror:loose opens trucos on weak hands and folds most of
-    #: them to a retruco)
-    bounded_raises: bool = True
-    #: a raise answering the rival's truco is judged on the fitted worlds alone, not
-    #: the wary ones (whose rival accepts it with anything): a counter-bluff to a rival
-    #: whose trucos were shown weak (``truco_bluffs``) (False: like every risky call)
-    fitted_raises: bool = False
-    #: the adaptive fit reads a rival's envido openings as bluffs when they come far
-    #: more often than strong tantos (:class:`~.opponent.RivalTracker`; False: never)
-    read_bluffs: bool = True
     #: the prior share of weak hands on which a rival opens the envido after we passed
     #: it (:attr:`~.rollout.PlayerModel.passed_bluffs`), fitted to the rival's openings
     #: there; a search rival reads our pass as a capped tanto and calls falta envido on
@@ -122,10 +111,6 @@ class Method:
     #: pass with a strong tanto that invites the bluff is valued as such (False: the
     #: fitted bluffs weigh the worlds only)
     trap: bool = False
-    #: the fitted ``passed_bluffs`` also reads a rival's truco opened after our card
-    #: (a rival who reads our passes bluffs both; mirror:loose's trucos the expert
-    #: refused came from hand powers of 0.02 up alike) (False: envido only)
-    passed_truco: bool = False
     #: the prior chance that a rival opens the truco with a weak hand
     #: (:attr:`~.rollout.PlayerModel.truco_bluffs`), fitted to the hands its trucos
     #: showed (:class:`~.opponent.RivalTracker`); mirror:loose opens the truco on weak
@@ -137,11 +122,6 @@ class Method:
     #: card holds what beats it, and a baza won with nothing left to take another is no
     #: strength (False: the first baza's rough score throughout)
     table_power: bool = False
-    #: with ``table_power``, the rivals read the table too: in the fitted worlds
-    #: (``rival_table``) and in the wary ones (``wary_table``); False: the rivals judge
-    #: their trucos by the first baza's rough score, as ``simple`` and the styles do
-    rival_table: bool = True
-    wary_table: bool = True
     #: with ``table_power``, whether the rivals read the table is fitted to their
     #: answers to our late trucos (:meth:`~.opponent.RivalTracker.reads_table`, the
     #: prior: they do): ``simple``, the styles and a learner built on them count a won
@@ -149,26 +129,32 @@ class Method:
     fit_table: bool = False
 
 
+#: The expert as it played on 2026-12-04 (issue 29's baseline), frozen under the name
+#: ``search:expert-2026`` so that every comparison with it can be rerun; ``search:expert``
+#: is the same method.
+EXPERT_2026 = Method(
+    240,
+    4,
+    cautious=1.0,
+    adaptive=True,
+    team_worlds=180,
+    prior=SEARCH_LIKE,
+    wary=0.5,
+    robust=True,
+    bluff_rate=0.1,
+    passed_bluffs=0.3,
+    trap=True,
+    truco_bluffs=0.4,
+    table_power=True,
+    fit_table=True,
+)
+
 LEVELS = {
     "easy": Method(8, 3, cautious=1.0),
     "medium": Method(40, 3, cautious=1.0),
     "hard": Method(120, 4, cautious=1.0),
-    "expert": Method(
-        240,
-        4,
-        cautious=1.0,
-        adaptive=True,
-        team_worlds=180,
-        prior=SEARCH_LIKE,
-        wary=0.5,
-        robust=True,
-        bluff_rate=0.1,
-        passed_bluffs=0.3,
-        trap=True,
-        truco_bluffs=0.4,
-        table_power=True,
-        fit_table=True,
-    ),
+    "expert": EXPERT_2026,
+    "expert-2026": EXPERT_2026,
 }
 ALIASES = {"default": "medium", "normal": "medium"}
 
@@ -198,21 +184,18 @@ def bluffs(
     view: SeatView,
     candidates: Sequence[int],
     tanto_floor: int = BLUFF_TANTO,
-    raises: bool = True,
 ) -> frozenset[int]:
     """The calls among ``candidates`` that would be bluffs from this seat's own cards:
     envido, real envido and falta envido with a tanto under ``tanto_floor``, and a
     truco, retruco or vale cuatro before any baza is settled with a hand power under
-    :data:`BLUFF_POWER` (later the table, which the power ignores, decides); without
-    ``raises``, not a raise answering the rival's truco."""
+    :data:`BLUFF_POWER` (later the table, which the power ignores, decides), a raise
+    answering the rival's truco too."""
     assert view.seat is not None
     out: set[int] = set()
     if any(a in ENVIDO_CALLS for a in candidates) and hand_tanto(view.dealt) < tanto_floor:
         out.update(a for a in candidates if a in ENVIDO_CALLS)
-    answering = view.pending is not None and view.pending.kind == "truco"
     if (
         any(a in TRUCO_CALLS for a in candidates)
-        and (raises or not answering)
         and not view.baza_results
         and hand_power(view.hand, (), view.seat & 1) < BLUFF_POWER
     ):
@@ -240,7 +223,6 @@ def wary(model: PlayerModel) -> PlayerModel:
         truco_accepts=max(model.truco_accepts, 0.0) + WARY_SHIFT,
         envido_bluffs=model.envido_bluffs,
         passed_bluffs=model.passed_bluffs,
-        passed_truco=model.passed_truco,
         truco_bluffs=model.truco_bluffs,
         table=model.table,
     )
@@ -276,15 +258,25 @@ class Evaluation:
         return self.values[self.actions.index(action)]
 
 
+#: The spread of :func:`match_value`: the lead in points that moves the chance of winning
+#: the chico by one standard deviation is this times the root of the points still to play
+#: (about 1.6 points change hands per hand).
+MATCH_SPREAD = 2.2
+#: What the whole chico is worth in a hand's points, in :func:`hand_utility`: a change
+#: ``d`` in the chance of winning it counts as ``WIN_WORTH * d`` points.
+WIN_WORTH = 12.0
+
+
 def match_value(need_mine: int, need_theirs: int) -> float:
     """A smooth estimate of the chance of winning the chico needing ``need_mine`` points
-    against rivals needing ``need_theirs``: about 1.6 points change hands per hand."""
+    against rivals needing ``need_theirs`` (see :data:`MATCH_SPREAD`)."""
     if need_mine <= 0:
         return 1.0
     if need_theirs <= 0:
         return 0.0
     return 0.5 * (
-        1.0 + math.erf((need_theirs - need_mine) / (2.2 * math.sqrt(need_mine + need_theirs)))
+        1.0
+        + math.erf((need_theirs - need_mine) / (MATCH_SPREAD * math.sqrt(need_mine + need_theirs)))
     )
 
 
@@ -295,7 +287,7 @@ def hand_utility(points: Sequence[int], score: Sequence[int], team: int, target:
     mine, theirs = points[team], points[1 - team]
     before = match_value(need_m, need_t)
     after = match_value(need_m - mine, need_t - theirs)
-    return min(mine, need_m) - min(theirs, need_t) + 12.0 * (after - before)
+    return min(mine, need_m) - min(theirs, need_t) + WIN_WORTH * (after - before)
 
 
 def _custom_budget(level: str) -> Method | None:
@@ -337,7 +329,7 @@ class SearchBot(Bot):
             # a new match, or a new seat
             self.tracker = tracker = self._new_tracker(view.seat)
         tracker.observe(view)
-        self.rivals = self._read(tracker.model())
+        self.rivals = tracker.model()
 
     def _new_tracker(self, seat: int) -> RivalTracker:
         read_trucos = self.method.truco_bluffs is not None
@@ -351,21 +343,12 @@ class SearchBot(Bot):
             prior = dataclasses.replace(prior, table=True)
         return RivalTracker(seat, prior, read_trucos, read_table)
 
-    def _read(self, model: PlayerModel) -> PlayerModel:
-        if self.method.passed_truco:
-            model = dataclasses.replace(model, passed_truco=model.passed_bluffs)
-        if not self.method.read_bluffs:
-            model = dataclasses.replace(
-                model, envido_bluffs=0.0, passed_bluffs=0.0, passed_truco=0.0, truco_bluffs=0.0
-            )
-        return model
-
     def prior_rivals(self) -> PlayerModel:
         """The rivals' model of an adaptive level before any evidence (what it assumes
         of a rival it has not seen play; the analysis judges moves against it)."""
         if not self.method.adaptive:
             return self.rivals
-        return self._read(self._new_tracker(0).model())
+        return self._new_tracker(0).model()
 
     def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
         if self.method.adaptive and view.seat is not None:
@@ -379,7 +362,7 @@ class SearchBot(Bot):
         candidates = [a for a in legal if not is_say(a)]
         rate = self.method.bluff_rate
         if rate is not None and view.seat is not None:
-            weak = bluffs(view, candidates, self.method.bluff_tanto, self.method.bounded_raises)
+            weak = bluffs(view, candidates, self.method.bluff_tanto)
             if weak:
                 envido = bluff_draw(self.seed, view, "envido") < rate
                 truco = bluff_draw(self.seed, view, "truco") < rate
@@ -411,11 +394,11 @@ class SearchBot(Bot):
         determinizer = Determinizer(view)
         model = self._rival_model()
         fitted = self._worlds(determinizer, team, worlds - wary_worlds, model)
-        guarded = self._worlds(determinizer, team, wary_worlds, self._wary(model))
+        guarded = self._worlds(determinizer, team, wary_worlds, wary(model))
         played = model
-        if not self.method.trap and (played.passed_bluffs or played.passed_truco):
-            played = dataclasses.replace(played, passed_bluffs=0.0, passed_truco=0.0)
-        guard_played = self._wary(played)
+        if not self.method.trap and played.passed_bluffs:
+            played = dataclasses.replace(played, passed_bluffs=0.0)
+        guard_played = wary(played)
         ours = TABLE_READER if self.method.table_power else NEUTRAL
         for k, world in enumerate((*fitted, *guarded)):
             rivals = played if k < len(fitted) else guard_played
@@ -444,16 +427,11 @@ class SearchBot(Bot):
             outcomes=tuple(map(tuple, outcomes)),
         )
 
-    def _wary(self, model: PlayerModel) -> PlayerModel:
-        """:func:`wary` of ``model``, judging by the rough score if ``wary_table`` is off."""
-        guard = wary(model)
-        return guard if self.method.wary_table else dataclasses.replace(guard, table=False)
-
     def _rival_model(self) -> PlayerModel:
         """The rivals' model the rollouts play and the worlds' weights read."""
         if self.method.fit_table and self.tracker is not None:
             return self.rivals  # the tracker's read
-        if self.method.table_power and self.method.rival_table and not self.rivals.table:
+        if self.method.table_power and not self.rivals.table:
             return dataclasses.replace(self.rivals, table=True)
         return self.rivals
 
@@ -465,16 +443,8 @@ class SearchBot(Bot):
             return evaluation.best()
         base = max(quiet, key=values.__getitem__)
         choice, margin = base, 0.0
-        answering_truco = QUIERO in actions
         for i, action in enumerate(actions):
             if action in RISKY:
-                if self.method.fitted_raises and answering_truco and action in TRUCO_CALLS:
-                    fitted = evaluation.fitted
-                    a, b = samples[i][:fitted], samples[base][:fitted]
-                    gain = (sum(a) - sum(b)) / max(fitted, 1)
-                    if gain > margin and gain > self.method.cautious * paired_error(a, b):
-                        choice, margin = i, gain
-                    continue
                 gain = values[i] - values[base]
                 error = paired_error(samples[i], samples[base])
                 if gain > margin and gain > self.method.cautious * error:

@@ -61,8 +61,9 @@ from __future__ import annotations
 import copy
 import math
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -213,8 +214,11 @@ class BestResponse:
         saturation: int | None = 40,
         stake_caution: float = 2.0,
         read_table: bool = False,
+        game: Mapping[str, Any] | None = None,
     ) -> None:
         self.rules = rules
+        #: the game's parameters besides the table's (``deck``, ``max_hands``: mini-truco)
+        self.game = dict(game or {})
         self.read_table = read_table
         self.base_spec = base
         self.base: Bot = make_bot(base, seed)
@@ -383,15 +387,19 @@ class BestResponse:
 
 
 # ---------------------------------------------------------------------- measuring
-def match_env(bot: str | Bot, rules: Rules, team: int) -> BotOpponentEnv:
+def match_env(
+    bot: str | Bot, rules: Rules, team: int, game: Mapping[str, Any] | None = None
+) -> BotOpponentEnv:
     """Whole matches against ``bot`` (a spec for :func:`truco.bots.make_bot`, or a bot
     such as a :class:`~truco.rl.policy_bot.PolicyBot` holding an in-memory policy), the
-    learner's team ``team``, rewards per hand."""
+    learner's team ``team``, rewards per hand; ``game``: more parameters of the
+    :class:`~truco.rl.game.TrucoGame` (mini-truco's ``deck``, ``max_hands=1``)."""
     return BotOpponentEnv(
         opponent=bot,
         learner=tuple(range(team, rules.players, 2)),
         rewards="hand",
         **rules.to_dict(),
+        **(game or {}),
     )
 
 
@@ -416,7 +424,7 @@ def duplicate_margins(learner: BestResponse, bot: str | Bot, seeds: Sequence[int
     the same deals with the learner on one team, then on the other (the margin of the
     pair: points over hands of both matches). The whole-match measure that
     :func:`paired_hands` replaced, kept to compare them (``exploitability.py --compare``)."""
-    envs = [match_env(bot, learner.rules, team) for team in (0, 1)]
+    envs = [match_env(bot, learner.rules, team, learner.game) for team in (0, 1)]
     out = []
     for seed in seeds:
         points, hands = 0.0, 0
@@ -481,7 +489,7 @@ def paired_hands(
 ) -> list[HandPair]:
     """:func:`paired_match` on every seed in duplicate: the learner on one team, then on
     the other, with the same deals."""
-    envs = [match_env(bot, learner.rules, team) for team in (0, 1)]
+    envs = [match_env(bot, learner.rules, team, learner.game) for team in (0, 1)]
     hands: list[HandPair] = []
     for i, seed in enumerate(seeds):
         for env in envs:
@@ -524,7 +532,7 @@ def train(
     progress: Callable[[str], None] | None = None,
 ) -> None:
     """``matches`` training matches against ``bot``, the learner's team alternating."""
-    envs = [match_env(bot, learner.rules, team) for team in (0, 1)]
+    envs = [match_env(bot, learner.rules, team, learner.game) for team in (0, 1)]
     rng = np.random.default_rng(seed)
     for m in range(matches):
         learner.train_match(envs[m % 2], int(rng.integers(2**31)))

@@ -29,11 +29,18 @@ from .game import TrucoGame, TrucoState
 @dataclass
 class Tree:
     """The ``.efg`` text, the number of nodes, and per seat a state of each of its
-    information sets (infoset number -> state: what a bot is asked at it)."""
+    information sets (infoset number -> state: what a bot is asked at it) and the
+    numbers of its information-state strings."""
 
     text: str
     nodes: int
     states: list[dict[int, TrucoState]] = field(default_factory=list)
+    numbers: list[dict[str, int]] = field(default_factory=list)
+
+    def name(self, seat: int, information_state: str) -> str:
+        """The efg name of ``seat``'s information set (``s<seat>-<number>``), which
+        OpenSpiel's ``efg_game`` gives as its information-state string."""
+        return f"s{seat}-{self.numbers[seat][information_state]}"
 
 
 def action_label(action: int) -> str:
@@ -89,4 +96,4 @@ def to_efg(spec: TrucoGame, name: str = "truco") -> Tree:
     finally:
         sys.setrecursionlimit(limit)
     head = f'EFG 2 R "{name}" {{ "seat 0" "seat 1" }}\n""\n'
-    return Tree(head + "\n".join(lines) + "\n", len(lines), states)
+    return Tree(head + "\n".join(lines) + "\n", len(lines), states, infosets)

@@ -29,7 +29,7 @@ convention (``action_masks()``; an illegal action forfeits), which Gymnasium's
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
@@ -41,78 +41,11 @@ from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 from ..actions import NUM_ACTIONS
 from ..bots import Bot, make_bot
 from ..view import seat_view
-from .game import TrucoGame, TrucoState
-
-if TYPE_CHECKING:
-    from .parallel import ParallelTrucoEnv
-
-#: ``observation=``: which tensor an agent observes.
-OBSERVATIONS = ("observation", "information_state")
-
+from . import env_parts
+from .parallel import ParallelTrucoEnv
 
 #: How many episodes in a row the bots may finish before the learner acts.
 _MAX_SKIPPED = 10_000
-
-
-def _first_mano(options: dict[str, Any] | None) -> int | None:
-    mano = (options or {}).get("first_mano")
-    if mano is not None and not isinstance(mano, int | np.integer):
-        raise ValueError(f"first_mano must be a seat or -1 (got {mano!r})")
-    return None if mano is None else int(mano)
-
-
-def _game(rewards: str, options: dict[str, Any]) -> TrucoGame:
-    return TrucoGame(options, returns=rewards)
-
-
-def _sample_chance(state: TrucoState, rng: np.random.Generator) -> None:
-    while state.is_chance_node():
-        outcomes = state.chance_outcomes()
-        state.apply_action(outcomes[int(rng.integers(len(outcomes)))][0])
-
-
-def _observe(state: TrucoState, seat: int, kind: str) -> dict[str, np.ndarray]:
-    tensor = (
-        state.observation_tensor(seat)
-        if kind == "observation"
-        else state.information_state_tensor(seat)
-    )
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    if not state.is_terminal() and state.current_player() == seat:
-        mask[state.legal_actions(seat)] = 1
-    return {"observation": tensor, "action_mask": mask}
-
-
-def _spaces(game: TrucoGame, kind: str) -> spaces.Dict:
-    shape = tuple(
-        game.observation_tensor_shape()
-        if kind == "observation"
-        else game.information_state_tensor_shape()
-    )
-    return spaces.Dict(
-        {
-            "observation": spaces.Box(0.0, 1.0, shape, dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
-        }
-    )
-
-
-def _render_mode(mode: str | None, metadata: Mapping[str, Any]) -> str | None:
-    if mode is not None and mode not in metadata["render_modes"]:
-        raise ValueError(f"render_mode must be one of {metadata['render_modes']} (got {mode!r})")
-    return mode
-
-
-def _render(mode: str | None, state: TrucoState) -> str | None:
-    """PettingZoo's and Gymnasium's convention: ``"ansi"`` returns the text, ``"human"``
-    prints it."""
-    if mode is None:
-        gymnasium.logger.warn("render() was called without a render_mode")
-        return None
-    if mode == "human":
-        print(state)
-        return None
-    return str(state)
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -135,8 +68,6 @@ def parallel_env(**kwargs: Any) -> ParallelTrucoEnv:
     """The PettingZoo parallel environment (:class:`truco.rl.parallel.ParallelTrucoEnv`):
     here too so that this module is what PettingZoo's tests take (``env`` and
     ``parallel_env``)."""
-    from .parallel import ParallelTrucoEnv
-
     return ParallelTrucoEnv(**kwargs)
 
 
@@ -172,15 +103,14 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's naming
             raise ValueError(f"max_cycles must be a positive integer or None (got {max_cycles!r})")
         self.max_cycles = max_cycles
         self._moves: list[int] = []
-        if observation not in OBSERVATIONS:
-            raise ValueError(f"observation must be one of {OBSERVATIONS} (got {observation!r})")
-        self.game = _game(rewards, options)
+        env_parts.check_observation(observation)
+        self.game = env_parts.make_game(rewards, options)
         self.observation_kind = observation
-        self.render_mode = _render_mode(render_mode, self.metadata)
+        self.render_mode = env_parts.render_mode(render_mode, self.metadata)
         n = self.game.num_players()
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        space = _spaces(self.game, observation)
+        space = env_parts.observation_space(self.game, observation)
         self.observation_spaces = {a: space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self.np_random, _ = seeding.np_random(None)
@@ -196,9 +126,9 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's naming
         """``options={"first_mano": seat}`` (``-1``: drawn) overrides the game's."""
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
-        self.state = self.game.new_initial_state(_first_mano(options))
+        self.state = self.game.new_initial_state(env_parts.first_mano(options))
         self._moves = [0] * len(self.possible_agents)
-        _sample_chance(self.state, self.np_random)
+        env_parts.sample_chance(self.state, self.np_random)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -208,7 +138,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's naming
         self.agent_selection = self.possible_agents[self.state.current_player()]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        return _observe(self.state, self._seat[agent], self.observation_kind)
+        return env_parts.observe(self.state, self._seat[agent], self.observation_kind)
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -220,7 +150,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's naming
         state = self.state
         state.apply_action(int(action))
         rewards = state.rewards()
-        _sample_chance(state, self.np_random)
+        env_parts.sample_chance(state, self.np_random)
         for a in self.agents:
             self.rewards[a] = rewards[self._seat[a]]
         self._moves[self._seat[agent]] += 1
@@ -240,7 +170,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's naming
 
     def render(self) -> str | None:
         """``"ansi"``: the table as text; ``"human"``: printed (returns ``None``)."""
-        return _render(self.render_mode, self.state)
+        return env_parts.render(self.render_mode, self.state)
 
     def close(self) -> None:
         pass
@@ -267,10 +197,9 @@ class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], Any]):
         render_mode: str | None = None,
         **options: Any,
     ) -> None:
-        self.render_mode = _render_mode(render_mode, self.metadata)
-        if observation not in OBSERVATIONS:
-            raise ValueError(f"observation must be one of {OBSERVATIONS} (got {observation!r})")
-        self.game = _game(rewards, options)
+        self.render_mode = env_parts.render_mode(render_mode, self.metadata)
+        env_parts.check_observation(observation)
+        self.game = env_parts.make_game(rewards, options)
         n = self.game.num_players()
         self.learner = (learner,) if isinstance(learner, int) else tuple(learner)
         if not self.learner or any(not 0 <= s < n for s in self.learner):
@@ -281,7 +210,7 @@ class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], Any]):
         self._opponent_spec = opponent
         self.bots: dict[int, Bot] = {}
         self.observation_kind = observation
-        self.observation_space = _spaces(self.game, observation)  # type: ignore[assignment]
+        self.observation_space = env_parts.observation_space(self.game, observation)  # type: ignore[assignment]
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.state = self.game.new_initial_state()
         self.seat = self.learner[0]
@@ -310,7 +239,7 @@ class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], Any]):
         super().reset(seed=seed)
         if seed is not None or not self.bots:
             self._make_bots(seed)
-        first_mano = _first_mano(options)
+        first_mano = env_parts.first_mano(options)
         for skipped in range(_MAX_SKIPPED):
             self.state = self.game.new_initial_state(first_mano)
             self._reward = 0.0
@@ -323,7 +252,7 @@ class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], Any]):
         """Deal and let the bots act until a learner seat must act or the episode ends."""
         state = self.state
         while True:
-            _sample_chance(state, self.np_random)
+            env_parts.sample_chance(state, self.np_random)
             if state.is_terminal():
                 return
             seat = state.current_player()
@@ -336,7 +265,7 @@ class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], Any]):
             self._reward += state.rewards()[self.learner[0]]
 
     def _obs(self) -> dict[str, np.ndarray]:
-        return _observe(self.state, self.seat, self.observation_kind)
+        return env_parts.observe(self.state, self.seat, self.observation_kind)
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         """Play the learner's ``action`` (an illegal one raises ``ValueError`` and changes
@@ -356,7 +285,7 @@ class BotOpponentEnv(gymnasium.Env[dict[str, np.ndarray], Any]):
 
     def render(self) -> str | None:
         """``"ansi"``: the table as text; ``"human"``: printed (returns ``None``)."""
-        return _render(self.render_mode, self.state)
+        return env_parts.render(self.render_mode, self.state)
 
 
 class MaskedBotEnv(BotOpponentEnv):

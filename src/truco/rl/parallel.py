@@ -27,16 +27,7 @@ from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv  # type: ignore[import-untyped]
 
 from ..actions import NUM_ACTIONS
-from .env import (
-    OBSERVATIONS,
-    _first_mano,
-    _game,
-    _observe,
-    _render,
-    _render_mode,
-    _sample_chance,
-    _spaces,
-)
+from . import env_parts
 
 
 class ParallelTrucoEnv(ParallelEnv):  # type: ignore[misc]
@@ -61,11 +52,10 @@ class ParallelTrucoEnv(ParallelEnv):  # type: ignore[misc]
     ) -> None:
         if max_cycles is not None and (not isinstance(max_cycles, int) or max_cycles < 1):
             raise ValueError(f"max_cycles must be a positive integer or None (got {max_cycles!r})")
-        if observation not in OBSERVATIONS:
-            raise ValueError(f"observation must be one of {OBSERVATIONS} (got {observation!r})")
+        env_parts.check_observation(observation)
         self.max_cycles = max_cycles
-        self.render_mode = _render_mode(render_mode, self.metadata)
-        self.game = _game(rewards, options)
+        self.render_mode = env_parts.render_mode(render_mode, self.metadata)
+        self.game = env_parts.make_game(rewards, options)
         self.observation_kind = observation
         self.illegal_reward = (
             self.game.min_utility() if illegal_reward is None else float(illegal_reward)
@@ -74,7 +64,7 @@ class ParallelTrucoEnv(ParallelEnv):  # type: ignore[misc]
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         self.agents: list[str] = []
-        self._observation_space = _spaces(self.game, observation)
+        self._observation_space = env_parts.observation_space(self.game, observation)
         self._action_space = spaces.Discrete(NUM_ACTIONS)
         self.np_random, _ = seeding.np_random(None)
         self.state = self.game.new_initial_state()
@@ -92,8 +82,8 @@ class ParallelTrucoEnv(ParallelEnv):  # type: ignore[misc]
         """``options={"first_mano": seat}`` (``-1``: drawn) overrides the game's."""
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
-        self.state = self.game.new_initial_state(_first_mano(options))
-        _sample_chance(self.state, self.np_random)
+        self.state = self.game.new_initial_state(env_parts.first_mano(options))
+        env_parts.sample_chance(self.state, self.np_random)
         self.agents = self.possible_agents[:]
         self._steps = 0
         return self._observations(), self._infos()
@@ -135,7 +125,7 @@ class ParallelTrucoEnv(ParallelEnv):  # type: ignore[misc]
             return observations, rewards, terminations, truncations, infos
         state.apply_action(action)
         paid = state.rewards()
-        _sample_chance(state, self.np_random)
+        env_parts.sample_chance(state, self.np_random)
         rewards = {a: paid[self._seat[a]] for a in agents}
         over = state.is_terminal()
         cut = not over and self.max_cycles is not None and self._steps >= self.max_cycles
@@ -149,7 +139,10 @@ class ParallelTrucoEnv(ParallelEnv):  # type: ignore[misc]
         return observations, rewards, terminations, truncations, infos
 
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:
-        return {a: _observe(self.state, self._seat[a], self.observation_kind) for a in self.agents}
+        return {
+            a: env_parts.observe(self.state, self._seat[a], self.observation_kind)
+            for a in self.agents
+        }
 
     def _infos(self) -> dict[str, dict[str, Any]]:
         state = self.state
@@ -158,7 +151,7 @@ class ParallelTrucoEnv(ParallelEnv):  # type: ignore[misc]
 
     def render(self) -> str | None:
         """``"ansi"``: the table as text; ``"human"``: printed (returns ``None``)."""
-        return _render(self.render_mode, self.state)
+        return env_parts.render(self.render_mode, self.state)
 
     def record(self, headers: dict[str, Any] | None = None) -> dict[str, Any]:
         """The episode as a ``truco-record/1`` object (``truco replay`` reads it)."""

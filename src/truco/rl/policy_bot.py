@@ -6,8 +6,10 @@ with ``probabilities(observation, mask) -> array`` is a policy; :class:`LinearPo
 (softmax of a linear function, numpy only) is the one of ``examples/train_tiny_agent.py``
 and saves to / loads from a ``.npz`` file.
 
-Importing this module adds the bot kinds ``linear`` and ``ppo`` to
-:data:`truco.bots.BOTS`: ``make_bot("linear:/path/policy.npz")`` or
+The bot kinds ``linear`` and ``ppo`` are this module's :func:`load_bot` and
+:func:`load_ppo_bot`, declared as entry points of the group ``truco.bots``
+(pyproject.toml) and added to :data:`truco.bots.BOTS` by importing this module:
+``make_bot("linear:/path/policy.npz")`` or
 ``make_bot("ppo:/path/model.zip")`` (a ``MaskablePPO`` of sb3-contrib, the ``ppo`` extra),
 and so the arena and the server, can seat a saved policy.
 
@@ -34,7 +36,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..actions import NUM_ACTIONS, is_say
-from ..bots import BOTS, Bot
+from ..bots import BOTS, PLUGIN_BOTS, Bot
 from ..rules import Rules
 from ..view import SeatView
 from .encoding import Encoder
@@ -206,5 +208,8 @@ def load_ppo_bot(path: str, seed: int | None = None) -> PolicyBot:
     return PolicyBot(policy, level=path, seed=seed)
 
 
-BOTS.setdefault("linear", lambda level, seed: load_bot(level, seed))
-BOTS.setdefault("ppo", lambda level, seed: load_ppo_bot(level, seed))
+# pyproject.toml declares both as entry points of the group ``truco.bots``, which
+# :func:`truco.bots.make_bot` loads by name; importing this module registers them too.
+BOTS.setdefault("linear", load_bot)
+BOTS.setdefault("ppo", load_ppo_bot)
+PLUGIN_BOTS.update(("linear", "ppo"))

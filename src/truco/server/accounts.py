@@ -325,10 +325,16 @@ def _check_free(conn: Connection, name: str, account_id: str | None = None) -> N
         )
 
 
-def create(engine: Engine, name: str, password_hash: str, guest_id: str | None) -> Account:
-    """A new account named ``name`` (checked already); with ``guest_id``, that guest's
-    history becomes the account's. :class:`AccountError` (409) if the name is taken, or
-    another account's name looks like it."""
+def create(
+    engine: Engine,
+    name: str,
+    password_hash: str,
+    guest_id: str | None,
+    address: str | None = None,
+) -> Account:
+    """A new account named ``name`` (checked already), signed up from ``address``; with
+    ``guest_id``, that guest's history becomes the account's. :class:`AccountError` (409)
+    if the name is taken, or another account's name looks like it."""
     account = Account(secrets.token_urlsafe(12), name)
     try:
         with engine.begin() as conn:
@@ -341,6 +347,7 @@ def create(engine: Engine, name: str, password_hash: str, guest_id: str | None) 
                     name_skeleton=name_skeleton(name),
                     password_hash=password_hash,
                     created_at=time.time(),
+                    signup_address=None if address is None else address[:64],
                 )
             )
             if guest_id is not None:

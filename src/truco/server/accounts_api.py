@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import asyncio
 import math
+import time
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from . import accounts, ratings
+from . import accounts, fair_play, moderation, ratings
 from .accounts import AccountError, PasswordWork
 from .api import client_summary, session_answer
 from .deps import ID_PATTERN, MaybePlayerDep, PlayerDep, ServerDep, TableId
@@ -101,6 +102,8 @@ async def _login(
     player = await server.sessions.open(
         account.name, account.id, account=True, agent=agent, address=address
     )
+    engine, seen = server.store.engine, _address(request)
+    await server.store.in_writer(lambda: fair_play.seen_at(engine, account.id, seen, time.time()))
     return session_answer(response, server, player)
 
 
@@ -116,11 +119,32 @@ async def sign_up(
     """A new account, logged in at once. A guest who signs up keeps their history."""
     name = accounts.check_name(body.name)
     accounts.check_password(body.password, name)
+    address = _address(request)
+    engine = server.store.engine
+    await asyncio.to_thread(_may_sign_up, engine, address, server.config.signups_per_address_day)
     hashed = await _guard(request).work.run(accounts.hash_password, body.password)
     guest = known.id if known is not None and not known.account else None
-    engine = server.store.engine
-    account = await server.store.in_writer(lambda: accounts.create(engine, name, hashed, guest))
+    account = await server.store.in_writer(
+        lambda: accounts.create(engine, name, hashed, guest, address)
+    )
     return await _login(request, response, server, account)
+
+
+def _may_sign_up(engine: Any, address: str, per_day: int) -> None:
+    """:class:`AccountError` for an address barred (moderation) or past its sign-ups of
+    the day (fair play: fresh accounts are what a rating farm needs)."""
+    if moderation.address_banned_until(engine, address) is not None:
+        raise AccountError(403, "new guests from your address are barred for now", "address_banned")
+    if per_day > 0:
+        with engine.connect() as conn:
+            made = fair_play.signups_today(conn, address, time.time())
+        if made >= per_day:
+            raise AccountError(
+                429,
+                f"too many accounts signed up from your address today (at most {per_day})",
+                "signup_limit",
+                {"limit": per_day, "retry_after": 3600},
+            )
 
 
 @router.post("/login", responses=refusals(400, 401))
@@ -163,6 +187,8 @@ async def login(
             {"rate": guard.rate_text, "retry_after": 60},
         )
     guard.throttle.succeeded(pair)
+    if await asyncio.to_thread(moderation.is_banned, server.store.engine, found.account.id):
+        raise AccountError(403, "this account is banned", "account_banned")
     return await _login(request, response, server, found.account)
 
 
@@ -251,18 +277,20 @@ async def _me(server: ServerDep, player: Player) -> dict[str, Any]:
     }
     if player.account:
 
-        def read() -> tuple[accounts.Account | None, dict[str, ratings.Skill]]:
+        def read() -> tuple[accounts.Account | None, dict[str, ratings.Skill], str]:
             engine = server.store.engine
             account = accounts.get(engine, player.id)
             with engine.connect() as conn:
-                return account, ratings.ratings_of(conn, player.id)
+                found = moderation.standing(conn, player.id)
+                return account, ratings.ratings_of(conn, player.id), found.role if found else ""
 
-        account, skills = await asyncio.to_thread(read)
+        account, skills, role = await asyncio.to_thread(read)
         if account is None:
             raise AccountError(
                 401, "the account of this session does not exist: log in again", "account_gone"
             )
         me["name"] = account.name
+        me["role"] = role  # player, moderator, admin (moderation.py)
         me["ratings"] = {mode: skill.to_json() for mode, skill in skills.items()}
     return me
 
@@ -297,11 +325,12 @@ async def leaderboard(
     mode: Mode = "1v1",
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
 ) -> dict[str, Any]:
-    """The best rated players of a mode: rating, rated games, provisional or not."""
+    """The best rated players of a mode: rating, rated games; provisional accounts (fewer
+    rated games than the server's ``leaderboard_min_games``) and banned ones are left out."""
 
     def read() -> list[dict[str, Any]]:
         with server.store.engine.connect() as conn:
-            best = ratings.top(conn, mode, limit)
+            best = ratings.top(conn, mode, limit, server.config.leaderboard_min_games)
             names = accounts.names(conn, [player_id for player_id, _ in best])
         return [
             {"name": names[player_id], **skill.to_json()}

@@ -23,7 +23,7 @@ from pydantic import (
 
 from ..record import RecordError, record_from_json, replay
 from ..rules import FALTA_ENVIDO_VARIANTS, Rules, RulesError
-from . import accounts
+from . import accounts, moderation
 from .accounts import AccountError
 from .bot_pool import check_bot_spec, offered_bots
 from .deps import MaybePlayerDep, NoSession, PlayerDep, Server, ServerDep, TableId
@@ -150,6 +150,11 @@ async def guest(
         player = Player(known.id, name, known.expires, False, known.session)
     else:
         agent, address = client_summary(request)
+        engine = server.store.engine
+        if await asyncio.to_thread(moderation.address_banned_until, engine, address):
+            raise AccountError(
+                403, "new guests from your address are barred for now", "address_banned"
+            )
         player = await server.sessions.open(name, agent=agent, address=address)
     return session_answer(response, server, player)
 

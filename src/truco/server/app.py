@@ -21,7 +21,6 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from limits import RateLimitItem
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import (
     accounts,
@@ -34,6 +33,7 @@ from . import (
     howto,
     live,
     metrics,
+    moderation_api,
     queue_api,
     tournaments_api,
 )
@@ -165,20 +165,6 @@ def queue_backend(config: ServerConfig) -> queue_api.QueueBackend:
     return MemoryQueue()
 
 
-class Site(FastAPI):
-    """The FastAPI application, with the tables' sockets answered before its middleware
-    and routing: their frames are the server's busiest path, and need neither (they
-    still pass the per-address limits, sharing the API's windows)."""
-
-    table_sockets: ASGIApp | None = None
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.table_sockets is not None and live.table_path(scope):
-            await self.table_sockets(scope, receive, send)
-        else:
-            await super().__call__(scope, receive, send)
-
-
 def create_app(config: ServerConfig | None = None) -> FastAPI:
     """The whole server as one ASGI application."""
     config = config or ServerConfig()
@@ -232,7 +218,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
             await lobby.stop()
             metrics.LIVE.lobbies.remove(lobby)
 
-    app = Site(title="Truco Argento", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
+    app = FastAPI(title="Truco Argento", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.server = server
     app.state.lobby = lobby
     app.state.config = config
@@ -256,9 +242,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(api.router)
     app.include_router(accounts_api.router)
-    app.include_router(queue_api.router)
+    app.include_router(queue_api.router)  # /ws/queue, before the tables' /ws/{table}
+    app.include_router(live.router)
     app.include_router(analysis_api.router)
     app.include_router(howto.router)
+    app.include_router(moderation_api.router)
+    app.include_router(moderation_api.pages)
     app.include_router(friends_api.router)
     app.include_router(challenges_api.router)
     app.include_router(tournaments_api.router)
@@ -273,7 +262,4 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         body_seconds=body_seconds,
     )
     app.add_middleware(RequestIds)  # outermost: the limits' refusals have an id too
-    table_sockets = live.TableSockets(server)
-    limits = HttpLimits(table_sockets, addresses, sockets, max_body, body_seconds)
-    app.table_sockets = RequestIds(limits)
     return app

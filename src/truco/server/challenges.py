@@ -9,7 +9,7 @@ seat it), then seats both at a new table through :func:`seat_match`.
 
 :func:`seat_match` is where every table of people the server pairs outside quick match
 (challenges, tournaments) is made: the one place that decides whether a rated one may
-be made (:data:`RATED_GATE`).
+be made (no banned player; the fair-play rules of :mod:`.fair_play`, as quick match).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import asyncio
 import json
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,8 +26,10 @@ from sqlalchemy import func, insert, or_, select, update
 from sqlalchemy.engine import Engine, RowMapping
 
 from ..rules import Rules, RulesError
+from . import fair_play, moderation
 from .accounts import name_key
 from .deps import Server
+from .fair_play import FairPlay
 from .friends import FriendError, blocked_between
 from .players import Player
 from .store import accounts_table, challenges_table
@@ -37,10 +39,6 @@ from .table import Table
 CHALLENGE_SECONDS = 600.0
 #: the most open challenges one player may have sent
 MAX_OPEN = 5
-
-#: whether a rated table may be made for these players (moderation may refuse some):
-#: ``None`` if it may, else the refusal's code
-RATED_GATE: list[Callable[[Server, Sequence[Player]], str | None]] = []
 
 
 def table_rules(options: dict[str, Any]) -> Rules:
@@ -59,13 +57,23 @@ def seat_match(
     server: Server, players: Sequence[Player], rules: Rules, *, rated: bool, name: str = ""
 ) -> Table:
     """A new table with ``players[i]`` in seat ``i`` that starts at once (rated: accounts
-    only, and whatever :data:`RATED_GATE` says); callers await its durability."""
+    only, and as fair play allows); callers await its durability."""
     if rated:
-        for gate in RATED_GATE:
-            code = gate(server, players)
-            if code is not None:
-                raise FriendError(403, code)
+        code = rated_refusal(server, players)
+        if code is not None:
+            raise FriendError(403, code)
     return server.lobby.create_match(players, rules, rated=rated, name=name)
+
+
+def rated_refusal(server: Server, players: Sequence[Player]) -> str | None:
+    """Why ``players`` (seat ``i`` in team ``i % 2``) may not meet in rated play now: a
+    banned player, or the fair-play rules (:func:`.fair_play.rated_refusal`); else None."""
+    ids = [p.id for p in players]
+    with server.store.engine.connect() as conn:
+        if moderation.any_banned(conn, ids):
+            return "account_banned"
+        teams = [ids[team::2] for team in (0, 1)]
+        return fair_play.rated_refusal(conn, FairPlay.of(server.config), teams, time.time())
 
 
 @dataclass(frozen=True, slots=True)

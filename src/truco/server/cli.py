@@ -114,6 +114,21 @@ def register(subparsers: Any) -> None:
         help="analyses of matches one guest or account may ask for (default 10/hour)",
     )
     p.add_argument(
+        "--rated-pair-per-day",
+        type=int,
+        default=3,
+        metavar="N",
+        help="rated matches two accounts may play against each other in 24 h (default 3; "
+        "0: no limit; docs/operations.md, fair play)",
+    )
+    p.add_argument(
+        "--signups-per-address",
+        type=int,
+        default=5,
+        metavar="N",
+        help="accounts one address may sign up in 24 h (default 5; 0: no limit)",
+    )
+    p.add_argument(
         "--secure-cookies",
         action="store_true",
         help="mark the session cookie Secure (when served over https)",
@@ -243,8 +258,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
     from .app import create_app
     from .config import ServerConfig
-    from .pauses import http_protocol
-    from .serving import AnnouncingServer, first_line, listening_socket
+    from .serving import AnnouncingServer, first_line, listening_socket, uvicorn_options
 
     config = ServerConfig(
         db_url=args.db,
@@ -268,6 +282,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         redis_prefix=args.redis_prefix,
         lease_ms=int(args.lease_seconds * 1000),
         metrics_token=args.metrics_token or None,
+        rated_pair_per_day=max(0, args.rated_pair_per_day),
+        signups_per_address_day=max(0, args.signups_per_address),
     )
     problem = _cluster_problem(args)
     if problem is not None:
@@ -313,16 +329,16 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         return 2
     server = AnnouncingServer(
         uvicorn.Config(
-            app,
-            log_level=args.log_level,
-            log_config=None,  # uvicorn's lines go through the server's log (logs.configure)
-            access_log=False,  # the server logs each request itself, with its id
-            ws_max_size=1 << 16,
-            ws_per_message_deflate=args.ws_deflate,
-            http=http_protocol(),  # (no cycle left by each WebSocket upgrade)
-            # Ctrl+C or SIGTERM: connections get 15 s to close; then the tables are stopped
-            # (committed) and the process ends, whatever a client still holds open
-            timeout_graceful_shutdown=15,
+            **uvicorn_options(
+                app,
+                log_level=args.log_level,
+                log_config=None,  # uvicorn's lines go through the server's log (logs.configure)
+                access_log=False,  # the server logs each request itself, with its id
+                ws_per_message_deflate=args.ws_deflate,
+                # Ctrl+C or SIGTERM: connections get 15 s to close; then the tables are
+                # stopped (committed) and the process ends, whatever a client still holds open
+                timeout_graceful_shutdown=15,
+            )
         ),
         address=f"http://{args.host}:{sock.getsockname()[1]}/",
         # the tables stop (committed, their sockets told) before uvicorn waits for the

@@ -84,3 +84,14 @@ class ServerConfig:
     #: ``GET /metrics`` answers only with ``Authorization: Bearer <metrics_token>``
     #: (None: the route answers 404; docs/operations.md)
     metrics_token: str | None = None
+    #: fair play (server/fair_play.py, docs/operations.md): rated tables come from the
+    #: rated queues only unless ``rated_tables_open`` (tests); two accounts meet in at most
+    #: ``rated_pair_per_day`` rated matches a day (0: no limit); accounts seen at one address
+    #: are not rated against each other unless ``rated_same_address``; an address signs up
+    #: ``signups_per_address_day`` accounts a day (0: no limit); the leaderboard lists
+    #: accounts with ``leaderboard_min_games`` rated games in the mode or more
+    rated_tables_open: bool = False
+    rated_pair_per_day: int = 3
+    rated_same_address: bool = False
+    signups_per_address_day: int = 5
+    leaderboard_min_games: int = 10

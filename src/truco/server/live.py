@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 import orjson
-from starlette.types import Receive, Scope, Send
+from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
 from ..refusals import Param, Refusal
@@ -27,14 +27,13 @@ from .limits import TokenBucket
 from .lobby import Inbox
 from .players import Player
 from .protocol import Hello, ProtocolError, close_reason, error_message, parse_client_message
-from .rawsocket import DirectWriter, RawSocket
 from .sessions import COOKIE, same_origin
 from .socket_caps import TOO_MANY_SOCKETS
 from .table import Client, Command, Join, Leave
 from .tasks import spawn
 
-#: the table's socket is ``/ws/{table}``; ``/ws/queue`` is quick match's (``queue_api``)
-PREFIX, NOT_TABLES = "/ws/", frozenset({"queue"})
+#: the table's socket is ``/ws/{table}`` (``/ws/queue``, quick match's, is routed before it)
+router = APIRouter()
 
 #: close codes after which a client should not try again with the same request
 BAD_REQUEST, BAD_TOKEN, NO_TABLE, HELLO_TIMEOUT, MATCH_OVER = 4400, 4401, 4404, 4408, 4410
@@ -62,8 +61,7 @@ async def refuse(websocket: Any, refused: Refused) -> None:
 
 
 class Handshake(Protocol):
-    """What identifying a connection reads of it (a :class:`RawSocket`, or Starlette's
-    ``WebSocket`` for quick match's socket)."""
+    """What identifying a connection reads of it (Starlette's ``WebSocket``)."""
 
     @property
     def query_params(self) -> Mapping[str, str]: ...
@@ -74,28 +72,10 @@ class Handshake(Protocol):
     async def receive(self) -> Mapping[str, Any]: ...
 
 
-def table_path(scope: Scope) -> bool:
-    """Whether ``scope`` is a WebSocket of a table (``/ws/<one segment>``, not ``/ws/queue``)."""
-    if scope["type"] != "websocket":
-        return False
-    path: str = scope["path"]
-    root = scope.get("root_path", "")
-    if root and path.startswith(root):
-        path = path[len(root) :]
-    name = path[len(PREFIX) :]
-    return path.startswith(PREFIX) and bool(name) and "/" not in name and name not in NOT_TABLES
-
-
-class TableSockets:
-    """The ASGI application of the tables' sockets (see :class:`truco.server.app.Site`)."""
-
-    def __init__(self, server: Server) -> None:
-        self.server = server
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path: str = scope["path"]
-        table_id = path[path.rindex("/") + 1 :]
-        await table_socket(RawSocket(scope, receive, send), self.server, table_id)
+@router.websocket("/ws/{table_id}")
+async def table_route(websocket: WebSocket, table_id: str) -> None:
+    """The table's socket (see the module)."""
+    await table_socket(websocket, server_of(websocket), table_id)
 
 
 def _since(text: str | None) -> int | None:
@@ -149,10 +129,11 @@ async def _identify(
     return player, hello.since if hello.since is not None else since
 
 
-async def table_socket(websocket: RawSocket, server: Server, table_id: str) -> None:
+async def table_socket(websocket: WebSocket, server: Server, table_id: str) -> None:
     """One connection to the table ``table_id``: who it is, then frames both ways."""
-    await websocket.accept()
-    if websocket.gone:
+    try:
+        await websocket.accept()
+    except (WebSocketDisconnect, RuntimeError, OSError):  # it went away during the handshake
         return
     try:
         if not ID_RE.fullmatch(table_id):
@@ -178,7 +159,7 @@ async def table_socket(websocket: RawSocket, server: Server, table_id: str) -> N
     if player is not None:
         refusal = await server.sockets.admit("player", player.id)
         if refusal is not None:
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError, RuntimeError, WebSocketDisconnect):
                 await websocket.close(TOO_MANY_SOCKETS, close_reason(refusal))
             return
     try:
@@ -189,7 +170,7 @@ async def table_socket(websocket: RawSocket, server: Server, table_id: str) -> N
 
 
 async def _connected(
-    websocket: RawSocket,
+    websocket: WebSocket,
     server: Server,
     table_id: str,
     inbox: Inbox,
@@ -198,8 +179,7 @@ async def _connected(
 ) -> None:
     """An identified connection to a table: it joins, then frames go both ways."""
     greeted = asyncio.Event()
-    direct = None if websocket.direct is None else _Greeting(websocket.direct, greeted)
-    client = Client(player, server.config.outbox_size, direct)
+    client = Client(player, server.config.outbox_size)
     # a session that ends (logged out here or on another node, expired) closes the socket
     server.sessions.watch(player, client)
     sender = spawn(_send_loop(websocket, client, greeted), f"ws-send-{table_id}")
@@ -223,30 +203,12 @@ async def _connected(
             sender.cancel()
 
 
-class _Greeting:
-    """A direct writer that sets ``greeted`` once a frame went out."""
-
-    def __init__(self, direct: DirectWriter, greeted: asyncio.Event) -> None:
-        self.direct = direct
-        self.greeted = greeted
-
-    def write(self, text: str) -> bool:
-        return self.write_bytes(text.encode())
-
-    def write_bytes(self, data: bytes) -> bool:
-        if self.direct.write_bytes(data):
-            self.greeted.set()
-            return True
-        return False
-
-    def buffered(self) -> int:
-        return self.direct.buffered()
-
-
-async def _send_loop(websocket: RawSocket, client: Client, greeted: asyncio.Event) -> None:
-    """Write the client's outbox to the socket (a direct client's only holds its close);
-    ``None`` closes it with the reason. ``greeted`` is set once the first frame is
-    written (or the loop ends)."""
+async def _send_loop(websocket: WebSocket, client: Client, greeted: asyncio.Event) -> None:
+    """Write the client's outbox to the socket, one frame at a time: each write waits
+    while the server's buffer for a client that does not read is full (uvicorn's flow
+    control), so such a client's outbox fills and it is closed (:data:`.table.TOO_SLOW`).
+    ``None`` closes the socket with the reason. ``greeted`` is set once the first frame
+    is written (or the loop ends)."""
     try:
         while True:
             text = await client.outbox.get()
@@ -272,12 +234,10 @@ def _size(frame: Mapping[str, Any]) -> tuple[str | None, int]:
 
 
 class _Frames:
-    """A connection's frames, checked for size, rate and shape, as commands of its table
-    (one at a time, in order: :meth:`take`)."""
+    """A connection's frames, checked for size, rate and shape, as commands of its table."""
 
-    def __init__(self, client: Client, inbox: Inbox, config: ServerConfig) -> None:
+    def __init__(self, client: Client, config: ServerConfig) -> None:
         self.client = client
-        self.inbox = inbox
         self.config = config
         self.bucket = TokenBucket(config.rate_per_second, config.rate_burst, time.monotonic())
         self.strikes = 0
@@ -316,29 +276,18 @@ class _Frames:
             return None
         return Command(client, message)
 
-    def take_now(self, frame: Mapping[str, Any]) -> None:
-        """:meth:`check` then straight into a local table's inbox (read directly)."""
-        command = self.check(frame)
-        if command is not None:
-            assert isinstance(self.inbox, asyncio.Queue)
-            self.inbox.put_nowait(command)
-
 
 async def _receive_loop(
-    websocket: RawSocket,
+    websocket: WebSocket,
     client: Client,
     inbox: Inbox,
     config: ServerConfig,
 ) -> None:
-    """Read frames, check size, rate and shape, and pass commands to the table. A table
-    of this process (its inbox a queue) gets them as the server parses them, once every
-    frame read so far is passed (:meth:`RawSocket.read_directly`); this loop then only
-    waits for the disconnect."""
-    frames = _Frames(client, inbox, config)
-    direct = not isinstance(inbox, asyncio.Queue)  # True: never (or already) direct
+    """Read frames, check size, rate and shape, and pass commands to the table. The
+    server reads no further frame of the client until this loop asks for it (uvicorn
+    pauses reading while a message waits)."""
+    frames = _Frames(client, config)
     while not client.closed:
-        if not direct:
-            direct = websocket.read_directly(frames.take_now)
         try:
             frame = await websocket.receive()
         except (WebSocketDisconnect, RuntimeError, OSError):

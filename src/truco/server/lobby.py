@@ -12,11 +12,13 @@ from ..bots import make_bot
 from ..rules import Rules
 from .bot_pool import BotPool, check_bot_spec, offered_bots
 from .config import ServerConfig
+from .fair_play import FairPlay
 from .logs import about
 from .players import Player
 from .ratings import record_result, record_unrecorded
 from .store import Store
 from .table import Command, Join, Leave, Seat, Table, TableError, name_bots
+from .table.inbox import Expel
 from .tasks import spawn
 
 log = logging.getLogger("truco.server")
@@ -70,8 +72,8 @@ class Lobby:
             return
         await self.store.start()
         # results of matches that finished before this server recorded them (issue 12)
-        engine = self.store.engine
-        await self.store.in_writer(lambda: record_unrecorded(engine))
+        engine, fair = self.store.engine, FairPlay.of(self.config)
+        await self.store.in_writer(lambda: record_unrecorded(engine, fair))
         rows = await asyncio.to_thread(
             self.store.load, unfinished=True, limit=self.config.max_tables
         )
@@ -117,6 +119,20 @@ class Lobby:
         self.bot_pool.shutdown()
         if self.store is not None:
             await self.store.close()
+
+    def expel(self, player_id: str) -> int:
+        """A banned player out of every live table of this process (a bot takes a seat in
+        a match, a waiting table frees it); how many tables they sat at. Tables on other
+        nodes see the player's sockets close with their sessions, and a bot covers the
+        seat after the reconnect grace."""
+        held = [
+            t
+            for t in self.live()
+            if any(s.kind == "human" and s.player_id == player_id for s in t.seats)
+        ]
+        for table in held:
+            table.inbox.put_nowait(Expel(player_id))
+        return len(held)
 
     def live(self) -> list[Table]:
         return [t for t in self.tables.values() if t.status in ("waiting", "playing")]
@@ -189,6 +205,8 @@ class Lobby:
         self._check_caps(creator, address)
         if rated and not creator.account:
             raise TableError("account_needed")
+        if rated and not quick and not self.config.rated_tables_open:
+            raise TableError("rated_queue_only")  # fair_play.py: pairs come from the queue
         if rated and bots:
             raise TableError("rated_no_bots")
         table = self._new_table(creator, rules, name, turn_seconds, rated, quick)
@@ -325,9 +343,9 @@ class Lobby:
         log.info("match over")  # (in the table's task: the line names it)
         if self.store is None:
             return
-        engine = self.store.engine
+        engine, fair = self.store.engine, FairPlay.of(self.config)
         task = spawn(  # kept in _recording
-            self.store.in_writer(lambda: record_result(engine, table.id)),
+            self.store.in_writer(lambda: record_result(engine, table.id, fair)),
             name=f"record-{table.id}",
         )
         self._recording.add(task)

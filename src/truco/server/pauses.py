@@ -19,9 +19,8 @@ tens of milliseconds: the p99 of the site. So:
   80-260 ms at 400 tables;
 - everything is unfrozen and collected once (one longer pause, logged) every
   :data:`THAW_SECONDS`, so that cyclic garbage frozen while in use is freed after all.
-  There is little of it: the cycle every table socket left (uvicorn's HTTP protocol and its
-  parser, dropped at the WebSocket upgrade: :func:`http_protocol` breaks it) was nearly all
-  of a node's, and since then a thaw after minutes at 400-1,000 tables frees 70-150 objects.
+  There is little of it: a thaw after minutes at 400-1,000 tables freed 70-150 objects
+  (``TRUCO_GARBAGE=1`` counts it by type).
   An optional growth rule (``thaw_growth``: a thaw once the frozen heap has grown by that
   factor) thawed whenever the heap doubled; while tables are being added it doubles
   legitimately, and those thaws walked everything: 224-637 ms pauses. It is off by default.
@@ -38,7 +37,6 @@ import logging
 import os
 import time
 from collections.abc import Callable
-from typing import Any
 
 from .tasks import spawn
 
@@ -145,34 +143,6 @@ async def keep_pauses_short(
         if probe is not None and stamping is not None:
             stamping.cancel()
             probe.stop()
-
-
-# ---------------------------------------------------------------- cycles not made
-def http_protocol() -> Any:
-    """Uvicorn's ``http`` option: its httptools protocol, except that an upgraded connection
-    leaves no cycle behind, and a request's head is bounded in size and time
-    (:class:`~.http_head.HeadGuard`) (``"auto"`` without httptools: uvicorn's h11 protocol,
-    whose heads are bounded in size by h11).
-
-    On a WebSocket upgrade uvicorn hands the transport to the WebSocket protocol and drops
-    the HTTP one without closing it, so the HTTP protocol and its parser (which holds six of
-    the protocol's bound methods) stay a cycle: about 25 objects of cyclic garbage per table
-    socket, nearly all that a node playing 1,000 tables left to the collector (counted with
-    ``TRUCO_GARBAGE=1``). Garbage that lives through a freeze waits for a thaw."""
-    try:
-        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
-    except ImportError:  # pragma: no cover (no httptools: uvicorn's h11 protocol)
-        return "auto"
-
-    from .http_head import HeadGuard
-
-    class UpgradingHttpProtocol(HeadGuard, HttpToolsProtocol):
-        def handle_websocket_upgrade(self) -> None:
-            super().handle_websocket_upgrade()
-            # the parser refers to this protocol; neither is used again
-            self.parser = None  # type: ignore[assignment]
-
-    return UpgradingHttpProtocol
 
 
 # ---------------------------------------------------------------- the stall probe (opt-in)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-import orjson
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic_core import PydanticCustomError
 
 from ..actions import ActionError, action_token, parse_action
 from ..refusals import Param, Refusal
-from ..view import PublicHand, SeatView
+from ..view import PROTOCOL_VERSION
 from .metrics import ERRORS
 from .players import MAX_TOKEN
 
@@ -37,6 +37,33 @@ class _Message(BaseModel):
 
 #: the longest action token a client may send
 ACTION_MAX = 40
+#: the pydantic error type of an action not written as the notation writes it
+BAD_ACTION = "bad_action"
+
+#: the action tokens met that are written as the notation writes them (a bounded set)
+_CANONICAL: set[str] = set()
+
+
+def check_action_token(token: str) -> str:
+    """An action exactly as the record notation writes it (``"mazo"``, ``"play 1e"``):
+    no other spelling, spacing or case is taken for it (the models' validator of
+    ``action``)."""
+    if token in _CANONICAL:
+        return token
+    try:
+        canonical = action_token(parse_action(token))
+    except ActionError:
+        canonical = None
+    if token != canonical:
+        raise PydanticCustomError(
+            BAD_ACTION, "not an action of the record notation", {"given": repr(token)[:50]}
+        )
+    _CANONICAL.add(token)
+    return token
+
+
+#: an action token as a client sends it: at most :data:`ACTION_MAX` characters, canonical
+ActionToken = Annotated[str, Field(max_length=ACTION_MAX), AfterValidator(check_action_token)]
 
 
 class Sit(_Message):
@@ -70,7 +97,7 @@ class Act(_Message):
     and goes down when the turn comes."""
 
     type: Literal["act"]
-    action: str = Field(max_length=ACTION_MAX)
+    action: ActionToken
 
 
 class Why(_Message):
@@ -78,7 +105,7 @@ class Why(_Message):
     (a client explains a key pressed for an action that is not legal)."""
 
     type: Literal["why"]
-    action: str = Field(max_length=ACTION_MAX)
+    action: ActionToken
 
 
 class Back(_Message):
@@ -121,6 +148,7 @@ ClientMessage = Annotated[
     Field(discriminator="type"),
 ]
 _CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+#: the ``type`` of every client message
 MESSAGE_TYPES = (
     "hello", "sit", "stand", "add_bot", "remove_bot", "act", "why", "back", "rematch", "sync",
     "ping",
@@ -128,41 +156,28 @@ MESSAGE_TYPES = (
 
 
 def parse_client_message(text: str) -> ClientMessage:
-    """Parse one client frame; raise :class:`ProtocolError` with a one-line reason."""
+    """Parse one client frame with the models above (pydantic reads the JSON too); raise
+    :class:`ProtocolError` with the refusal of the first thing they refuse."""
     try:
-        data = orjson.loads(text)
-    except (ValueError, RecursionError):
-        raise ProtocolError("bad_json") from None
-    if not isinstance(data, dict):
-        raise ProtocolError("not_an_object")
-    kind = data.get("type")
-    if kind not in MESSAGE_TYPES:
-        raise ProtocolError("unknown_type", type=repr(kind)[:40])
-    try:
-        message = _CLIENT_MESSAGE.validate_python(data)
+        return _CLIENT_MESSAGE.validate_json(text)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"][1:]) or kind
-        raise ProtocolError("bad_message", type=kind, field=where[:40]) from None
-    if isinstance(message, Act | Why) and message.action not in _CANONICAL:
-        check_action_token(message.action)
-        _CANONICAL.add(message.action)  # only tokens as the notation writes them: a bounded set
-    return message
+        raise _refusal(exc) from None
 
 
-#: the action tokens met that are written as the notation writes them
-_CANONICAL: set[str] = set()
-
-
-def check_action_token(token: str) -> None:
-    """An action exactly as the record notation writes it (``"mazo"``, ``"play 1e"``):
-    no other spelling, spacing or case is taken for it."""
-    try:
-        canonical = action_token(parse_action(token))
-    except ActionError:
-        raise ProtocolError("bad_action", given=repr(token)[:50]) from None
-    if token != canonical:
-        raise ProtocolError("bad_action", given=repr(token)[:50])
+def _refusal(exc: ValidationError) -> ProtocolError:
+    """What a client is told of the models' first objection."""
+    first = exc.errors(include_url=False, include_input=False)[0]
+    kind, loc, context = first["type"], first["loc"], first.get("ctx") or {}
+    if kind == "json_invalid":
+        return ProtocolError("bad_json")
+    if not loc and kind in ("dict_type", "model_type"):
+        return ProtocolError("not_an_object")
+    if kind in ("union_tag_invalid", "union_tag_not_found"):
+        return ProtocolError("unknown_type", type=repr(context.get("tag"))[:40])
+    if kind == BAD_ACTION:
+        return ProtocolError("bad_action", given=str(context.get("given", ""))[:50])
+    where = ".".join(str(p) for p in loc[1:]) or str(loc[0] if loc else "")
+    return ProtocolError("bad_message", type=str(loc[0]) if loc else "", field=where[:40])
 
 
 def close_reason(text: str) -> str:
@@ -174,24 +189,24 @@ def close_reason(text: str) -> str:
 
 
 # ---------------------------------------------------------------- server -> client
+#: every frame the server sends says the protocol's version (``"protocol"``)
+PROTOCOL = PROTOCOL_VERSION
+
+
 def error_message(refusal: Refusal) -> dict[str, Any]:
     """A refusal as the ``error`` frame: ``{"type": "error", "code", "params", "reason"}``."""
     ERRORS.labels(refusal.code).inc()
-    return {"type": "error", **refusal.to_json()}
+    return {"type": "error", "protocol": PROTOCOL, **refusal.to_json()}
 
 
 def why_message(action: str, refusal: Refusal | None) -> dict[str, Any]:
     """The answer to a ``why`` message: ``legal``, and the refusal's fields when not."""
     if refusal is None:
-        return {"type": "why", "action": action, "legal": True}
-    return {"type": "why", "action": action, "legal": False, **refusal.to_json()}
+        return {"type": "why", "protocol": PROTOCOL, "action": action, "legal": True}
+    why = {"type": "why", "protocol": PROTOCOL, "action": action, "legal": False}
+    return why | refusal.to_json()
 
 
-def public_hand_json(hand: PublicHand) -> dict[str, Any]:
-    """A closed hand as everyone may see it (the cards revealed at its close)."""
-    return hand.to_json()
-
-
-def view_json(view: SeatView) -> dict[str, Any]:
-    """A :class:`~truco.view.SeatView` as JSON: exactly what the seat may see."""
-    return view.to_json()
+def pong_message(version: int) -> dict[str, Any]:
+    """The answer to a ``ping``: the table's version."""
+    return {"type": "pong", "protocol": PROTOCOL, "v": version}

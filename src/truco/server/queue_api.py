@@ -29,7 +29,7 @@ from fastapi import APIRouter, Request, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
 from ..refusals import Refusal
-from . import friends, ratings
+from . import fair_play, friends, moderation, ratings
 from .deps import MaybePlayerDep, Server
 from .live import BAD_REQUEST, BAD_TOKEN, Refused, _identify, refuse
 from .matchmaking import (
@@ -153,6 +153,9 @@ class Matchmaker:
         the seats without one; a rated table for a rated queue); its code once it is
         durable."""
         key = pairing.key
+        refusal = await asyncio.to_thread(self._refusal, pairing)
+        if refusal is not None:
+            raise TableError(refusal)
         people = {
             s: Player(t.player_id, t.name, account=key.rated)
             for s, t in enumerate(pairing.seats)
@@ -175,6 +178,28 @@ class Matchmaker:
             table.start_if_full()
         await asyncio.wait_for(table.until_durable(), 30)
         return table.id
+
+    def _refusal(self, pairing: Pairing) -> str | None:
+        """Why the pairing gets no table: a banned player's ticket that was still waiting
+        (``table_not_made``: the others queue again), or for a rated queue a fair-play
+        rule (:mod:`.fair_play`)."""
+        ids = [t.player_id for t in pairing.tickets()]
+        with self.server.store.engine.connect() as conn:
+            if moderation.any_banned(conn, ids):
+                return "table_not_made"
+            if not pairing.key.rated:
+                return None
+            teams = [
+                [
+                    t.player_id
+                    for s, t in enumerate(pairing.seats)
+                    if t is not None and s % 2 == team
+                ]
+                for team in (0, 1)
+            ]
+            return fair_play.rated_refusal(
+                conn, fair_play.FairPlay.of(self.server.config), teams, time.time()
+            )
 
 
 def matchmaker_of(websocket: WebSocket) -> Matchmaker:

@@ -30,7 +30,9 @@ from sqlalchemy import Connection, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
+from .fair_play import FairPlay, rated_refusal
 from .store import (
+    accounts_table,
     matches_table,
     participants_table,
     rating_history_table,
@@ -140,12 +142,13 @@ def rated_table(table: dict[str, Any]) -> bool:
     return bool(table.get("rated")) and all(s.get("kind") == "human" for s in seats)
 
 
-def record_result(engine: Engine, match_id: str) -> bool:
+def record_result(engine: Engine, match_id: str, fair: FairPlay | None = None) -> bool:
     """Record a finished match's result (and apply its ratings if rated), once; False if it
-    is not finished or is recorded already (by this server or another one)."""
+    is not finished or is recorded already (by this server or another one). With ``fair``,
+    a rated match that breaks a fair-play rule is recorded unrated, with the rule's code."""
     try:
         with engine.begin() as conn:
-            return _record(conn, match_id)
+            return _record(conn, match_id, fair)
     except IntegrityError:  # recorded meanwhile by another server
         return False
 
@@ -158,7 +161,8 @@ _FINISHED = (
     "LEFT JOIN truco_results r ON r.match_id = m.id WHERE m.id = ?"
 )
 _INSERT_RESULT = (
-    "INSERT INTO truco_results (match_id, mode, rated, winner, finished_at) VALUES (?, ?, ?, ?, ?)"
+    "INSERT INTO truco_results (match_id, mode, rated, winner, finished_at, unrated_reason)"
+    " VALUES (?, ?, ?, ?, ?, ?)"
 )
 _INSERT_PARTICIPANT = (
     "INSERT INTO truco_participants (match_id, seat, player_id, kind, name, team, won, abandoned)"
@@ -170,7 +174,7 @@ def _driver_sql(conn: Connection, statement: str) -> str:
     return statement if conn.dialect.paramstyle == "qmark" else statement.replace("?", "%s")
 
 
-def _record(conn: Connection, match_id: str) -> bool:
+def _record(conn: Connection, match_id: str, fair: FairPlay | None = None) -> bool:
     row = conn.exec_driver_sql(_driver_sql(conn, _FINISHED), (match_id,)).first()
     if row is None or row.seq is not None:
         return False  # no such match, or recorded already
@@ -183,8 +187,14 @@ def _record(conn: Connection, match_id: str) -> bool:
         mode = mode_of(len(seats))
     except KeyError:
         return False
+    unrated_reason = None
+    if rated and fair is not None:
+        teams = [[s.player_id for s in seats if s.team == t and s.player_id] for t in (0, 1)]
+        unrated_reason = rated_refusal(conn, fair, teams, row.updated_at)
+        rated = unrated_reason is None
     conn.exec_driver_sql(
-        _driver_sql(conn, _INSERT_RESULT), (match_id, mode, rated, row.winner, row.updated_at)
+        _driver_sql(conn, _INSERT_RESULT),
+        (match_id, mode, rated, row.winner, row.updated_at, unrated_reason),
     )
     conn.exec_driver_sql(
         _driver_sql(conn, _INSERT_PARTICIPANT),
@@ -219,8 +229,18 @@ def _apply_ratings(
     skills = {r.player_id: Skill(r.mu, r.sigma, r.games) for r in stored}
     known = set(skills)
     skills.update({p: Skill() for p in ids if p not in known})
+    frozen = {
+        r.id
+        for r in conn.execute(
+            select(accounts_table.c.id).where(
+                accounts_table.c.id.in_(ids), accounts_table.c.rating_frozen.is_(True)
+            )
+        )
+    }
     now = time.time()
     for player_id, skill in rate_match(skills, seats, winner).items():
+        if player_id in frozen:  # a moderator froze it (moderation.py): it moves no more
+            continue
         values = {"mu": skill.mu, "sigma": skill.sigma, "games": skill.games, "updated_at": now}
         if player_id in known:
             conn.execute(
@@ -242,7 +262,7 @@ def _apply_ratings(
         )
 
 
-def record_unrecorded(engine: Engine) -> int:
+def record_unrecorded(engine: Engine, fair: FairPlay | None = None) -> int:
     """Record every finished match that has no result yet (a database of an earlier version,
     or a server stopped between a match's end and its result), oldest first."""
     query = (
@@ -253,7 +273,7 @@ def record_unrecorded(engine: Engine) -> int:
     )
     with engine.connect() as conn:
         ids = [r.id for r in conn.execute(query)]
-    return sum(record_result(engine, match_id) for match_id in ids)
+    return sum(record_result(engine, match_id, fair) for match_id in ids)
 
 
 # ------------------------------------------------------------------ reading
@@ -354,11 +374,18 @@ def record_of(conn: Connection, player_id: str) -> dict[str, dict[str, int]]:
     return record
 
 
-def top(conn: Connection, mode: str, limit: int) -> list[tuple[str, Skill]]:
-    """The best ``limit`` players of ``mode`` by displayed rating: ``(player id, skill)``."""
+def top(conn: Connection, mode: str, limit: int, min_games: int = 1) -> list[tuple[str, Skill]]:
+    """The best ``limit`` players of ``mode`` by displayed rating with ``min_games`` rated
+    games or more (no provisional account on the public list), banned accounts left out:
+    ``(player id, skill)``."""
     query = (
         select(ratings_table)
-        .where(ratings_table.c.mode == mode, ratings_table.c.games > 0)
+        .join(accounts_table, accounts_table.c.id == ratings_table.c.player_id)
+        .where(
+            ratings_table.c.mode == mode,
+            ratings_table.c.games >= max(1, min_games),
+            accounts_table.c.banned.is_(False),
+        )
         .order_by(
             (ratings_table.c.mu - 3 * ratings_table.c.sigma).desc(), ratings_table.c.games.desc()
         )
@@ -421,6 +448,7 @@ def match_result(conn: Connection, match_id: str) -> dict[str, Any] | None:
         "recorded": True,
         "mode": result.mode,
         "rated": bool(result.rated),
+        "unrated_reason": result.unrated_reason,
         "winner": result.winner,
         "ratings": changes,
     }

@@ -47,6 +47,7 @@ from sqlalchemy import (
     Text,
     create_engine,
     event,
+    false,
     select,
 )
 from sqlalchemy.engine import URL, Engine, make_url
@@ -107,6 +108,67 @@ accounts_table = Table(
     Column("created_at", Float, nullable=False),
     # what the name looks like (accounts.name_skeleton): no new name may look the same
     Column("name_skeleton", String(100), nullable=True, index=True),
+    # moderation (issue 31, server/moderation.py): player, moderator or admin; banned (no
+    # login, no session); a frozen rating moves no more; where the account signed up
+    Column("role", String(16), nullable=False, server_default="player"),
+    Column("banned", Boolean, nullable=False, server_default=false()),
+    Column("rating_frozen", Boolean, nullable=False, server_default=false()),
+    Column("signup_address", String(64), nullable=True, index=True),
+)
+
+#: every address each account signed up or logged in from (fair_play.py: accounts of one
+#: address are not rated against each other)
+account_addresses_table = Table(
+    "truco_account_addresses",
+    metadata,
+    Column("account_id", String(32), primary_key=True),
+    Column("address", String(64), primary_key=True),
+    Column("first_seen", Float, nullable=False),
+    Column("last_seen", Float, nullable=False),
+    Index("ix_truco_account_addresses_address", "address"),
+)
+
+#: players' reports of a player (from a table, a replay or a profile), for the moderators
+reports_table = Table(
+    "truco_reports",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("created_at", Float, nullable=False),
+    Column("reporter_id", String(32), nullable=False, index=True),
+    Column("reporter_name", String(80), nullable=False),
+    Column("player_id", String(32), nullable=False, index=True),  # the reported one
+    Column("player_name", String(80), nullable=False),
+    Column("context", String(16), nullable=False),  # table, replay, profile
+    Column("match_id", String(32), nullable=True),
+    Column("reason", String(32), nullable=False),  # moderation.REASONS
+    Column("comment", Text, nullable=False),
+    Column("status", String(16), nullable=False, index=True),  # open, closed
+    Column("closed_by", String(80), nullable=True),
+    Column("closed_at", Float, nullable=True),
+)
+
+#: every moderator's action: who, what, on whom, why
+audit_table = Table(
+    "truco_audit",
+    metadata,
+    Column("seq", Integer, primary_key=True, autoincrement=True),
+    Column("at", Float, nullable=False, index=True),
+    Column("actor", String(80), nullable=False),
+    Column("action", String(32), nullable=False),
+    Column("target", String(100), nullable=False, index=True),
+    Column("reason", Text, nullable=False),
+    Column("details", Text, nullable=False),  # JSON
+)
+
+#: guests' addresses banned until a time
+address_bans_table = Table(
+    "truco_address_bans",
+    metadata,
+    Column("address", String(64), primary_key=True),
+    Column("until", Float, nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("actor", String(80), nullable=False),
+    Column("created_at", Float, nullable=False),
 )
 
 #: server-side sessions (session_store.py): a token names one row; no row, no session
@@ -133,6 +195,8 @@ results_table = Table(
     Column("rated", Boolean, nullable=False),
     Column("winner", Integer, nullable=True),  # the team
     Column("finished_at", Float, nullable=False),
+    # a match played as rated that a fair-play rule kept unrated (fair_play.py), else None
+    Column("unrated_reason", String(32), nullable=True),
 )
 
 participants_table = Table(

@@ -41,7 +41,12 @@ def _table_options(p: argparse.ArgumentParser) -> None:
         "--falta-envido",
         choices=sorted(FALTA_ENVIDO_VARIANTS),
         default="leader",
-        help=_("what an accepted falta envido is worth (default: leader)"),
+        help=_(
+            "what an accepted falta envido is worth: leader (the default), what the leading "
+            "team still needs to reach the target; loser, what the loser of the falta still "
+            "needs; chico, the whole chico if its winner leads or the rival is in las malas "
+            "(else what the rival needs)"
+        ),
     )
     p.add_argument(
         "--con-flor-quiero", action="store_true", help=_("the 'con flor quiero' variant")

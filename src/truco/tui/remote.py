@@ -2,8 +2,9 @@
 
 The server runs the engine, the clock and the bots; this client gets a guest token,
 creates a table (or joins one), and then only reads the ``state`` frames of the table's
-WebSocket (its seat's view, the table's seats) and sends ``act`` frames with record
-tokens. Every refusal comes back from the server as an ``error`` frame and is shown.
+WebSocket (its seat's view, the table's seats) and the ``patch`` frames that change them
+(docs/protocol.md), and sends ``act`` frames with record tokens. Every refusal comes back
+from the server as an ``error`` frame and is shown.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from ..game import Game
 from ..locale import _
 from ..refusals import Refusal
 from ..rules import Rules, RulesError
-from ..view import SeatView, seat_view
+from ..view import SeatView, apply_patch, seat_view
 from .reasons import frame_text
-from .session import SessionDefaults, SessionError, bot_specs, team_names
+from .session import SessionDefaults, SessionError, bot_level, bot_specs, team_names
 
 #: Seconds the client waits for the server's HTTP answers and the WebSocket handshake.
 TIMEOUT = 10.0
@@ -75,6 +76,8 @@ class RemoteSession(SessionDefaults):
         self.version = 0
         self._acted_on: int | None = None  # the state version the last action was sent on
         self._view_data: dict[str, Any] | None = None
+        self._state: dict[str, Any] | None = None  # the last state, patches applied
+        self._sending: set[asyncio.Task[None]] = set()  # frames on their way out
         self._notices: list[str] = []
         self._socket: Any = None
         self._closing = False
@@ -207,17 +210,29 @@ class RemoteSession(SessionDefaults):
             self._acted_on = None
             reason = frame_text(message, self.names)
             self._notices.append(_("Server: {reason}").format(reason=reason))
+        elif kind == "patch":
+            if self._state is None or message["base"] != self.version:
+                # a frame was missed (or none came yet): the whole state again
+                self._send({"type": "sync", "since": self.version})
+                return
+            state = apply_patch(self._state, message["set"])
+            self._take({**state, "v": message["v"], "events": message["events"]})
         elif kind == "state":
-            self.version = message["v"]
-            self.table = message.get("table") or self.table
-            self._clock_seen = time.monotonic()
-            you = message.get("you") or {}
-            self.seat = you.get("seat")
-            committed = you.get("committed")
-            self.committed = None if committed is None else parse_card(committed)
-            self._view_data = message.get("view")
-            if self.seat is None and self.table.get("status") == "waiting":
-                self._sit()
+            self._take(message)
+
+    def _take(self, message: dict[str, Any]) -> None:
+        """The table's state (a ``state`` frame, or a ``patch`` applied to the last)."""
+        self._state = message
+        self.version = message["v"]
+        self.table = message.get("table") or self.table
+        self._clock_seen = time.monotonic()
+        you = message.get("you") or {}
+        self.seat = you.get("seat")
+        committed = you.get("committed")
+        self.committed = None if committed is None else parse_card(committed)
+        self._view_data = message.get("view")
+        if self.seat is None and self.table.get("status") == "waiting":
+            self._sit()
 
     def _sit(self) -> None:
         free = [s["seat"] for s in self.table.get("seats", []) if s["kind"] == "empty"]
@@ -232,7 +247,9 @@ class RemoteSession(SessionDefaults):
         if self._socket is None:
             self._notices.append(_("Not connected to the server."))
             return False
-        asyncio.get_running_loop().create_task(self._socket.send(json.dumps(message)))
+        sending = asyncio.get_running_loop().create_task(self._socket.send(json.dumps(message)))
+        self._sending.add(sending)  # (kept until sent: the loop holds tasks weakly)
+        sending.add_done_callback(self._sending.discard)
         return True
 
     def close(self) -> None:
@@ -241,7 +258,7 @@ class RemoteSession(SessionDefaults):
     # ------------------------------------------------------------------ what the screen reads
     @property
     def names(self) -> tuple[str, ...]:
-        """The seats as the server names them for every client ("Bot 1 (simple)")."""
+        """The seats as the server names them for every client ("Rosa"; its level is a note)."""
         seats = self.table.get("seats", [])
         names = []
         for s in range(self.rules.players):
@@ -256,13 +273,15 @@ class RemoteSession(SessionDefaults):
 
     @property
     def seat_notes(self) -> tuple[str, ...]:
-        """What the names do not say: a free seat, a person a bot covers."""
+        """What the names do not say: a free seat, a bot's level, a person a bot covers."""
         seats = self.table.get("seats", [])
         notes = []
         for s in range(self.rules.players):
             info = seats[s] if s < len(seats) else {}
             if info.get("kind", "empty") == "empty":
                 notes.append(_("free"))
+            elif info.get("kind") == "bot":
+                notes.append(bot_level(str(info.get("bot") or "")))
             else:
                 notes.append(_("away: a bot covers") if info.get("away") else "")
         return tuple(notes)

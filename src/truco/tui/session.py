@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from ..actions import is_say
 from ..bots import BOTS, Bot, make_bot
+from ..bots.names import BOT_NAMES
 from ..game import Game, IllegalAction
 from ..locale import _
 from ..record import game_to_record
@@ -25,6 +26,33 @@ from ..view import SeatView, seat_view
 #: The bot a seat gets when the command line names none: the strongest one installed
 #: (bots think on a thread, so a slow one never freezes the table).
 PREFERRED_BOTS = ("search:medium", "simple", "random")
+
+
+def bot_level(spec: str) -> str:
+    """A bot's level in a word, as the page words it ("principiante" for ``simple``,
+    "difícil" for ``search:hard``); a bot without a word (a trained policy) keeps its
+    spec. ``spec``: the server's (``search:hard``) or a bot's ``repr`` (``simple:default``).
+
+    >>> bot_level("linear:p.npz")
+    'linear:p.npz'
+    """
+    name, _sep, level = spec.partition(":")
+    key = name if level in ("", "default") or name == "mirror" else spec
+    words = {
+        "random": _("random"),
+        "simple": _("beginner"),
+        "search:easy": _("easy"),
+        "search:medium": _("intermediate"),
+        "search:hard": _("hard"),
+        "search:expert": _("expert"),
+        "mirror": _("mirror"),
+        "tight": _("tight"),
+        "loose": _("loose"),
+        "station": _("calling station"),
+        "scared": _("scared"),
+        "falta": _("falta lover"),
+    }
+    return words.get(key, spec)
 
 
 class SessionError(ValueError):
@@ -248,15 +276,20 @@ class LocalSession(SessionDefaults):
         self.seat = human
         self.game = game or Game(rules, first_mano=first_mano, seed=seed)
         self.bots = seat_bots(rules.players, human, bots, seed)
-        # bots numbered in seat order, as the server names them ("Bot 1", "Bot 2"...)
-        who = _("Bot {seat}") if human is not None else _("Seat {seat}")
+        # the person's bots named in seat order as the server names them ("Rosa", "Tito"...);
+        # bots watched are seats, counted from 1 as a record's ("Lugar 1")
+        bot_seats = [s for s in range(rules.players) if s != human]
         self.names = tuple(
-            _("You") if s == human else who.format(seat=s + (human is None or s < human))
+            _("You")
+            if s == human
+            else _("Seat {seat}").format(seat=s + 1)
+            if human is None
+            else BOT_NAMES[bot_seats.index(s) % len(BOT_NAMES)]
             for s in range(rules.players)
         )
-        #: What plays each seat, shown beside its name.
+        #: What plays each seat, shown beside its name: the bot's level in a word.
         self.seat_notes = tuple(
-            "" if s == human else repr(self.bots[s]) for s in range(rules.players)
+            "" if s == human else bot_level(repr(self.bots[s])) for s in range(rules.players)
         )
         self.team_names = team_names(human)
         self._spoke: set[int] = set()  # bots that used the megaphone since the last move
@@ -331,9 +364,9 @@ class LocalSession(SessionDefaults):
         headers: dict[str, Any] = {
             "event": "Truco Argento terminal game",
             "date": _dt.date.today().isoformat(),
-            "seats": [
-                name if s == self.seat else f"{name} ({note})"
-                for s, (name, note) in enumerate(zip(self.names, self.seat_notes, strict=True))
+            "seats": [  # the bots by name and spec ("Rosa (search:hard)"), for every tool
+                name if s == self.seat else f"{name} ({self.bots[s]!r})"
+                for s, name in enumerate(self.names)
             ],
         }
         if self.game.is_over:

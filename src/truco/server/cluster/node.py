@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ..fair_play import FairPlay
 from ..journal import LIVE
 from ..lobby import Lobby
 from ..logs import about, set_node
@@ -112,7 +113,7 @@ class ClusterLobby(Lobby):
         hands them out among the nodes), listen to the bus, start the loops."""
         await self.store.start()
         # results of matches that finished before they were recorded (issue 12)
-        await asyncio.to_thread(record_unrecorded, self.store.engine)
+        await asyncio.to_thread(record_unrecorded, self.store.engine, FairPlay.of(self.config))
         self.store.on_fence_lost = self._fence_lost
         self.bus.on_unreachable = self._unreachable
         await self.bus.start(self._on_message)

@@ -102,7 +102,9 @@ function summary(analysis, story, jump) {
   const marks = graded.map((d) => el("li", {},
     el("button", { class: `eval-jump ${d.grade}`, "data-step": d.replay_step, onclick: () => jump(d.replay_step) },
       `${t("analysis.hand", { n: d.hand + 1 })}: ${markText(d, story)}`)));
-  return [el("div", { class: "eval-players-wrap" }, players), graded.length ? el("ol", { class: "eval-marks" }, marks) : el("p", { class: "muted" }, t("analysis.no_marks")),
+  // a region that may scroll sideways on a phone: reachable and named for the keyboard
+  const wrap = el("div", { class: "eval-players-wrap", role: "region", tabindex: 0, "aria-label": t("analysis.players_label") }, players);
+  return [wrap, graded.length ? el("ol", { class: "eval-marks" }, marks) : el("p", { class: "muted" }, t("analysis.no_marks")),
     el("p", { class: "muted eval-how" }, t("analysis.how"))];
 }
 

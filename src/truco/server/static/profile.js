@@ -5,6 +5,7 @@
 import { MODES, ratingText, refusalText } from "./account.js";
 import { el } from "./dom.js";
 import { lang, t } from "./i18n.js";
+import { reportPanel } from "./report.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const COLOURS = { "1v1": "#2c5aa0", "2v2": "#b03a2e", "3v3": "#1f5f3a" };
@@ -150,7 +151,7 @@ export async function showProfile(name, ctx) {
     el("h1", {}, p.name), modes,
     el("section", { class: "panel" }, el("h2", {}, t("prof.over_time")), ratingChart(p.history)),
     matches,
-    ...(own ? [await sessionsPanel(ctx), passwordPanel(ctx)] : []),
+    ...(own ? [await sessionsPanel(ctx), passwordPanel(ctx)] : [reportPanel({ context: "profile", name: p.name }, identity ? () => identity.ensure() : null)]),
     el("p", {}, el("a", { href: "/ranking", class: "button secondary" }, t("rank.title")), " ",
       el("a", { href: "/", class: "button secondary" }, t("back_home")))));
 }

@@ -4,6 +4,7 @@ import { analysisPanel, markText } from "./analysis.js";
 import { moveWords, replayBoard } from "./board.js";
 import { el } from "./dom.js";
 import { t } from "./i18n.js";
+import { reportPanel } from "./report.js";
 import { Story } from "./story.js";
 
 const KEYS = { ArrowLeft: (i) => i - 1, ArrowRight: (i) => i + 1, Home: () => 0, End: (i, n) => n - 1 };
@@ -81,6 +82,8 @@ export async function showReplay(id, { app, identity }) {
     for (const [k, d] of decisions) moves.querySelector(`button.move[data-step="${k}"]`)?.classList.add("marked", d.grade);
     draw();
   }, go, identity ? () => identity.ensure() : null);
-  app.replaceChildren(screen, panel);
+  const report = reportPanel({ context: "replay", match_id: id, seats: seats.map((name, seat) => [seat, name]) },
+    identity ? () => identity.ensure() : null);
+  app.replaceChildren(screen, panel, report);
   draw();
 }

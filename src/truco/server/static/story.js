@@ -6,7 +6,7 @@ import { cardName } from "./dom.js";
 
 export const TEAM_KEYS = ["blue", "red"];
 /** The bots the page has words for (i18n ``bot.<name>``); others show their own name. */
-const BOT_LABELS = ["random", "simple", "search:easy", "search:medium", "search:hard", "search:expert",
+const BOT_LABELS = ["beginner", "amateur", "club", "master", "search:expert-2026", "random", "simple", "search:easy", "search:medium", "search:hard", "search:expert",
   "mirror", "tight", "loose", "station", "scared", "falta"];
 /** A bot as a person reads it in the page's language ("Búsqueda, difícil"). */
 export const botLabel = (name) => (BOT_LABELS.includes(name) ? t(`bot.${name}`) : name);
@@ -113,21 +113,28 @@ export class Story {
     return t(`sung.${token}`);
   }
 
+  /** The key of a line about ``seat``: its second-person form ("log.play_you": "Jugaste
+   * el 4 de copas") when the seat is the viewer's, the page speaking to its player. */
+  about(key, seat) { return this.seated && seat === this.viewer ? `${key}_you` : key; }
+
+  /** ``key``'s line about ``seat`` (named, or spoken to), with ``params``. */
+  line(key, seat, params = {}) { return t(this.about(key, seat), { name: this.seatName(seat), ...params }); }
+
   actionLine(seat, token, by) {
     let text;
-    if (token.startsWith("play ")) text = t("log.play", { name: this.seatName(seat), card: cardName(token.slice(5)) });
-    else if (token.startsWith("say ")) text = t("log.say", { name: this.seatName(seat), word: t(`word.${token.slice(4)}`) });
-    else if (token === "mazo") text = t("log.mazo", { name: this.seatName(seat) });
-    else text = t("log.action", { name: this.seatName(seat), what: t(`call.${token}`) });
+    if (token.startsWith("play ")) text = this.line("log.play", seat, { card: cardName(token.slice(5)) });
+    else if (token.startsWith("say ")) text = this.line("log.say", seat, { word: t(`word.${token.slice(4)}`) });
+    else if (token === "mazo") text = this.line("log.mazo", seat);
+    else text = this.line("log.action", seat, { what: t(`call.${token}`) });
     const human = this.table.seats[seat]?.kind === "human";
-    return by === "bot" && human ? t("log.by_bot", { text }) : text;
+    return by === "bot" && human ? t(this.about("log.by_bot", seat), { text }) : text;
   }
 
   /** One log line for a settlement note of the view (a baza, the envido, ...). */
   noteLine(kind, data, showdowns = []) {
     if (kind === "baza") {
       const [number, result, seat] = data;
-      return result === -1 ? t("log.parda", { n: number + 1 }) : t("log.baza", { n: number + 1, name: this.seatName(seat) });
+      return result === -1 ? t("log.parda", { n: number + 1 }) : this.line("log.baza", seat, { n: number + 1 });
     }
     if (kind === "envido") return this.envidoResult(data, showdowns);
     return null;  // flor and round points are told when the hand closes
@@ -136,8 +143,8 @@ export class Story {
   /** "Ana gana el envido con 33: 2 puntos para nosotros". */
   envidoResult([seat, points], showdowns) {
     const word = showdowns.flat().filter((d) => d.seat === seat && d.tanto !== null).pop();
-    const params = { name: this.seatName(seat), points: this.points(points), team: this.team(seat % 2) };
-    return word ? t("envido.won", { ...params, tanto: word.tanto }) : t("envido.won_no_tanto", params);
+    const params = { points: this.points(points), team: this.team(seat % 2) };
+    return word ? this.line("envido.won", seat, { ...params, tanto: word.tanto }) : this.line("envido.won_no_tanto", seat, params);
   }
 
   whyLine(why) {

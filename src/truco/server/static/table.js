@@ -4,6 +4,7 @@
 import { $, backImg, cardImg, cardName, copyButton, el, select } from "./dom.js";
 import { FairDeals } from "./fairness.js";
 import { lang, t } from "./i18n.js";
+import { patched } from "./patch.js";
 import { refusalText } from "./refusal.js";
 import { sound } from "./sound.js";
 import { Story, botLabel, closedBazas, describeRules, tableTitle } from "./story.js";
@@ -25,6 +26,13 @@ const TOO_MANY_SOCKETS = 4430;
 /** How long a closed hand stays on the table before the next one is drawn (unless the
  * player moves on first). */
 const LANDED_MS = 5000;
+/** A seat's name in two parts, the person and what follows in brackets (a bot's level,
+ * "Rosa (principiante)"), so that a narrow seat puts the level on a line of its own
+ * instead of breaking the name anywhere. */
+const nameParts = (name) => {
+  const m = /^(.*\S) (\([^()]+\))$/.exec(name);
+  return m ? [m[1], " ", el("span", { class: "who-level" }, m[2])] : [name];
+};
 /** What the server accepts as a table code (see server/live.py). */
 export const TABLE_CODE = /^[A-Za-z0-9_-]{1,32}$/;
 
@@ -169,6 +177,11 @@ export class TableScreen {
 
   // ------------------------------------------------------------------ receiving
   receive(msg) {
+    if (msg.type === "patch") {  // what changed since the state held, applied to it
+      const state = patched(this.state, msg);
+      if (!state) { this.send({ type: "sync", since: this.version ?? 0 }); return; }  // a frame missed
+      msg = state;
+    }
     if (msg.type === "error") {  // a refusal (before a close: why it closes)
       this.actedOn = null;
       this.lastRefusal = this.refusal(msg);
@@ -220,13 +233,13 @@ export class TableScreen {
     const story = this.story;
     const name = (s) => story.seatName(s);
     switch (e.kind) {
-      case "seated": this.line(t("log.seated", { name: name(e.seat) })); break;
+      case "seated": this.line(story.line("log.seated", e.seat)); break;
       case "stood": this.line(t("log.stood", { n: e.seat + 1 })); break;
       case "start": this.line(t("log.start"), "head"); break;
       case "deal":
         this.notesHand = e.hand;
         this.notesLogged = 0;
-        this.line(t("log.deal", { n: e.hand + 1, name: name(e.mano) }), "head");
+        this.line(story.line("log.deal", e.mano, { n: e.hand + 1 }), "head");
         break;
       case "action":
         this.line(story.actionLine(e.seat, e.action, e.by), e.action.startsWith("say ") ? "say" : "");
@@ -241,7 +254,7 @@ export class TableScreen {
         this.before = Math.max(...e.score) >= this.state.table.rules.target ? [0, 0] : e.score.slice();
         return true;
       case "over": this.line(t("log.over", { winner: story.winnerText(e.winner) }), "closed"); break;
-      case "away": this.line(e.away ? t("log.away", { name: name(e.seat) }) : t("log.back", { name: name(e.seat) })); break;
+      case "away": this.line(story.line(e.away ? "log.away" : "log.back", e.seat)); break;
       case "presence":
         if (this.state.table.seats[e.seat]?.kind === "human" && e.seat !== this.mySeat) {
           this.line(t(e.connected ? "log.presence_on" : "log.presence_off", { name: name(e.seat) }), "muted");
@@ -286,8 +299,8 @@ export class TableScreen {
     const name = (s) => this.story.seatName(s);
     const before = this.rematch.accepted;
     this.rematch = { ...e, accepted: e.accepted || [] };
-    for (const seat of this.rematch.accepted) if (!before.includes(seat)) this.line(t("moment.log_rematch", { name: name(seat) }));
-    if (e.declined !== undefined) this.line(t("moment.rematch_declined", { name: name(e.declined) }), "closed");
+    for (const seat of this.rematch.accepted) if (!before.includes(seat)) this.line(this.story.line("moment.log_rematch", seat));
+    if (e.declined !== undefined) this.line(this.story.line("moment.rematch_declined", e.declined), "closed");
     if (e.left !== undefined) this.line(t("moment.rematch_left", { name: name(e.left) }), "closed");
     if (e.failed !== undefined) this.line(t("moment.rematch_failed"), "closed");
     if (e.table && this.mySeat !== null) {
@@ -485,7 +498,7 @@ export class TableScreen {
     if (view && table.status === "playing" && view.winner === null && !view.in_hand[seat]) {
       tags.push(el("span", { class: "badge" }, t(view.round_seats.includes(seat) ? "seat.mazo" : "seat.waits_round")));
     }
-    box.append(el("div", { class: "seat-name" }, el("span", { class: "dot", "aria-hidden": "true" }), el("span", { class: "who" }, name), ...tags));
+    box.append(el("div", { class: "seat-name" }, el("span", { class: "dot", "aria-hidden": "true" }), el("span", { class: "who" }, nameParts(name)), ...tags));
     if (isTurn && table.clock) box.append(el("div", { class: "clock", "data-clock-seat": seat }, el("div", { class: "clock-bar" }), el("span", { class: "clock-text" })));
     if (table.status === "waiting") return this.seating(box, seat, info, you);
     if (!view) return box;
@@ -743,11 +756,11 @@ export class TableScreen {
     return el("div", { class: "recap-bazas", id: "recap-bazas" }, el("h4", {}, t("moment.recap_bazas")),
       el("ol", {}, bazas.map((b, i) => {
         const r = b.result;
-        const outcome = !r ? t("moment.baza_open") : r.parda ? t("table.baza_parda") : t("moment.baza_won", { name: story.seatName(r.seat) });
+        const outcome = !r ? t("moment.baza_open") : r.parda ? t("table.baza_parda") : story.line("moment.baza_won", r.seat);
         return el("li", { class: r && !r.parda ? `team-${r.seat % 2}` : "", "data-baza": i },
           el("b", {}, t("table.baza_n", { n: i + 1 })), " ",
           b.cards.map(([seat, c]) => el("span", { class: `recap-card${r && !r.parda && r.seat === seat ? " won" : ""}` },
-            cardImg(c, "card tiny"), t("moment.card_by", { name: story.seatName(seat), card: cardName(c) }))),
+            cardImg(c, "card tiny"), story.line("moment.card_by", seat, { card: cardName(c) }))),
           el("span", { class: "recap-outcome" }, outcome));
       })));
   }

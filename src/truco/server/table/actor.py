@@ -46,7 +46,7 @@ from ..protocol import (
     Sync,
     Why,
     error_message,
-    public_hand_json,
+    pong_message,
     why_message,
 )
 from ..rows import MatchRow
@@ -54,13 +54,23 @@ from ..store import Store
 from ..tasks import spawn
 from . import stored
 from .bots import BotScheduler
-from .clients import Client, Peer
+from .clients import Peer
 from .clock import Deadlines
 from .durability import Durability
 from .errors import TableError
 from .events import EVERYONE, Audience, EventLog, TableEvent
-from .fanout import Round
-from .inbox import GROUP_LIMIT, BotMove, Command, Join, Leave, Message, RematchMade, Stop
+from .fanout import Fanout, Round
+from .inbox import (
+    GROUP_LIMIT,
+    BotMove,
+    Command,
+    Expel,
+    Join,
+    Leave,
+    Message,
+    RematchMade,
+    Stop,
+)
 from .seating import Seat, Seating, seat_names
 
 log = logging.getLogger("truco.server")
@@ -133,6 +143,7 @@ class Table:
         self.log = EventLog(config.event_buffer, version)
         self.inbox: asyncio.Queue[Message] = asyncio.Queue()
         self.clients: dict[Peer, int] = {}  # connection -> the version it was sent
+        self.fanout = Fanout()  # what each audience and connection was last sent
         self.committed: dict[int, int] = {}  # seat -> card released before its turn
         self.moves = 0  # counts the actions that change whose turn it is
         self.deadlines = Deadlines()
@@ -279,9 +290,11 @@ class Table:
         return False
 
     # ------------------------------------------------------------------ handling
-    def _handle(self, message: Join | Leave | Command | BotMove | RematchMade) -> None:
+    def _handle(self, message: Join | Leave | Command | BotMove | RematchMade | Expel) -> None:
         if isinstance(message, RematchMade):
             self._rematch_made(message)
+        elif isinstance(message, Expel):
+            self._expel(message.player_id)
         elif isinstance(message, Join):
             self._join(message.client, message.since)
         elif isinstance(message, Leave):
@@ -297,7 +310,7 @@ class Table:
 
     def _command(self, client: Peer, msg: ClientMessage) -> None:
         if isinstance(msg, Ping):
-            self._reply(client, lambda: {"type": "pong", "v": self.version})
+            self._reply(client, lambda: pong_message(self.version))
         elif isinstance(msg, Sync):
             self._resyncs.append((client, msg.since))
         elif isinstance(msg, Act):
@@ -344,6 +357,7 @@ class Table:
 
     def _leave(self, client: Peer) -> None:
         self.clients.pop(client, None)
+        self.fanout.forget(client)
         if self.status == "waiting" and not self.clients:
             self.deadlines.idle_since = asyncio.get_running_loop().time()
         seat = self._seat_of(client)
@@ -356,6 +370,19 @@ class Table:
             self.deadlines.reconnect[seat] = (
                 asyncio.get_running_loop().time() + self.config.disconnect_grace
             )
+
+    def _expel(self, player_id: str) -> None:
+        """A banned player's seats: a bot's now in a match (an abandon: a loss for them),
+        free in a table still waiting."""
+        for seat, held in enumerate(self.seats):
+            if held.kind != "human" or held.player_id != player_id:
+                continue
+            if self.status == "waiting":
+                self.seats[seat] = Seat()
+                self._emit({"kind": "stood", "seat": seat})
+            elif self.status == "playing":
+                self.deadlines.reconnect.pop(seat, None)
+                self._set_away(seat, True, "banned")
 
     def _seat_of(self, client: Peer) -> int | None:
         return self.seating.seat_of(client.player)
@@ -537,7 +564,7 @@ class Table:
             self._emit(
                 {
                     "kind": "hand_closed",
-                    **public_hand_json(public_hand(game.history[-1])),
+                    **public_hand(game.history[-1]).to_json(),
                     "story": self._hand_story(),
                 }
             )
@@ -751,15 +778,14 @@ class Table:
 
     def _round(self) -> Round:
         self._summary = self.summary()
-        return Round(self.log, self._summary, self.game, self.committed, self._hand_story)
+        return Round(
+            self.fanout, self.log, self._summary, self.game, self.committed, self._hand_story
+        )
 
     def _send(self, round: Round, client: Peer, since: int | None, answer: bool) -> None:
-        frame = round.frame_bytes(client, self._seat_of(client), since, answer=answer)
+        frame = round.frame(client, self._seat_of(client), since, answer=answer)
         if frame is not None:
-            if type(client) is Client:  # this process's socket: the bytes as they are
-                client.send_bytes(frame)
-            else:
-                client.send(frame.decode())
+            client.send(frame)
         self.clients[client] = round.version
 
     def _broadcast(self, round: Round | None) -> None:

@@ -1,12 +1,16 @@
-"""What each connection of a table is sent: ``state`` frames with the events its seat
-may see and its seat's view.
+"""What each connection of a table is sent: a ``state`` frame (the whole table as its seat
+may see it) when it joins or asks again, then one ``patch`` frame per round with what
+changed for its audience.
 
-A :class:`Round` builds the frames of one moment of the table. What connections share
-is computed and encoded once: the table summary, each event (see
-:class:`~.events.TableEvent`), the event list of each audience, and the part of the views
-that every seat sees alike (:func:`truco.view.shared_fields`); each seat's own part of its
-view is built only when a connection of that seat gets a frame. A frame is those pieces
-joined, plus the few bytes that name the connection (``you``).
+An *audience* is a seat, or the spectators (``None``): every connection of one audience
+is sent the same thing. Its *document* at a version is ``{"table": the summary, "view": the
+seat's view (SeatView.to_json, the one encoder of a view), "you": {"seat", "committed"}}``.
+:class:`Fanout` keeps, for each audience, the document last sent to it and that frame's
+version; a :class:`Round` builds each audience's document at the new version once, and its
+patch (:func:`truco.view.state_patch`, with the events the audience may see) once, for
+every connection that holds the previous one. A connection that holds anything else (it
+just sat down, it missed a frame) gets the whole state. Every frame carries the protocol
+version (:data:`truco.view.PROTOCOL_VERSION`); docs/protocol.md describes them.
 """
 
 from __future__ import annotations
@@ -18,66 +22,28 @@ import orjson
 
 from ...cards import card_name
 from ...game import Game
-from ...rules import Rules
-from ...view import PublicHand, game_moment_json, own_json, public_hand
-from ..players import Player
+from ...view import PROTOCOL_VERSION, seat_view, shared_fields, state_patch
 from .clients import Peer
 from .events import EventLog, TableEvent, sees
 
-#: the encoded closed hands and rules of the live tables (public: the same for every seat)
-_HANDS: dict[int, tuple[Any, bytes]] = {}
-_RULES: dict[int, tuple[Any, bytes]] = {}
-_KEPT = 4096
+JSON = dict[str, Any]
 
 
-def _encoded_once(
-    cache: dict[int, tuple[Any, bytes]], value: Any, data: Callable[[], Any]
-) -> bytes:
-    """``value``'s JSON, encoded once: found by identity (hashing it each round would cost
-    more than encoding it); the value is kept alive with its bytes, so its id stays its own."""
-    known = cache.get(id(value))
-    if known is not None and known[0] is value:
-        return known[1]
-    if len(cache) >= _KEPT:
-        cache.clear()
-    encoded = orjson.dumps(data())
-    cache[id(value)] = (value, encoded)
-    return encoded
+class Fanout:
+    """What a table's audiences and connections were last sent (the table's, kept across
+    rounds)."""
 
+    def __init__(self) -> None:
+        #: audience -> (the version of the last frame it was sent, its document then)
+        self.audiences: dict[int | None, tuple[int, JSON]] = {}
+        #: connection -> (the version of the last frame it was sent, its audience then)
+        self.sent: dict[Peer, tuple[int, int | None]] = {}
 
-def _hand_json(hand: PublicHand | None) -> bytes:
-    """A closed hand's JSON: every view of the next hand shows it."""
-    return b"null" if hand is None else _encoded_once(_HANDS, hand, hand.to_json)
-
-
-def _rules_json(rules: Rules) -> bytes:
-    """A table's rules' JSON."""
-    return _encoded_once(_RULES, rules, rules.to_dict)
-
-
-#: the ``you`` part of frames: (seat, id of the player, committed card) -> (player, JSON)
-_YOU: dict[tuple[int | None, int, int | None], tuple[Player | None, bytes]] = {}
-
-
-def _you_json(seat: int | None, player: Player | None, committed: int | None) -> bytes:
-    """Who a frame is for, as JSON: the same bytes for every frame of one connection
-    while its committed card is the same (found by the player's identity, as
-    :func:`_encoded_once` finds values)."""
-    key = (seat, id(player), committed)
-    known = _YOU.get(key)
-    if known is not None and known[0] is player:
-        return known[1]
-    if len(_YOU) >= _KEPT:
-        _YOU.clear()
-    you = orjson.dumps(
-        {
-            "seat": seat,
-            "player": None if player is None else {"id": player.id, "name": player.name},
-            "committed": None if committed is None else card_name(committed),
-        }
-    )
-    _YOU[key] = (player, you)
-    return you
+    def forget(self, peer: Peer) -> None:
+        """``peer`` left: nothing of it is kept."""
+        self.sent.pop(peer, None)
+        if not self.sent:
+            self.audiences.clear()
 
 
 class Round:
@@ -85,114 +51,114 @@ class Round:
 
     def __init__(
         self,
+        fanout: Fanout,
         log: EventLog,
-        summary: dict[str, Any],
+        summary: JSON,
         game: Game | None,
         committed: dict[int, int],
-        story: Callable[[], dict[str, Any] | None],
+        story: Callable[[], JSON | None],
     ) -> None:
+        self.fanout = fanout
         self.log = log
         self.version = log.version
-        self._summary = orjson.dumps(summary)
+        self._summary = summary
         self._game = game  # as it is at this version (the actor changes it only after)
         self._committed = committed
-        self._story_of = story
-        self._story: bytes | None = None
-        self._views: dict[int | None, bytes] = {}
-        self._shared_json = b""  # their JSON, without the braces
-        self._events: dict[tuple[int | None, int], bytes] = {}
-        #: since -> the events after it, and their list if every seat sees all of them
-        self._after: dict[int, tuple[list[TableEvent], bytes | None]] = {}
+        self._story = story
+        self._shared: JSON | None = None
+        self._before = dict(fanout.audiences)  # each audience's document before this round
+        self._documents: dict[int | None, JSON] = {}
+        self._patches: dict[tuple[int | None, int], str | None] = {}
+        #: since -> the events after it, and their JSON if every seat sees all of them
+        self._after: dict[int, tuple[list[TableEvent], list[Any] | None]] = {}
 
-    def _view(self, seat: int | None) -> bytes:
-        """The view of ``seat`` as JSON (the seat None is a spectator's; ``null`` before the
-        match starts): its own fields, then the shared ones, encoded once per round."""
-        view = self._views.get(seat)
-        if view is None:
+    def document(self, seat: int | None) -> JSON:
+        """What the audience ``seat`` may see of the table at this version (built once)."""
+        document = self._documents.get(seat)
+        if document is None:
             game = self._game
-            if game is None:
-                view = b"null"
-            else:
-                if not self._shared_json:
-                    last = public_hand(game.history[-1]) if game.history else None
-                    self._shared_json = b"".join(
-                        (
-                            b'"rules":',
-                            _rules_json(game.rules),
-                            b',"last_hand":',
-                            _hand_json(last),
-                            b",",
-                            orjson.dumps(game_moment_json(game))[1:-1],
-                        )
-                    )
-                # the seat's own fields, then the shared ones: the order of SeatView.to_json
-                view = orjson.dumps(own_json(game, seat))[:-1] + b"," + self._shared_json + b"}"
-            self._views[seat] = view
-        return view
+            view = None
+            if game is not None:
+                if self._shared is None:
+                    self._shared = shared_fields(game)
+                view = seat_view(game, seat, self._shared).to_json()
+            committed = self._committed.get(seat) if seat is not None else None
+            you = {"seat": seat, "committed": None if committed is None else card_name(committed)}
+            document = {"table": self._summary, "view": view, "you": you}
+            self._documents[seat] = document
+        return document
 
-    def _last_story(self) -> bytes:
-        if self._story is None:
-            self._story = orjson.dumps(self._story_of())
-        return self._story
-
-    def _events_since(self, seat: int | None, since: int) -> bytes:
-        """The events after ``since`` that ``seat`` may see, as a JSON list ("" if none):
-        the same bytes for every seat when all of them are for everyone (the usual case)."""
+    def _events_since(self, seat: int | None, since: int) -> list[Any]:
+        """The events after ``since`` that ``seat`` may see, as JSON."""
         after = self._after.get(since)
         if after is None:
             newer = self.log.after(since)
-            listed = None
+            everyone = None
             if all(e.audience[0] == "all" for e in newer):
-                listed = b"[" + b",".join([e.json() for e in newer]) + b"]" if newer else b""
-            after = self._after[since] = (newer, listed)
+                everyone = [e.body for e in newer]
+            after = self._after[since] = (newer, everyone)
         newer, everyone = after
         if everyone is not None:
             return everyone
-        key = (seat, since)
-        events = self._events.get(key)
-        if events is None:
-            bodies = [e.json() for e in newer if sees(seat, e.audience)]
-            events = self._events[key] = b"[" + b",".join(bodies) + b"]" if bodies else b""
-        return events
+        return [e.body for e in newer if sees(seat, e.audience)]
 
     def frame(
         self, peer: Peer, seat: int | None, since: int | None, *, answer: bool = False
     ) -> str | None:
-        """The ``state`` frame for ``peer`` sitting in ``seat``: the full state (``since``
-        None, or older than the log holds), else the events after ``since``. None when it
-        may see nothing new, unless the frame ``answer``s a request (a sync, a join)."""
-        frame = self.frame_bytes(peer, seat, since, answer=answer)
-        return None if frame is None else frame.decode()
-
-    def frame_bytes(
-        self, peer: Peer, seat: int | None, since: int | None, *, answer: bool = False
-    ) -> bytes | None:
-        """:meth:`frame` as the UTF-8 it is made of (a socket writes it as it is: decoding
-        then encoding again a frame that is not ASCII, and the summary's description
-        never is, cost more than the rest of the frame)."""
-        if since is None or not self.log.holds_after(since):
-            events, full = b"[]", b"true"
-        else:
-            events, full = self._events_since(seat, since), b"false"
-            if not events:
-                if not answer:
-                    return None
-                events = b"[]"
+        """The frame for ``peer`` sitting in ``seat``, which was sent the events up to
+        ``since``: a patch if it holds its audience's last document, else the whole state
+        (``full`` when ``since`` is None or older than the log holds: its events start
+        over). None when it may see nothing new, unless the frame ``answer``s a request
+        (a sync, a join: always the whole state)."""
+        full = since is None or not self.log.holds_after(since)
+        events = [] if full or since is None else self._events_since(seat, since)
+        if not (full or events or answer):
+            return None
+        held = self.fanout.sent.get(peer)
+        before = self._before.get(seat)
+        patching = not (answer or full or since is None or before is None)
+        if patching and before is not None and since is not None and held == (before[0], seat):
+            text = self._patch(seat, since, before)
+            self._sent(peer, seat)
+            return text
+        document = self.document(seat)
         player = peer.player
-        committed = self._committed.get(seat) if seat is not None else None
-        you = _you_json(seat, player, committed)
-        return b"".join(
-            (
-                b'{"type":"state","v":%d,"full":%s,"events":' % (self.version, full),
-                events,
-                b',"table":',
-                self._summary,
-                b',"view":',
-                self._view(seat),
-                b',"you":',
-                you,
+        you = {
+            **document["you"],
+            "player": None if player is None else {"id": player.id, "name": player.name},
+        }
+        self._sent(peer, seat)
+        return orjson.dumps(
+            {
+                "type": "state",
+                "protocol": PROTOCOL_VERSION,
+                "v": self.version,
+                "full": full,
+                "events": events,
+                **document,
+                "you": you,
                 # a page that comes in late reads the last hand's story here
-                b',"story":' + self._last_story() if full == b"true" else b"",
-                b"}",
-            )
-        )
+                "story": self._story(),
+            }
+        ).decode()
+
+    def _patch(self, seat: int | None, since: int, before: tuple[int, JSON]) -> str:
+        """The patch of the audience ``seat`` from its last document (encoded once)."""
+        key = (seat, since)
+        text = self._patches.get(key)
+        if text is None:
+            text = self._patches[key] = orjson.dumps(
+                {
+                    "type": "patch",
+                    "protocol": PROTOCOL_VERSION,
+                    "v": self.version,
+                    "base": before[0],
+                    "events": self._events_since(seat, since),
+                    "set": state_patch(before[1], self.document(seat)),
+                }
+            ).decode()
+        return text
+
+    def _sent(self, peer: Peer, seat: int | None) -> None:
+        self.fanout.sent[peer] = (self.version, seat)
+        self.fanout.audiences[seat] = (self.version, self.document(seat))

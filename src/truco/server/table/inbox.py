@@ -51,8 +51,16 @@ class RematchMade:
 
 
 @dataclass(slots=True)
+class Expel:
+    """A banned player (moderation): a bot takes their seat at once in a match being
+    played; a table still waiting frees it."""
+
+    player_id: str
+
+
+@dataclass(slots=True)
 class Stop:
     pass
 
 
-Message = Join | Leave | Command | BotMove | RematchMade | Stop
+Message = Join | Leave | Command | BotMove | RematchMade | Expel | Stop

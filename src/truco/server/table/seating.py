@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ...bots import Bot, make_bot
+from ...bots.names import BOT_NAMES
 from ..bot_pool import check_bot_spec
 from ..players import Player
 from .errors import TableError
@@ -41,11 +42,6 @@ class Seat:
             data.get("bot"),
             bool(data.get("away")),
         )
-
-
-#: the bots' names, given in seat order: people's names, not engine ids (each page adds the
-#: bot's level in its own language from ``Seat.bot``: "Rosa (difícil)")
-BOT_NAMES = ("Rosa", "Tito", "Chela", "Nacho", "Mirta")
 
 
 def name_bots(seats: list[Seat]) -> None:

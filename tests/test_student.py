@@ -1,0 +1,118 @@
+"""The student: a learned evaluator of the seat's candidate actions, shipped in the package."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import strategies
+from truco import Game, Rules
+from truco.actions import QUIERO, TRUCO, is_say
+from truco.bots import make_bot
+from truco.bots.student import (
+    FEATURES_VERSION,
+    StudentBot,
+    feature_sizes,
+    load_model,
+    packaged_model,
+    position_features,
+)
+from truco.cards import parse_card
+from truco.view import seat_view
+
+TABLES = strategies.SAMPLE_TABLES
+
+
+def _cards(*names: str) -> tuple[int, ...]:
+    return tuple(parse_card(n) for n in names)
+
+
+def test_the_packaged_model_loads_and_fits_the_feature_list() -> None:
+    model = packaged_model()
+    positions, actions = feature_sizes()
+    assert model.positions == positions
+    assert len(model.w1) == positions + actions
+    assert model.meta["rows"] > 1000  # trained on the teacher's verdicts, not a stub
+    assert str(model.meta["command"]).startswith("python -m truco.rl.student")
+
+
+@settings(max_examples=300, deadline=None)
+@given(table=st.sampled_from(TABLES), seed=st.integers(0, 10**9))
+def test_the_student_returns_a_legal_action_and_never_talks(table: Rules, seed: int) -> None:
+    game, seat = strategies.random_position(table, seed, max_actions=80)
+    view = seat_view(game, seat)
+    action = make_bot("student", seed).choose(view, view.legal, table)
+    assert action in view.legal
+    assert not is_say(action) or all(is_say(a) for a in view.legal)
+    game.apply(seat, action)
+
+
+def test_the_student_sees_only_its_seat_and_is_deterministic() -> None:
+    """Two deals that differ only in the rival's hidden cards give the same features and
+    the same move, whatever the bot's seed."""
+    mine = _cards("1e", "7o", "4c")
+    choices = set()
+    for rival in (_cards("1b", "7e", "3c"), _cards("4o", "5b", "6c")):
+        game = Game(Rules(target=15), manual_deal=True)
+        game.deal((mine, rival))
+        view = seat_view(game, 0)
+        features = position_features(view)
+        for seed in (0, 1, 2):
+            choices.add(
+                (tuple(features), StudentBot(seed=seed).choose(view, view.legal, game.rules))
+            )
+    assert len(choices) == 1
+
+
+def test_the_student_values_a_sure_truco_above_folding_it() -> None:
+    """Holding the two top cards, facing the rival's truco: accepting (or raising) is
+    worth more than refusing."""
+    game = Game(Rules(target=30), manual_deal=True)
+    game.deal((_cards("4c", "5o", "6b"), _cards("1e", "1b", "7e")))
+    game.play(0, "truco")
+    view = seat_view(game, 1)
+    bot = StudentBot()
+    legal = [a for a in view.legal if not is_say(a)]
+    values = dict(zip(legal, bot.values(view, legal), strict=True))
+    assert values[QUIERO] > values[legal[legal.index(QUIERO) + 1]]  # no-quiero
+    assert bot.choose(view, view.legal, game.rules) != legal[legal.index(QUIERO) + 1]
+    assert TRUCO not in legal
+
+
+def test_a_model_for_another_feature_list_is_refused(tmp_path: Path) -> None:
+    raw = gzip.decompress(
+        (Path(__file__).parents[1] / "src/truco/bots/data/student-v1.json.gz").read_bytes()
+    )
+    data = json.loads(raw)
+    data["features"] = FEATURES_VERSION + 1
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="features"):
+        load_model(str(path))
+    data["features"], data["format"] = FEATURES_VERSION, "something/2"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="truco-student/1"):
+        load_model(str(path))
+
+
+def test_the_training_command_writes_a_model_the_bot_loads(tmp_path: Path) -> None:
+    pytest.importorskip("numpy")
+    from truco.rl.student import main
+
+    out = tmp_path / "student.json.gz"
+    args = ["--seed", "3", "--matches", "2", "--worlds", "4", "--epochs", "2", "--out", str(out)]
+    assert main(args) == 0
+    model = load_model(str(out))
+    assert model.meta["rows"] > 0
+    assert main([*args[:-1], str(tmp_path / "again.json.gz")]) == 0
+    again = load_model(str(tmp_path / "again.json.gz"))
+    assert (again.w1, again.w2, again.b1, again.b2) == (model.w1, model.w2, model.b1, model.b2)
+    game = Game(Rules(target=15), seed=4)
+    seat = game.actors()[0]
+    view = seat_view(game, seat)
+    assert StudentBot(model=model).choose(view, view.legal, game.rules) in view.legal
