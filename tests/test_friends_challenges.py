@@ -203,3 +203,22 @@ def test_a_link_is_taken_by_a_newcomer_and_a_rated_one_only_by_an_account(
     guest_rated = newcomer.post("/api/challenges", json={"rated": True})
     assert guest_rated.json()["code"] == "account_needed"
     assert time.time() < taken["expires_at"]
+
+
+def test_the_terminal_accepts_a_challenge_link(server: LiveServer) -> None:
+    """``truco play --connect https://server/desafio/ID``: the terminal player takes the
+    open challenge as a guest and sits at its table, the challenger in the first seat."""
+    from truco.tui.remote import RemoteError, RemoteSession
+
+    ana, ana_name = account(server)
+    link = ana.post("/api/challenges", json={"rules": {"target": 15}}).json()
+    session = RemoteSession.connect(f"{server.url}{link['link']}", name="Terminal")
+    try:
+        assert session.wanted_seat == 1 and session.rules.target == 15
+        assert session.table_id == ana.get(f"/api/challenges/{link['id']}").json()["table"]
+        seats = ana.get(f"/api/tables/{session.table_id}").json()["seats"]
+        assert [s["name"] for s in seats] == [ana_name, "Terminal"]
+    finally:
+        session.close()
+    with pytest.raises(RemoteError, match="HTTP 409"):  # taken already: closed
+        RemoteSession.connect(f"{server.url}{link['link']}", name="Otro")

@@ -292,12 +292,12 @@ async def accept(server: Server, challenge_id: str, player: Player) -> Challenge
     challenge with its table's code."""
     engine = server.store.engine
     challenge = await asyncio.to_thread(_row, engine, challenge_id)
+    if challenge.status != "open":
+        raise FriendError(409, "challenge_closed", status=challenge.status)
     if challenge.target_id is not None and challenge.target_id != player.id:
         raise FriendError(403, "challenge_not_yours")
     if challenge.challenger_id == player.id:
         raise FriendError(409, "challenge_self")
-    if challenge.status != "open":
-        raise FriendError(409, "challenge_closed", status=challenge.status)
     if challenge.rated and not player.account:
         raise FriendError(403, "account_needed")
     if not await asyncio.to_thread(_claim, engine, challenge, player):
