@@ -106,7 +106,10 @@ def import_graph(root: Path = SRC) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for module, path in paths.items():
         arrows = set()
-        for target in [*imports(path, root), *string_arrows(path)]:
+        named = [t for t in string_arrows(path) if not module.startswith(t + ".")]
+        # (a string naming the module's own package, ``resources.files("truco.bots")``, loads
+        # data: the package is imported before any of its modules anyway)
+        for target in [*imports(path, root), *named]:
             while target and target not in paths:
                 target = target.rpartition(".")[0]
             if target and target != module:

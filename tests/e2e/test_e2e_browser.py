@@ -192,18 +192,22 @@ def test_two_people_call_envido_see_the_showdown_and_the_hand_explained(
 
     # the showdown: who won the envido and with what, before the hand closes
     other.click('#actions button[data-action="quiero"]')
+    said = {}
     for page in (ana, beto):
         page.wait_for_selector("#envido-result")
-        result = page.text_content("#envido-result")
-        assert re.search(
-            r"(Ana|Beto) gana el envido con \d+: 2 puntos para (nosotros|ellos)", result
-        )
+        said[page] = page.text_content("#envido-result")
         assert points(page) == 0  # the points reach the score when the hand closes
         assert "+2 al cerrar la mano" in page.text_content("#score")
         assert page.locator(".bubble.tanto").count() >= 1  # "Tengo 33" / "Son buenas" at the seats
         assert last_log_line_visible(page)
-    winner = re.match(r"(Ana|Beto)", ana.text_content("#envido-result"))
-    assert winner and winner.group(1) in ana.locator("#log li").last.text_content()
+    # the winner's page speaks to them; the rival's names them
+    won = [page for page in (ana, beto) if said[page].startswith("Ganaste")]
+    assert len(won) == 1, said
+    lost = beto if won[0] is ana else ana
+    winner = "Ana" if won[0] is ana else "Beto"
+    assert re.search(r"Ganaste el envido con \d+: 2 puntos para nosotros", said[won[0]])
+    assert re.search(rf"{winner} gana el envido con \d+: 2 puntos para ellos", said[lost])
+    assert winner in lost.locator("#log li").last.text_content()
     shot(ana, "showdown-desktop.png")
     shot(beto, "showdown-phone.png")
 
