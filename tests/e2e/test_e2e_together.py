@@ -125,3 +125,27 @@ def test_a_tournament_page_updates_live(browser: Any, server: LiveServer) -> Non
     dani.wait_for_selector("#my-hand")
     dani.context.close()
     eli.context.close()
+
+
+def test_a_team_challenge_brings_four_to_one_table(browser: Any, server: LiveServer) -> None:
+    ana, _ = signed_up(browser, server, "Ana")
+    (beto, beto_name), (cami, cami_name), (dani, dani_name) = (
+        signed_up(browser, server, prefix) for prefix in ("Beto", "Cami", "Dani")
+    )
+    ana.goto(server.url + "/amigos")
+    ana.wait_for_selector("#challenge-form")
+    ana.select_option("#challenge-form select[name=players]", "4")
+    ana.fill("#challenge-form input[name=partners]", beto_name)
+    ana.fill("#challenge-form input[name=target]", f"{cami_name}, {dani_name}")
+    ana.click("#challenge-form button[type=submit]")
+    ana.wait_for_selector("#challenge-link")
+    for page in (beto, cami):  # a yes that waits for the others: the challenge's page
+        page.wait_for_selector(".challenge-note button").click()
+        page.wait_for_selector("#challenge-seats")
+    assert "esperando" in beto.text_content("#challenge-seats")
+    dani.wait_for_selector(".challenge-note button").click()
+    for page in (ana, beto, cami, dani):  # the last yes: everyone to the table
+        page.wait_for_url(re.compile(r"/t/[A-Za-z0-9_-]+$"))
+    assert len({page.url for page in (ana, beto, cami, dani)}) == 1
+    for page in (ana, beto, cami, dani):
+        page.context.close()
