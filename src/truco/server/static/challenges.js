@@ -91,6 +91,8 @@ export function watchChallenges({ api, identity, go }, box) {
     }
     setTimeout(tick, WATCH_MS);
   };
-  // what was accepted before this page opened does not move it
+  // what was accepted before this page opened does not move it; without a session there
+  // is nothing to ask (a 401 in the console of every first visit)
+  if (!identity.player) { tick(); return; }
   api("/api/challenges").then((data) => data.sent.forEach((c) => c.status === "accepted" && known.add(c.id))).catch(() => {}).finally(tick);
 }
