@@ -20,7 +20,9 @@ from truco.actions import action_token, parse_action
 from truco.bots import make_bot
 from truco.rules import Rules
 from truco.server import ServerConfig
-from truco.server.store import matches_table
+from truco.server.players import Player
+from truco.server.store import Store, matches_table
+from truco.server.tournaments import records
 from truco.server.tournaments.matching import Game, arena_points, swiss_standings
 from truco.view import SeatView
 
@@ -303,3 +305,21 @@ def test_an_arena_pairs_whoever_is_free_until_the_time_is_up(
     assert sorted(shown) == sorted((s.id, s.points, s.wins) for s in expected)
     ranks = [(-points, -wins) for _, points, wins in shown]  # ties: by account id
     assert ranks == sorted(ranks)
+
+
+def test_one_director_at_a_time_until_its_lease_runs_out(tmp_path: Path) -> None:
+    """On a cluster every node's director looks at the same rows: the lease (a conditional
+    update of the tournament's row) lets one direct it, and another take over once the
+    first stops renewing."""
+    store = Store(f"sqlite:///{tmp_path / 'lease.sqlite3'}")
+    engine = store.engine
+    spec = records.NewTournament("Copa", "swiss", {}, False, 3, 0, time.time(), 8)
+    tid = records.create(engine, Player("org", "Organiza", account=True), spec)
+    with engine.begin() as conn:
+        assert records.claim(conn, tid, "node-a", now=100.0, lease=15.0)
+        assert not records.claim(conn, tid, "node-b", now=105.0, lease=15.0)
+        assert records.claim(conn, tid, "node-a", now=110.0, lease=15.0)  # renewed
+        assert not records.claim(conn, tid, "node-b", now=124.0, lease=15.0)
+        assert records.claim(conn, tid, "node-b", now=126.0, lease=15.0)  # a lapsed lease
+        assert not records.claim(conn, tid, "node-a", now=127.0, lease=15.0)
+    engine.dispose()

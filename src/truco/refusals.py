@@ -216,7 +216,10 @@ CODES: Final[dict[str, Code]] = {
             "too_many_follows": "you follow {max} players already: unfollow one first",
             "too_many_blocks": "you blocked {max} players already",
             "challenge_1v1_only": (
-                "challenges are 1v1: for pairs and teams, create a table and share its link"
+                "a 1v1 challenge names one rival; a 2v2 or 3v3 one names partners and rivals"
+            ),
+            "challenge_seats": (
+                "a challenge invites at most {partners} partners and {rivals} rivals"
             ),
             "challenge_self": "you cannot challenge yourself",
             "challenge_blocked": "you cannot challenge that player",

@@ -158,8 +158,13 @@ class Director:
                 .where(tournaments_table.c.id == tournament_id)
                 .values(status="running")
             )
-        if any(g["status"] == "playing" and g["table_id"] is None for g in games):
-            return []  # being seated by this node right now
+        orphans = [
+            (g["seq"], [g["first_id"], g["second_id"]])
+            for g in games
+            if g["status"] == "playing" and g["table_id"] is None
+        ]
+        if orphans:  # planned by a node that stopped before seating them (this one
+            return orphans  # seats what it plans before it looks again): seated now
         if row["format"] == "swiss":
             return self._plan_swiss(conn, row, entrants, active, games, now)
         return self._plan_arena(conn, row, entrants, active, games, now)
