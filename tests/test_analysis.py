@@ -196,8 +196,8 @@ def _strength_records(prefix: str) -> list[Any]:
 
 def test_the_default_analysis_is_the_top_bot_s_and_has_no_seed() -> None:
     """Five resamples of the default analysis give the same grades (the top bot's
-    evaluator samples nothing), and every better move is the move the ``master`` plays
-    in that seat's view."""
+    evaluator samples nothing), and every better move is the move the ``master``'s
+    student plays in that seat's view (the master searches only its close decisions)."""
     record = _strength_records("simple-random")[0]
     first = analyze(record)
     assert first.to_json()["bot"] == "master"
@@ -207,7 +207,7 @@ def test_the_default_analysis_is_the_top_bot_s_and_has_no_seed() -> None:
     for h, step, _seat, _, view, _ in decision_points(record):
         candidates = [a for a in view.legal if not is_say(a)]
         if len(candidates) > 1:
-            moves[(h, step)] = make_bot("master").choose(view, view.legal, record.rules)
+            moves[(h, step)] = make_bot("student:master").choose(view, view.legal, record.rules)
     assert len(first.decisions) > 20
     assert all(d.best == moves[(d.hand, d.step)] for d in first.decisions)
 

@@ -9,8 +9,10 @@ from pathlib import Path
 from truco import Game, Rules
 from truco.actions import FALTA_ENVIDO, MAZO, NO_QUIERO, is_say
 from truco.bots import BOTS, make_bot
+from truco.bots.guided import GuidedBot
 from truco.bots.ladder import LADDER, TOP
 from truco.bots.search import EXPERT_2026, LEVELS, SearchBot
+from truco.bots.student import StudentBot
 from truco.cards import card_name
 from truco.view import seat_view
 
@@ -25,6 +27,12 @@ def test_every_level_is_a_bot_listed_first_and_rated_from_the_weakest_up() -> No
     for level in LADDER:
         assert repr(make_bot(level.name, 1)) == repr(make_bot(level.spec, 1))
     assert TOP.name == "master"
+
+
+def test_the_master_is_the_guided_student_and_the_student_alone_is_kept() -> None:
+    assert isinstance(make_bot("master", 1), GuidedBot)
+    alone = make_bot("student:master", 1)
+    assert isinstance(alone, StudentBot) and not isinstance(alone, GuidedBot)
 
 
 def test_every_level_has_its_words_in_both_languages() -> None:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from importlib.metadata import entry_points
 
 from .base import Bot
+from .guided import GUIDES, GuidedBot
 from .ladder import LADDER
 from .random_bot import RandomBot
 from .search import MirrorBot, SearchBot
@@ -24,7 +25,9 @@ BOTS: dict[str, Callable[[str, int | None], Bot]] = {
     "simple": lambda level, seed: SimpleBot(level, seed),
     "search": lambda level, seed: SearchBot(level, seed),
     "mirror": lambda level, seed: MirrorBot("tight" if level == "default" else level, seed),
-    "student": lambda level, seed: StudentBot(level, seed),
+    "student": lambda level, seed: (
+        GuidedBot(level, seed) if level in GUIDES else StudentBot(level, seed)
+    ),
 }
 
 

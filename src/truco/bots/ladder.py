@@ -27,13 +27,14 @@ class Level:
 #: From the weakest up. ``simple`` is the rule-based player (no search: it calls with
 #: good cards and plays the obvious card, never an absurd move); ``search:easy`` samples
 #: 8 worlds per decision; ``student`` is the learned evaluator (no worlds at all): at
-#: ``club`` it strays from its best move at a temperature of one point, at ``master``
-#: never.
+#: ``club`` it strays from its best move at a temperature of one point; ``master`` is the
+#: student guided by a small search of the expert's on its close decisions
+#: (:mod:`.guided`; the student alone, the master before issue 29, is ``student:master``).
 LADDER: tuple[Level, ...] = (
     Level("beginner", "simple", 636),
     Level("amateur", "search:easy", 827),
     Level("club", "student:club", 862),
-    Level("master", "student:master", 897),
+    Level("master", "student:guided", 951),
 )
 #: The ladder by name.
 LEVELS_BY_NAME = {level.name: level for level in LADDER}

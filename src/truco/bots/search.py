@@ -305,10 +305,14 @@ class SearchBot(Bot):
     name = "search"
 
     def __init__(
-        self, level: str = "default", seed: int | None = None, rivals: PlayerModel = NEUTRAL
+        self,
+        level: str = "default",
+        seed: int | None = None,
+        rivals: PlayerModel = NEUTRAL,
+        method: Method | None = None,
     ) -> None:
         level = ALIASES.get(level, level)
-        method = LEVELS.get(level) or _custom_budget(level)
+        method = method or LEVELS.get(level) or _custom_budget(level)
         if method is None:
             raise ValueError(
                 f"unknown level {level!r} for search "

@@ -344,6 +344,16 @@ def predict(
                 float(min(mine, need_m) - min(theirs, need_t)),
                 match_value(need_m - mine, need_t - theirs) - match_value(need_m, need_t),
             )
+    return bounded(view, out)
+
+
+def bounded(view: SeatView, out: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Each ``(points, chance)`` of ``out`` held within what the hand can still move
+    (see :func:`predict`)."""
+    assert view.seat is not None
+    team = view.seat & 1
+    target = view.rules.target
+    need_m, need_t = target - view.score[team], target - view.score[1 - team]
     # the points already won in this hand are everyone's; the rest is what each team
     # can still take
     ours = sum(p for t, _, p in view.scored if t == team)

@@ -57,6 +57,7 @@ def bot_level(spec: str) -> str:
         "student:club": _("club player"),
         "master": _("master"),
         "student:master": _("master"),
+        "student:guided": _("master"),
         "search:expert-2026": _("expert 2026"),
     }
     return words.get(key, spec)

@@ -1,0 +1,97 @@
+"""The student-guided search: the student shortlists, a small expert search settles.
+
+Expert iteration's next step at play time. The student (:mod:`.student`) values every
+candidate action at once from the seat's view; most decisions are clear to it and it
+plays its best move at once. On a *close* one, where its best few candidates
+(:attr:`Guide.candidates`) are within :attr:`Guide.gate` points of its best, those few
+are played out by the expert's own search (:data:`~.search.EXPERT_2026`: its weighed
+worlds, its wary rivals, its read of the table and its fit of the rivals, which sees
+every decision) at a small budget of :attr:`Guide.worlds` worlds, and each is worth the
+mean of the student's value and the search's (:attr:`Guide.blend`). The search then
+spends its worlds only where the student hesitates, among the moves it rates, at about
+1/40 of the expert's cost.
+
+A lookahead valued by the student instead (the other seats answer with the rollout
+policy until this seat acts again, the student values the position reached) was tried
+and lost to the plain student (docs/bots.md): the student's values are not comparable
+across the points of a hand where they meet the hand's exact end.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..actions import is_say
+from ..rules import Rules
+from ..view import SeatView
+from .search import EXPERT_2026, Method, SearchBot
+from .student import StudentBot, StudentModel
+
+
+@dataclass(frozen=True)
+class Guide:
+    """A budget: at most ``candidates`` of the student's best, those within ``gate``
+    points of its best (of :func:`~.student.worth`), played out in ``worlds`` worlds of
+    the expert's search; a candidate is worth ``blend`` times the search's value plus the
+    rest of the student's."""
+
+    candidates: int
+    gate: float
+    worlds: int
+    blend: float = 0.5
+
+
+def shortlist(values: Sequence[float], guide: Guide) -> list[int]:
+    """The indices of the candidates worth a search: the best few, within the gate
+    (the best first)."""
+    order = sorted(range(len(values)), key=values.__getitem__, reverse=True)
+    top = values[order[0]]
+    return [i for i in order[: guide.candidates] if top - values[i] <= guide.gate]
+
+
+def guide_method(guide: Guide) -> Method:
+    """The expert's search at the guide's budget of worlds (two drawn per world kept)."""
+    return dataclasses.replace(EXPERT_2026, worlds=guide.worlds, oversample=2, team_worlds=None)
+
+
+#: The student's levels that search their close decisions, and their budgets.
+GUIDES = {"guided": Guide(candidates=3, gate=2.0, worlds=12)}
+
+
+class GuidedBot(StudentBot):
+    """The student's best move, or on a close decision the best of its shortlist by the
+    expert's search at a small budget (the module doc)."""
+
+    def __init__(
+        self, level: str = "guided", seed: int | None = None, model: StudentModel | None = None
+    ) -> None:
+        if level not in GUIDES:
+            raise ValueError(f"unknown level {level!r} for student (one of {', '.join(GUIDES)})")
+        super().__init__("master", seed, model)
+        self.level = level
+        self.guide = GUIDES[level]
+        self.search = SearchBot("expert-2026", seed, method=guide_method(self.guide))
+
+    def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
+        search = self.search
+        if view.seat is not None:
+            search._track(view)
+        action = self._choose(view, legal, rules)
+        if search.tracker is not None:
+            search.tracker.own_action(view, action)
+        return action
+
+    def _choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
+        candidates = [a for a in legal if not is_say(a)] or list(legal)
+        if len(candidates) == 1:
+            return candidates[0]
+        values = self.values(view, candidates)
+        close = shortlist(values, self.guide)
+        if len(close) == 1:
+            return candidates[close[0]]
+        found = self.search.evaluate(view, [candidates[i] for i in close], rules).values
+        b = self.guide.blend
+        mixed = [b * v + (1 - b) * values[i] for v, i in zip(found, close, strict=True)]
+        return candidates[close[max(range(len(close)), key=mixed.__getitem__)]]

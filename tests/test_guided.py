@@ -1,0 +1,88 @@
+"""The student-guided search: the student's move on clear decisions, a small expert
+search among the student's shortlist on close ones, from the seat's view only."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import strategies
+from truco import Game, Rules
+from truco.actions import is_say
+from truco.bots import make_bot
+from truco.bots.guided import GUIDES, Guide, GuidedBot, guide_method, shortlist
+from truco.bots.search import EXPERT_2026
+from truco.bots.student import StudentBot
+from truco.cards import parse_card
+from truco.view import seat_view
+
+TABLES = strategies.SAMPLE_TABLES
+
+
+def _cards(*names: str) -> tuple[int, ...]:
+    return tuple(parse_card(n) for n in names)
+
+
+def test_the_shortlist_is_the_best_few_within_the_gate() -> None:
+    guide = Guide(candidates=2, gate=1.0, worlds=4)
+    assert shortlist([0.0, 3.0, 2.5, 2.8], guide) == [1, 3]
+    assert shortlist([0.0, 3.0, 1.5], guide) == [1]
+    assert shortlist([1.0, 1.0, 1.0], Guide(candidates=3, gate=0.0, worlds=4)) == [0, 1, 2]
+
+
+def test_the_guide_searches_like_the_expert_at_a_small_budget() -> None:
+    bot = make_bot("student:guided", 1)
+    assert isinstance(bot, GuidedBot) and bot.guide == GUIDES["guided"]
+    method = guide_method(bot.guide)
+    assert method.worlds == bot.guide.worlds < EXPERT_2026.worlds
+    assert method.wary == EXPERT_2026.wary and method.table_power and method.adaptive
+    assert bot.search.method == method
+
+
+@settings(max_examples=60, deadline=None)
+@given(table=st.sampled_from(TABLES), seed=st.integers(0, 10**9))
+def test_it_plays_a_legal_action_and_never_talks(table: Rules, seed: int) -> None:
+    game, seat = strategies.random_position(table, seed, max_actions=80)
+    view = seat_view(game, seat)
+    action = make_bot("student:guided", seed).choose(view, view.legal, table)
+    assert action in view.legal and not is_say(action)
+
+
+def test_clear_decisions_are_the_students_and_close_ones_its_shortlists() -> None:
+    """Over many positions: where the student's shortlist has one move, that is the
+    move; where it has several, the move is one of them, and some are close."""
+    student = StudentBot(seed=1)
+    searched = 0
+    for seed in range(40):
+        game, seat = strategies.random_position(Rules(target=15), seed, max_actions=30)
+        view = seat_view(game, seat)
+        candidates = [a for a in view.legal if not is_say(a)]
+        if len(candidates) < 2:
+            continue
+        bot = GuidedBot(seed=seed)
+        close = [candidates[i] for i in shortlist(student.values(view, candidates), bot.guide)]
+        action = bot.choose(view, view.legal, game.rules)
+        assert action in close
+        if len(close) == 1:
+            assert action == student.choose(view, view.legal, game.rules)
+        else:
+            searched += 1
+    assert searched >= 3
+
+
+def test_it_sees_only_its_seat() -> None:
+    """Two deals that differ only in the rival's hidden cards give the same moves for
+    the same seed (the search's worlds are drawn from the view)."""
+    mine = _cards("3e", "2o", "4c")
+    for seed in (0, 1, 2):
+        moves = set()
+        for rival in (_cards("1b", "7e", "3c"), _cards("4o", "5b", "6c")):
+            game = Game(Rules(target=15), manual_deal=True)
+            game.deal((rival, mine))
+            game.play(0, "truco")
+            view = seat_view(game, 1)
+            candidates = [a for a in view.legal if not is_say(a)]
+            values = StudentBot().values(view, candidates)
+            assert len(shortlist(values, GUIDES["guided"])) > 1  # the search decides
+            moves.add(GuidedBot(seed=seed).choose(view, view.legal, game.rules))
+        assert len(moves) == 1
