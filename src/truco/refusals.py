@@ -233,6 +233,8 @@ CODES: Final[dict[str, Code]] = {
             "tournament_not_organiser": "only the tournament's organiser can do that",
             "tournament_official": "only moderators make official tournaments",
             "tournament_too_few": "a tournament needs at least {min} players to start",
+            "tournament_team": "this tournament is for teams: name your {partners} partners",
+            "tournament_in_team": "{name} already plays in a team of this tournament",
             "tournament_1v1_only": "tournaments are 1v1 for now",
             "tournament_bad_start": "the start must be within {days} days",
             "too_many_tournaments": "you organise {max} open tournaments already",

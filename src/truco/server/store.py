@@ -327,6 +327,8 @@ entrants_table = Table(
     Column("name", String(24), nullable=False),
     Column("joined_at", Float, nullable=False),
     Column("withdrawn", Boolean, nullable=False),
+    # a team tournament: the captain's partners, [{"id", "name"}] (None: 1v1)
+    Column("partners_json", Text, nullable=True),
 )
 
 tournament_games_table = Table(

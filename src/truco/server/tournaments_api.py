@@ -63,15 +63,14 @@ def _printable(text: str) -> str:
 
 @router.post("/tournaments", responses=refusals(400, 401, 403))
 async def create(body: NewTournamentBody, server: ServerDep, player: PlayerDep) -> dict[str, Any]:
-    """Organise a tournament (accounts): 1v1, Swiss of ``rounds`` or arena of ``minutes``,
-    starting in ``starts_in`` seconds."""
+    """Organise a tournament (accounts): 1v1, 2v2 or 3v3 (``rules.players``: teams enter
+    with their partners), Swiss of ``rounds`` or arena of ``minutes``, starting in
+    ``starts_in`` seconds."""
     if not player.account:
         raise FriendError(403, "account_only")
     if body.official and not any(check(server, player) for check in MODERATOR):
         raise FriendError(403, "tournament_official")
     rules = table_rules(body.rules)
-    if rules.players != 2:
-        raise FriendError(400, "tournament_1v1_only")
     name = _printable(body.name)
     if not name:
         raise FriendError(400, "bad_rules", problem="a tournament needs a name")
@@ -115,11 +114,25 @@ async def one(tournament_id: TournamentId, server: ServerDep) -> dict[str, Any]:
     return await asyncio.to_thread(records.view, server.store.engine, tournament_id)
 
 
-@router.post("/tournaments/{tournament_id}/join", responses=refusals(401, 403, 404, 409))
-async def join(tournament_id: TournamentId, server: ServerDep, player: PlayerDep) -> dict[str, Any]:
-    """Enter (accounts): a Swiss tournament until it starts, an arena until it ends."""
+class JoinBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    partners: list[Annotated[StrictStr, Field(max_length=100)]] = Field(
+        default_factory=list, max_length=2, description="2v2/3v3: your partners' names"
+    )
+
+
+@router.post("/tournaments/{tournament_id}/join", responses=refusals(400, 401, 403, 404, 409))
+async def join(
+    tournament_id: TournamentId,
+    server: ServerDep,
+    player: PlayerDep,
+    body: JoinBody | None = None,
+) -> dict[str, Any]:
+    """Enter (accounts): a Swiss tournament until it starts, an arena until it ends; a
+    2v2 or 3v3 one as the captain of a team naming its ``partners`` (accounts)."""
     engine = server.store.engine
-    await asyncio.to_thread(records.join, engine, tournament_id, player)
+    partners = [n.strip() for n in body.partners] if body else []
+    await asyncio.to_thread(records.join, engine, tournament_id, player, partners)
     return await asyncio.to_thread(records.view, engine, tournament_id)
 
 

@@ -32,7 +32,7 @@ from ...rules import Rules
 from ..challenges import seat_match
 from ..deps import Server
 from ..players import Player
-from ..store import entrants_table, tournament_games_table, tournaments_table
+from ..store import tournament_games_table, tournaments_table
 from ..tasks import spawn
 from . import records
 from .matching import ArenaEntrant, Game, arena_pairs, last_rivals, swiss_entrants, swiss_round
@@ -278,20 +278,27 @@ class Director:
         draw (nobody is left waiting for it)."""
         engine = self.server.store.engine
 
-        def read() -> tuple[RowMapping, dict[str, str]]:
+        def read() -> tuple[RowMapping, dict[str, list[Player]]]:
             with engine.connect() as conn:
                 row = records._tournament(conn, tournament_id)
-                names = dict(
-                    conn.execute(
-                        select(entrants_table.c.player_id, entrants_table.c.name).where(
-                            entrants_table.c.tournament_id == tournament_id
-                        )
-                    ).all()
-                )
-            return row, names
+                entrants = records.entrants_of(conn, tournament_id)
+            teams = {
+                e["player_id"]: [
+                    Player(e["player_id"], e["name"], account=True),
+                    *(
+                        Player(m["id"], m["name"], account=True)
+                        for m in json.loads(e["partners_json"] or "[]")
+                    ),
+                ]
+                for e in entrants
+            }
+            return row, teams
 
-        row, names = await asyncio.to_thread(read)
-        players = [Player(x, names[x], account=True) for x in pair]
+        row, teams = await asyncio.to_thread(read)
+        # the first entrant's team in the even seats, the second's in the odd ones
+        players = [
+            p for pair_seat in zip(teams[pair[0]], teams[pair[1]], strict=True) for p in pair_seat
+        ]
         values: dict[str, Any]
         try:
             table = seat_match(

@@ -1,5 +1,6 @@
-"""Team challenges (issue 33): the seats of a 2v2 or 3v3 challenge, each named player's
-yes, and the open seats a link fills.
+"""Team challenges and team tournaments (issue 33): the seats of a 2v2 or 3v3 challenge
+(each named player's yes, the open seats a link fills), and a tournament entrant's
+partners.
 
 Revision ID: 0008
 Revises: 0007
@@ -25,7 +26,11 @@ def upgrade() -> None:
         sa.Column("name", sa.String(24), nullable=True),
         sa.Column("accepted", sa.Boolean, nullable=False),
     )
+    with op.batch_alter_table("truco_tournament_entrants") as batch:
+        batch.add_column(sa.Column("partners_json", sa.Text, nullable=True))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("truco_tournament_entrants") as batch:
+        batch.drop_column("partners_json")
     op.drop_table("truco_challenge_seats")
