@@ -48,6 +48,8 @@ SLOW_MODULES = frozenset(
         "test_server_bots",
         "test_tournaments",
         "test_student",
+        "test_moderation",  # servers with bans, sessions and a truco admin beside them
+        "test_fair_play",  # servers, matches played out, truco serve behind a "balancer"
     }
 )
 
