@@ -47,6 +47,8 @@ SLOW_MODULES = frozenset(
         "test_health",
         "test_server_bots",
         "test_tournaments",
+        "test_tournaments_cluster",  # two nodes, PostgreSQL and Redis
+        "test_friends_challenges",  # a server, a dozen accounts (argon2 each)
         "test_student",
         "test_moderation",  # servers with bans, sessions and a truco admin beside them
         "test_fair_play",  # servers, matches played out, truco serve behind a "balancer"
