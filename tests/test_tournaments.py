@@ -19,7 +19,7 @@ from server_testing import OPEN_PLAY, LiveServer, TableClient, play_out
 from truco.actions import action_token, parse_action
 from truco.bots import make_bot
 from truco.rules import Rules
-from truco.server import ServerConfig
+from truco.server import ServerConfig, moderation
 from truco.server.players import Player
 from truco.server.store import Store, matches_table
 from truco.server.tournaments import records
@@ -91,6 +91,9 @@ def test_what_may_be_organised_and_by_whom(server: LiveServer) -> None:
             "/api/tournaments", json={"name": "Copa", "format": "swiss", **extra}
         )
         assert (answer.status_code, answer.json()["code"]) == (status, code), extra
+    moderation.set_role(server.app.state.server.store.engine, "admin", ana.name, "moderator", "x")
+    official = organise(ana, official=True, starts_in=3600)  # a moderator's: official
+    assert official["official"] is True
     made = organise(ana, rounds=3, starts_in=3600, rules={"target": 15})
     assert made["status"] == "open" and made["rounds"] == 3 and made["rules"]["target"] == 15
     assert made["organiser"] == ana.name and made["standings"] == []

@@ -9,27 +9,22 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator
 
-from . import accounts
+from . import accounts, moderation
 from .api import RULE_KEYS
 from .challenges import table_rules
-from .deps import ID_PATTERN, PlayerDep, Server, ServerDep
+from .deps import ID_PATTERN, PlayerDep, ServerDep
 from .friends import FriendError
-from .players import Player
 from .refusals import EVERY_ROUTE, refusals
 from .tournaments import records
 
 router = APIRouter(prefix="/api", responses=EVERY_ROUTE)
 
 TournamentId = Annotated[str, Path(pattern=ID_PATTERN, max_length=32, description="its code")]
-
-#: who may organise an official tournament (moderation adds its check; none by default)
-MODERATOR: list[Callable[[Server, Player], bool]] = []
 
 
 class NewTournamentBody(BaseModel):
@@ -68,8 +63,10 @@ async def create(body: NewTournamentBody, server: ServerDep, player: PlayerDep) 
     ``starts_in`` seconds."""
     if not player.account:
         raise FriendError(403, "account_only")
-    if body.official and not any(check(server, player) for check in MODERATOR):
-        raise FriendError(403, "tournament_official")
+    if body.official:  # the moderators' (and admins')
+        role = await asyncio.to_thread(moderation.role_of, server.store.engine, player.id)
+        if not moderation.may(role, "official"):
+            raise FriendError(403, "tournament_official")
     rules = table_rules(body.rules)
     name = _printable(body.name)
     if not name:
