@@ -214,13 +214,23 @@ def test_two_people_call_envido_see_the_showdown_and_the_hand_explained(
     shot(beto, "showdown-phone.png")
 
     play_a_hand([ana, beto])
+    told = []
     for page in (ana, beto):
         summary = page.text_content("#last-hand")
         assert "Cómo se anotó la mano 1" in summary
-        assert re.search(r"Envido: (Ana|Beto) ganó con \d+ — (Azules|Rojos) \+2", summary)
-        assert re.search(r"Truco: .*(ganado por las bazas|se fue al mazo|no quiso)", summary)
+        # told to the envido's winner ("ganaste"), of the winner to the other
+        envido = re.search(
+            r"Envido: ((Ana|Beto) ganó|ganaste) con \d+ — (Azules|Rojos) \+2", summary
+        )
+        assert envido, summary
+        told.append(envido.group(1))
+        assert re.search(
+            r"Truco: .*(ganado por las bazas|se fue al mazo|te fuiste al mazo|no quisiste?)",
+            summary,
+        )
         assert last_log_line_visible(page)
         assert page.locator("#talk, .talk").count() == 0
+    assert told.count("ganaste") == 1, told
     assert points(ana) == points(beto) >= 3  # envido (2) and the hand (1)
     # on the board itself, until one plays again: how the hand ended, and a link to why
     for page in (ana, beto):

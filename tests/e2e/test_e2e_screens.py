@@ -505,7 +505,8 @@ def test_logout_and_reload_log_nothing_in_the_console(browser: Any, server: Live
     page.select_option("#create-form select[name=bots]", "simple")
     page.click("#create")
     page.wait_for_url("**/t/*")
-    page.wait_for_selector("#my-hand .card-button.playable")  # the page's turn: a sound is due
+    # the page's turn (a card to play, or the bot's call to answer): a sound is due
+    page.wait_for_selector('#my-hand .card-button.playable, #actions button[data-action="quiero"]')
     messages: list[str] = []
     page.on("console", lambda m: messages.append(f"{m.type}: {m.text}"))
     page.reload()  # no gesture yet on this load: no sound may start, nothing to warn about
