@@ -10,6 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests check what holds, not how fast: a shared CI machine may pause any example
+# past hypothesis' 200 ms deadline (speed is measured by benchmarks/).
+settings.register_profile("truco", deadline=None)
+settings.load_profile("truco")
 
 # tests/util.py is importable as ``util`` from every test module
 sys.path.insert(0, str(Path(__file__).parent))
