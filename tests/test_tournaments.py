@@ -85,6 +85,7 @@ def test_what_may_be_organised_and_by_whom(server: LiveServer) -> None:
         ({"format": "liga"}, 422, "invalid_request"),
         ({"rounds": 0}, 422, "invalid_request"),
         ({"name": ""}, 422, "invalid_request"),
+        ({"name": "\u0000\u202e "}, 400, "tournament_name"),  # nothing printable
     ]
     for extra, status, code in cases:
         answer = ana.http.post(

@@ -232,6 +232,7 @@ CODES: Final[dict[str, Code]] = {
             "tournament_full": "the tournament is full ({max} players)",
             "tournament_not_organiser": "only the tournament's organiser can do that",
             "tournament_official": "only moderators make official tournaments",
+            "tournament_name": "a tournament needs a name",
             "tournament_too_few": "a tournament needs at least {min} players to start",
             "tournament_team": "this tournament is for teams: name your {partners} partners",
             "tournament_in_team": "{name} already plays in a team of this tournament",

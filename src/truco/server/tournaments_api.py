@@ -70,7 +70,7 @@ async def create(body: NewTournamentBody, server: ServerDep, player: PlayerDep) 
     rules = table_rules(body.rules)
     name = _printable(body.name)
     if not name:
-        raise FriendError(400, "bad_rules", problem="a tournament needs a name")
+        raise FriendError(400, "tournament_name")
     spec = records.NewTournament(
         name=name,
         format=body.format,
