@@ -19,11 +19,12 @@ from server_testing import OPEN_PLAY, LiveServer, TableClient, play_out
 from truco.actions import action_token, parse_action
 from truco.bots import make_bot
 from truco.rules import Rules
-from truco.server import ServerConfig, moderation
-from truco.server.players import Player
-from truco.server.store import Store, matches_table
-from truco.server.tournaments import records
-from truco.server.tournaments.matching import Game, arena_points, swiss_standings
+from truco.server import ServerConfig
+from truco.server.lobby.tournaments import records
+from truco.server.lobby.tournaments.matching import Game, arena_points, swiss_standings
+from truco.server.people import moderation
+from truco.server.people.players import Player
+from truco.server.storage.store import Store, matches_table
 from truco.view import SeatView
 
 _names = iter(range(10**6))
