@@ -31,11 +31,7 @@ from ...rules import Rules
 from ...view import SeatView, public_hand, seat_view
 from ..config import ServerConfig
 from ..metrics import ACTIONS, ROUND_SECONDS
-from ..storage.journal import Journal
-from ..storage.rows import MatchRow
-from ..storage.store import Store
-from ..tasks import spawn
-from ..web.protocol import (
+from ..protocol import (
     Act,
     AddBot,
     Back,
@@ -51,6 +47,10 @@ from ..web.protocol import (
     pong_message,
     why_message,
 )
+from ..storage.journal import Journal
+from ..storage.rows import MatchRow
+from ..storage.store import Store
+from ..tasks import spawn
 from . import stored
 from .bot_pool import BotPool
 from .bots import BotScheduler

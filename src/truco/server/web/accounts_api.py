@@ -34,8 +34,8 @@ from ..people import accounts, fair_play, moderation, ratings
 from ..people.accounts import AccountError, PasswordWork
 from ..people.players import Player
 from ..people.sessions import clear_session_cookie
+from ..refusals import EVERY_ROUTE, refusals
 from .deps import ID_PATTERN, MaybePlayerDep, PlayerDep, ServerDep, TableId
-from .refusals import EVERY_ROUTE, refusals
 from .tables_api import client_summary, session_answer
 
 router = APIRouter(prefix="/api", responses=EVERY_ROUTE)
