@@ -253,6 +253,7 @@ def run(args: argparse.Namespace, db: str, prefix: str) -> list[dict[str, Any]]:
     import redis
 
     r = redis.Redis.from_url(args.redis)
+    args.prefix = prefix
     ctx = mp.get_context("spawn")
     shared = Shared(
         ctx.Value("i", 0), ctx.Value("i", 0), ctx.Event(), ctx.Semaphore(0),
@@ -366,7 +367,7 @@ def measure(
         time.sleep(args.seconds / 2)
     phases: list[dict[str, Any]] = []
     if args.pause_redis:
-        phases = pause_redis(args, shared, nodes, window)
+        phases = pause_redis(args, shared, nodes, window, r)
     elif not args.kill_one:
         time.sleep(args.seconds)
     elapsed = time.perf_counter() - start
@@ -413,11 +414,17 @@ def measure(
 
 
 def pause_redis(
-    args: argparse.Namespace, shared: Shared, nodes: list[subprocess.Popen[str]], first: int
+    args: argparse.Namespace,
+    shared: Shared,
+    nodes: list[subprocess.Popen[str]],
+    first: int,
+    r: Any,
 ) -> list[dict[str, Any]]:
     """The window in three phases (each a loader window of its own, ``first`` to
     ``first + 2``): Redis answering for half of ``--seconds``, stopped (SIGSTOP) for
-    ``--pause-redis`` seconds, answering again (SIGCONT) for half of ``--seconds``."""
+    ``--pause-redis`` seconds, answering again (SIGCONT) for half of ``--seconds``. At the
+    end of each phase Redis answering: the tables the site lists as live (finished ones
+    left listed while Redis was away are for the nodes' orphan sweep to remove)."""
     process: subprocess.Popen[bytes] = args.private_redis
     phases = []
     for n, (name, seconds) in enumerate(
@@ -436,6 +443,7 @@ def pause_redis(
                 "window": first + n,
                 "seconds": round(time.perf_counter() - began, 1),
                 "node_rss_mb": [rss_mb(p.pid) for p in nodes if p.poll() is None],
+                "listed_tables": None if name == "paused" else r.scard(f"{args.prefix}tables"),
             }
         )
     return phases
