@@ -10,6 +10,8 @@ tests use a fake entry point, and a distribution written from pyproject's own ta
 
 from __future__ import annotations
 
+import ast
+import re
 import subprocess
 import sys
 import tomllib
@@ -17,6 +19,7 @@ from importlib.metadata import EntryPoint, EntryPoints
 from pathlib import Path
 
 import pytest
+from tests.test_architecture import imports
 
 import truco.bots
 from truco.bots import PLUGIN_BOTS, Bot, RandomBot, make_bot, plugin_bot
@@ -77,9 +80,14 @@ def test_pyproject_declares_the_policy_bots_and_they_load() -> None:
 
 
 def test_the_bots_package_names_no_module_of_the_research_interface() -> None:
+    """Neither an import nor a string a module could be loaded by (``"truco.rl.x"``,
+    ``"truco.rl.x:name"``); prose may mention them."""
+    named = re.compile(r"truco\.rl(\.\w+)*(:\w+)?")
     for path in (ROOT / "src" / "truco" / "bots").rglob("*.py"):
-        text = path.read_text(encoding="utf-8")
-        assert "truco.rl" not in text and "import_module" not in text, path
+        assert not [t for t in imports(path) if t.startswith("truco.rl")], path
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        strings = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)]
+        assert not [v for v in strings if isinstance(v, str) and named.fullmatch(v)], path
 
 
 def test_a_fresh_process_finds_the_declared_bot_without_importing_rl(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ memory; malformed text closes its socket quietly; the per-address windows."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import socket
@@ -77,7 +78,7 @@ def test_a_client_that_does_not_read_is_dropped_not_buffered(server: LiveServer)
     frame_bytes = len(json.dumps(first))
     asked = 6000
     sync = json.dumps({"type": "sync", "since": 0})
-    with pytest.raises(ConnectionClosed):  # the server may close before every sync is sent
+    with contextlib.suppress(ConnectionClosed):  # the server may close before all are sent
         for _ in range(asked):
             ws.send(sync)
     got, size = 0, 0

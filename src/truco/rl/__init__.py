@@ -10,6 +10,11 @@
 - :mod:`truco.rl.vector`: many games stepped together, observations and masks as arrays.
 - :mod:`truco.rl.policy_bot`: a trained policy seated as a :class:`truco.bots.Bot`.
 - :mod:`truco.rl.parallel`: the PettingZoo parallel environment.
+- :mod:`truco.rl.env_parts`: what the environments share (the game, its chance nodes, an
+  agent's observation and space, rendering).
+- :mod:`truco.rl.efg` and :mod:`truco.rl.exact`: mini-truco solved exactly: its whole tree
+  for OpenSpiel's C++ tools; a bot as a strategy per information set, exact values.
+- :mod:`truco.rl.best_response`: a best-response learner (a lower bound of exploitability).
 - :mod:`truco.rl.registration`: the Gymnasium ids
   (``gymnasium.make("TrucoArgento/BotOpponent-v0")``, ``gymnasium.make_vec``), registered on
   import.

@@ -10,7 +10,7 @@ air). Card play stays the base policy's.
 **The abstraction.** A decision with at least two *options* (the legal calls and
 answers, plus "play a card", the base policy's card; never the mazo unless forced) is
 summed up by :func:`situation`: whose call is pending (or the seat's own turn), the
-options, the seat's tanto bucket, its hand-power bucket
+options, the seat's tanto bucket (in mini-truco its tanto), its hand-power bucket
 (:func:`~truco.bots.judgement.hand_power`; with ``read_table``, once a card of the hand
 is down, :func:`~truco.bots.judgement.table_power`), the bazas won and lost, whether its
 best card beats the rival's card on the table, and whether it is mano. Everything comes
@@ -120,12 +120,19 @@ def situation(view: SeatView, opts: Sequence[int], read_table: bool = False) -> 
     return (
         *kind,
         tuple(opts),
-        bisect_right(TANTO_EDGES, hand_tanto(tuple(sorted(view.dealt)))) if envido else -1,
+        _tanto_bucket(view) if envido else -1,
         bisect_right(POWER_EDGES, power),
         bazas,
         beats,
         view.mano == view.seat,
     )
+
+
+def _tanto_bucket(view: SeatView) -> int:
+    """The seat's tanto bucket (:data:`TANTO_EDGES`); in mini-truco (one or two cards,
+    whose tantos are mostly 0-7, all below the first edge) the tanto itself."""
+    value = hand_tanto(tuple(sorted(view.dealt)))
+    return bisect_right(TANTO_EDGES, value) if view.rules.hand_size == 3 else value
 
 
 def high_stakes(key: Key) -> bool:

@@ -121,6 +121,8 @@ async def sign_up(
     accounts.check_password(body.password, name)
     address = _address(request)
     engine = server.store.engine
+    if await moderation.address_barred(request.app.state.address_bans, address):
+        raise AccountError(403, "new guests from your address are barred for now", "address_banned")
     await asyncio.to_thread(_may_sign_up, engine, address, server.config.signups_per_address_day)
     hashed = await _guard(request).work.run(accounts.hash_password, body.password)
     guest = known.id if known is not None and not known.account else None
@@ -131,10 +133,8 @@ async def sign_up(
 
 
 def _may_sign_up(engine: Any, address: str, per_day: int) -> None:
-    """:class:`AccountError` for an address barred (moderation) or past its sign-ups of
-    the day (fair play: fresh accounts are what a rating farm needs)."""
-    if moderation.address_banned_until(engine, address) is not None:
-        raise AccountError(403, "new guests from your address are barred for now", "address_banned")
+    """:class:`AccountError` for an address past its sign-ups of the day (fair play: fresh
+    accounts are what a rating farm needs)."""
     if per_day > 0:
         with engine.connect() as conn:
             made = fair_play.signups_today(conn, address, time.time())

@@ -136,9 +136,16 @@ def _actor() -> str:
 
 def _moderate(func: Callable[..., int], args: argparse.Namespace) -> int:
     """Run a moderation command on the database; a refusal is one line and status 2."""
+    from sqlalchemy.engine import make_url
+
     from .accounts import AccountError
     from .store import Store
 
+    url = make_url(args.db)
+    if url.get_backend_name() == "sqlite" and not Path(url.database or "").is_file():
+        # (a mistyped path would otherwise become a new, empty database)
+        print(f"truco admin {args.admin_command}: no database at {url.database}", file=sys.stderr)
+        return 2
     store = Store(args.db)
     try:
         return func(store.engine, args)

@@ -150,8 +150,7 @@ async def guest(
         player = Player(known.id, name, known.expires, False, known.session)
     else:
         agent, address = client_summary(request)
-        engine = server.store.engine
-        if await asyncio.to_thread(moderation.address_banned_until, engine, address):
+        if await moderation.address_barred(request.app.state.address_bans, address):
             raise AccountError(
                 403, "new guests from your address are barred for now", "address_banned"
             )

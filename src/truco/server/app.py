@@ -33,6 +33,7 @@ from . import (
     howto,
     live,
     metrics,
+    moderation,
     moderation_api,
     queue_api,
     tournaments_api,
@@ -232,6 +233,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.state.matchmaker = matchmaker
     app.state.director = director
     app.state.readiness = health.Readiness()
+    app.state.address_bans = moderation.AddressBans(store.engine, config.session_recheck_seconds)
     app.add_exception_handler(TableError, _table_error)
     app.add_exception_handler(AccountError, accounts_api.account_refusal)
     app.add_exception_handler(NoSession, _no_session)

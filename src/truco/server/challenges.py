@@ -26,13 +26,13 @@ from sqlalchemy import func, insert, or_, select, update
 from sqlalchemy.engine import Engine, RowMapping
 
 from ..rules import Rules, RulesError
-from . import fair_play, moderation
+from . import fair_play, moderation, team_challenges
 from .accounts import name_key
 from .deps import Server
 from .fair_play import FairPlay
 from .friends import FriendError, blocked_between
 from .players import Player
-from .store import accounts_table, challenges_table
+from .store import accounts_table, challenge_seats_table, challenges_table
 from .table import Table
 
 #: how long a challenge stays open
@@ -109,6 +109,11 @@ class Challenge:
             row["expires_at"],
         )
 
+    @property
+    def team(self) -> bool:
+        """A 2v2 or 3v3 challenge (its seats: :mod:`.team_challenges`)."""
+        return int(self.rules.get("players", 2)) > 2
+
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -140,11 +145,19 @@ def get(engine: Engine, challenge_id: str) -> Challenge:
 
 
 def create(
-    engine: Engine, challenger: Player, target_name: str | None, rules: Rules, rated: bool
+    engine: Engine,
+    challenger: Player,
+    target_name: str | None,
+    rules: Rules,
+    rated: bool,
+    partners: Sequence[str] = (),
+    rivals: Sequence[str] = (),
 ) -> Challenge:
     """A new open challenge from ``challenger`` to the account named ``target_name``
-    (``None``: an open link)."""
-    if rules.players != 2:
+    (``None``: an open link); at a 2v2 or 3v3 table, to the ``partners`` and ``rivals``
+    named (:mod:`.team_challenges`; the seats not named are open to the link)."""
+    team = rules.players > 2
+    if (team and target_name is not None) or (not team and (partners or rivals)):
         raise FriendError(400, "challenge_1v1_only")
     if rated and not challenger.account:
         raise FriendError(403, "account_needed")
@@ -187,6 +200,10 @@ def create(
             "expires_at": now + CHALLENGE_SECONDS,
         }
         conn.execute(insert(challenges_table).values(**row))
+        if team:
+            team_challenges.invite(
+                conn, str(row["id"]), challenger, rules.players, partners, rivals
+            )
     return _row(engine, str(row["id"]))
 
 
@@ -202,6 +219,11 @@ def mine(engine: Engine, player_id: str) -> dict[str, list[dict[str, Any]]]:
                     or_(
                         challenges_table.c.target_id == player_id,
                         challenges_table.c.challenger_id == player_id,
+                        challenges_table.c.id.in_(
+                            select(challenge_seats_table.c.challenge_id).where(
+                                challenge_seats_table.c.player_id == player_id
+                            )
+                        ),
                     ),
                     challenges_table.c.created_at > now - 2 * CHALLENGE_SECONDS,
                 )
@@ -214,7 +236,8 @@ def mine(engine: Engine, player_id: str) -> dict[str, list[dict[str, Any]]]:
     received, sent = [], []
     for row in rows:
         challenge = Challenge.of(row, now)
-        if challenge.challenger_id == player_id:
+        joined = challenge.team and team_challenges.accepted_by(engine, challenge.id, player_id)
+        if challenge.challenger_id == player_id or joined:
             if challenge.status in ("open", "accepted", "declined"):
                 sent.append(challenge.to_json())
         elif challenge.status == "open":
@@ -236,6 +259,10 @@ def _close(engine: Engine, challenge: Challenge, status: str) -> Challenge:
 
 def decline(engine: Engine, challenge_id: str, player: Player) -> Challenge:
     challenge = _row(engine, challenge_id)
+    if challenge.team and challenge.status == "open":
+        if not team_challenges.decline(engine, challenge_id, player):
+            raise FriendError(403, "challenge_not_yours")
+        return _row(engine, challenge_id)
     if challenge.target_id != player.id:
         raise FriendError(403, "challenge_not_yours")
     if challenge.status != "open":
@@ -292,14 +319,16 @@ async def accept(server: Server, challenge_id: str, player: Player) -> Challenge
     challenge with its table's code."""
     engine = server.store.engine
     challenge = await asyncio.to_thread(_row, engine, challenge_id)
+    if challenge.status != "open":
+        raise FriendError(409, "challenge_closed", status=challenge.status)
     if challenge.target_id is not None and challenge.target_id != player.id:
         raise FriendError(403, "challenge_not_yours")
     if challenge.challenger_id == player.id:
         raise FriendError(409, "challenge_self")
-    if challenge.status != "open":
-        raise FriendError(409, "challenge_closed", status=challenge.status)
     if challenge.rated and not player.account:
         raise FriendError(403, "account_needed")
+    if challenge.team:
+        return await _accept_seat(server, challenge, player)
     if not await asyncio.to_thread(_claim, engine, challenge, player):
         status = (await asyncio.to_thread(_row, engine, challenge_id)).status
         raise FriendError(409, "challenge_closed", status=status)
@@ -314,3 +343,22 @@ async def accept(server: Server, challenge_id: str, player: Player) -> Challenge
         raise
     await asyncio.to_thread(_set_table, engine, challenge.id, table.id)
     return await asyncio.to_thread(_row, engine, challenge_id)
+
+
+async def _accept_seat(server: Server, challenge: Challenge, player: Player) -> Challenge:
+    """A team challenge: ``player`` takes their seat (or an open one); the table once
+    every seat said yes."""
+    engine = server.store.engine
+    seats = await asyncio.to_thread(team_challenges.take_seat, engine, challenge.id, player)
+    if seats is not None:
+        people = [Player(s["player_id"], s["name"], account=challenge.rated) for s in seats]
+        try:
+            table = seat_match(
+                server, people, Rules.from_dict(challenge.rules), rated=challenge.rated
+            )
+            await asyncio.wait_for(table.until_durable(), 30)
+        except BaseException:
+            await asyncio.to_thread(team_challenges.reopen, engine, challenge.id)
+            raise
+        await asyncio.to_thread(_set_table, engine, challenge.id, table.id)
+    return await asyncio.to_thread(_row, engine, challenge.id)

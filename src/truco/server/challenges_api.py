@@ -11,10 +11,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator
 
-from . import challenges
+from . import challenges, team_challenges
 from .api import RULE_KEYS
 from .challenges import table_rules
-from .deps import ID_PATTERN, PlayerDep, ServerDep
+from .deps import ID_PATTERN, PlayerDep, Server, ServerDep
 from .refusals import EVERY_ROUTE, refusals
 
 router = APIRouter(prefix="/api", responses=EVERY_ROUTE)
@@ -31,6 +31,12 @@ class NewChallenge(BaseModel):
         default_factory=dict, max_length=len(RULE_KEYS), description="options of /api/options"
     )
     rated: StrictBool = False
+    partners: list[Annotated[StrictStr, Field(max_length=100)]] = Field(
+        default_factory=list, max_length=2, description="2v2/3v3: your partners' names"
+    )
+    rivals: list[Annotated[StrictStr, Field(max_length=100)]] = Field(
+        default_factory=list, max_length=3, description="2v2/3v3: the rival team's names"
+    )
 
     @field_validator("rules")
     @classmethod
@@ -41,8 +47,13 @@ class NewChallenge(BaseModel):
         return rules
 
 
-def _link(challenge: challenges.Challenge) -> dict[str, Any]:
-    return {**challenge.to_json(), "link": f"/desafio/{challenge.id}"}
+async def _link(server: Server, challenge: challenges.Challenge) -> dict[str, Any]:
+    seats = []
+    if challenge.team:
+        seats = await asyncio.to_thread(
+            team_challenges.seats_json, server.store.engine, challenge.id
+        )
+    return {**challenge.to_json(), "seats": seats, "link": f"/desafio/{challenge.id}"}
 
 
 @router.post("/challenges", responses=refusals(400, 401, 403, 404, 409))
@@ -51,10 +62,11 @@ async def create(body: NewChallenge, server: ServerDep, player: PlayerDep) -> di
     rated: both accounts. It stays open 10 minutes."""
     rules = table_rules(body.rules)
     target = body.target.strip() if body.target is not None else None
+    names = [n.strip() for n in body.partners], [n.strip() for n in body.rivals]
     challenge = await asyncio.to_thread(
-        challenges.create, server.store.engine, player, target or None, rules, body.rated
+        challenges.create, server.store.engine, player, target or None, rules, body.rated, *names
     )
-    return _link(challenge)
+    return await _link(server, challenge)
 
 
 @router.get("/challenges", responses=refusals(401, 403))
@@ -66,13 +78,14 @@ async def mine(server: ServerDep, player: PlayerDep) -> dict[str, Any]:
 
 @router.get("/challenges/{challenge_id}", responses=refusals(404))
 async def one(challenge_id: ChallengeId, server: ServerDep) -> dict[str, Any]:
-    return _link(await asyncio.to_thread(challenges.get, server.store.engine, challenge_id))
+    challenge = await asyncio.to_thread(challenges.get, server.store.engine, challenge_id)
+    return await _link(server, challenge)
 
 
 @router.post("/challenges/{challenge_id}/accept", responses=refusals(401, 403, 404, 409, 503))
 async def accept(challenge_id: ChallengeId, server: ServerDep, player: PlayerDep) -> dict[str, Any]:
     """Accept: both of you are seated at a new table (its code in ``table``)."""
-    return _link(await challenges.accept(server, challenge_id, player))
+    return await _link(server, await challenges.accept(server, challenge_id, player))
 
 
 @router.post("/challenges/{challenge_id}/decline", responses=refusals(401, 403, 404, 409))
@@ -80,10 +93,12 @@ async def decline(
     challenge_id: ChallengeId, server: ServerDep, player: PlayerDep
 ) -> dict[str, Any]:
     engine = server.store.engine
-    return _link(await asyncio.to_thread(challenges.decline, engine, challenge_id, player))
+    challenge = await asyncio.to_thread(challenges.decline, engine, challenge_id, player)
+    return await _link(server, challenge)
 
 
 @router.delete("/challenges/{challenge_id}", responses=refusals(401, 403, 404, 409))
 async def cancel(challenge_id: ChallengeId, server: ServerDep, player: PlayerDep) -> dict[str, Any]:
     engine = server.store.engine
-    return _link(await asyncio.to_thread(challenges.cancel, engine, challenge_id, player))
+    challenge = await asyncio.to_thread(challenges.cancel, engine, challenge_id, player)
+    return await _link(server, challenge)

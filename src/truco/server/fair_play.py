@@ -4,8 +4,9 @@ ratings, and the sign-up limit per address.
 The farm the rules stop: two accounts from one address, one always going to the mazo, the
 other climbing the leaderboard in minutes with fresh partners signed up by the dozen.
 
-- **Rated pairing only through quick match**: ``POST /api/tables`` makes casual tables
-  (``ServerConfig.rated_tables_open`` lets tests make rated ones directly).
+- **Rated pairing only by the server**: the rated queues, challenges and tournaments
+  (``challenges.rated_refusal`` checks the same rules); ``POST /api/tables`` makes casual
+  tables (``ServerConfig.rated_tables_open`` lets tests make rated ones directly).
 - **One address, no rated match between them**: accounts seen at a common address (signed up
   or logged in from it, in the last :attr:`FairPlay.address_days` days) are not paired in
   a rated queue, and a match between them on opposite teams is recorded unrated

@@ -20,6 +20,7 @@ first admin is made with ``truco admin role NAME admin``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -302,7 +303,8 @@ def ban_address(
     if not address or not 0 < seconds <= MAX_ADDRESS_BAN:
         raise AccountError(
             422,
-            f"an address and 1 s to {MAX_ADDRESS_BAN / 86400:g} days",
+            f"an address ban needs an address and lasts from 1 second to "
+            f"{MAX_ADDRESS_BAN / 86400:g} days",
             "bad_address_ban",
             {"days": int(MAX_ADDRESS_BAN / 86400)},
         )
@@ -333,15 +335,46 @@ def unban_address(engine: Engine, actor: str, address: str, reason: str) -> bool
     return bool(done)
 
 
-def address_banned_until(engine: Engine, address: str | None) -> float | None:
-    """Until when guests from ``address`` are barred (None: they are not)."""
-    if not address:
-        return None
-    with engine.connect() as conn:
-        until = conn.execute(
-            select(address_bans_table.c.until).where(address_bans_table.c.address == address)
-        ).scalar()
-    return None if until is None or until <= time.time() else float(until)
+class AddressBans:
+    """The address bans in force as one process sees them: read from the database at most
+    every ``recheck`` seconds (a new guest is the server's busiest write: no query each), at
+    once after :meth:`forget` (a ban made through this process)."""
+
+    def __init__(self, engine: Engine, recheck: float = 2.0) -> None:
+        self.engine = engine
+        self.recheck = recheck
+        self._until: dict[str, float] = {}
+        self._read_at: float | None = None
+
+    def stale(self) -> bool:
+        return self._read_at is None or time.monotonic() - self._read_at >= self.recheck
+
+    def refresh(self) -> None:
+        """Read the bans in force (in a thread: a query)."""
+        now = time.time()
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(address_bans_table.c.address, address_bans_table.c.until).where(
+                    address_bans_table.c.until > now
+                )
+            ).all()
+        self._until = {r.address: float(r.until) for r in rows}
+        self._read_at = time.monotonic()
+
+    def forget(self) -> None:
+        self._read_at = None
+
+    def until(self, address: str | None) -> float | None:
+        """Until when ``address`` is barred (None: it is not), as last read."""
+        until = self._until.get(address or "")
+        return until if until is not None and until > time.time() else None
+
+
+async def address_barred(bans: AddressBans, address: str | None) -> bool:
+    """Whether new guests and sign-ups from ``address`` are refused now."""
+    if bans.stale():
+        await asyncio.to_thread(bans.refresh)
+    return bans.until(address) is not None
 
 
 def address_bans(engine: Engine) -> list[dict[str, Any]]:

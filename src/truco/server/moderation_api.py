@@ -280,7 +280,9 @@ async def address_bans(server: ServerDep, _: ModeratorDep) -> dict[str, Any]:
 
 
 @router.post("/mod/address-bans", responses=refusals(400, 401, 403, 422))
-async def ban_address(body: AddressBan, server: ServerDep, mod: ModeratorDep) -> dict[str, Any]:
+async def ban_address(
+    body: AddressBan, request: Request, server: ServerDep, mod: ModeratorDep
+) -> dict[str, Any]:
     """Bar new guests (and sign-ups) from an address for some hours; the guest sessions
     it opened end."""
     engine, seconds = server.store.engine, body.hours * 3600
@@ -291,15 +293,19 @@ async def ban_address(body: AddressBan, server: ServerDep, mod: ModeratorDep) ->
     )
     for session_id in ended:
         await server.sessions.end(session_id)  # and its sockets close
+    request.app.state.address_bans.forget()
     return {"address": body.address, "until": until, "sessions_ended": len(ended)}
 
 
 @router.post("/mod/address-bans/remove", responses=refusals(400, 401, 403, 422))
-async def unban_address(body: AddressUnban, server: ServerDep, mod: ModeratorDep) -> dict[str, Any]:
+async def unban_address(
+    body: AddressUnban, request: Request, server: ServerDep, mod: ModeratorDep
+) -> dict[str, Any]:
     engine = server.store.engine
     removed = await server.store.in_writer(
         lambda: moderation.unban_address(engine, _actor(mod), body.address, body.reason)
     )
+    request.app.state.address_bans.forget()
     return {"address": body.address, "removed": removed}
 
 

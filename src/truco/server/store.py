@@ -283,6 +283,18 @@ challenges_table = Table(
     Column("expires_at", Float, nullable=False, index=True),
 )
 
+#: the seats of a team challenge (2v2, 3v3): seat 0 the challenger's; a named seat waits
+#: for its player's yes, an open one (no player) for whoever takes the link
+challenge_seats_table = Table(
+    "truco_challenge_seats",
+    metadata,
+    Column("challenge_id", String(32), primary_key=True),
+    Column("seat", Integer, primary_key=True, autoincrement=False),
+    Column("player_id", String(32), nullable=True, index=True),
+    Column("name", String(24), nullable=True),
+    Column("accepted", Boolean, nullable=False),
+)
+
 tournaments_table = Table(
     "truco_tournaments",
     metadata,
@@ -315,6 +327,8 @@ entrants_table = Table(
     Column("name", String(24), nullable=False),
     Column("joined_at", Float, nullable=False),
     Column("withdrawn", Boolean, nullable=False),
+    # a team tournament: the captain's partners, [{"id", "name"}] (None: 1v1)
+    Column("partners_json", Text, nullable=True),
 )
 
 tournament_games_table = Table(

@@ -9,27 +9,22 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_validator
 
-from . import accounts
+from . import accounts, moderation
 from .api import RULE_KEYS
 from .challenges import table_rules
-from .deps import ID_PATTERN, PlayerDep, Server, ServerDep
+from .deps import ID_PATTERN, PlayerDep, ServerDep
 from .friends import FriendError
-from .players import Player
 from .refusals import EVERY_ROUTE, refusals
 from .tournaments import records
 
 router = APIRouter(prefix="/api", responses=EVERY_ROUTE)
 
 TournamentId = Annotated[str, Path(pattern=ID_PATTERN, max_length=32, description="its code")]
-
-#: who may organise an official tournament (moderation adds its check; none by default)
-MODERATOR: list[Callable[[Server, Player], bool]] = []
 
 
 class NewTournamentBody(BaseModel):
@@ -63,18 +58,19 @@ def _printable(text: str) -> str:
 
 @router.post("/tournaments", responses=refusals(400, 401, 403))
 async def create(body: NewTournamentBody, server: ServerDep, player: PlayerDep) -> dict[str, Any]:
-    """Organise a tournament (accounts): 1v1, Swiss of ``rounds`` or arena of ``minutes``,
-    starting in ``starts_in`` seconds."""
+    """Organise a tournament (accounts): 1v1, 2v2 or 3v3 (``rules.players``: teams enter
+    with their partners), Swiss of ``rounds`` or arena of ``minutes``, starting in
+    ``starts_in`` seconds."""
     if not player.account:
         raise FriendError(403, "account_only")
-    if body.official and not any(check(server, player) for check in MODERATOR):
-        raise FriendError(403, "tournament_official")
+    if body.official:  # the moderators' (and admins')
+        role = await asyncio.to_thread(moderation.role_of, server.store.engine, player.id)
+        if not moderation.may(role, "official"):
+            raise FriendError(403, "tournament_official")
     rules = table_rules(body.rules)
-    if rules.players != 2:
-        raise FriendError(400, "tournament_1v1_only")
     name = _printable(body.name)
     if not name:
-        raise FriendError(400, "bad_rules", problem="a tournament needs a name")
+        raise FriendError(400, "tournament_name")
     spec = records.NewTournament(
         name=name,
         format=body.format,
@@ -115,11 +111,25 @@ async def one(tournament_id: TournamentId, server: ServerDep) -> dict[str, Any]:
     return await asyncio.to_thread(records.view, server.store.engine, tournament_id)
 
 
-@router.post("/tournaments/{tournament_id}/join", responses=refusals(401, 403, 404, 409))
-async def join(tournament_id: TournamentId, server: ServerDep, player: PlayerDep) -> dict[str, Any]:
-    """Enter (accounts): a Swiss tournament until it starts, an arena until it ends."""
+class JoinBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    partners: list[Annotated[StrictStr, Field(max_length=100)]] = Field(
+        default_factory=list, max_length=2, description="2v2/3v3: your partners' names"
+    )
+
+
+@router.post("/tournaments/{tournament_id}/join", responses=refusals(400, 401, 403, 404, 409))
+async def join(
+    tournament_id: TournamentId,
+    server: ServerDep,
+    player: PlayerDep,
+    body: JoinBody | None = None,
+) -> dict[str, Any]:
+    """Enter (accounts): a Swiss tournament until it starts, an arena until it ends; a
+    2v2 or 3v3 one as the captain of a team naming its ``partners`` (accounts)."""
     engine = server.store.engine
-    await asyncio.to_thread(records.join, engine, tournament_id, player)
+    partners = [n.strip() for n in body.partners] if body else []
+    await asyncio.to_thread(records.join, engine, tournament_id, player, partners)
     return await asyncio.to_thread(records.view, engine, tournament_id)
 
 

@@ -32,7 +32,7 @@ from ...rules import Rules
 from ..challenges import seat_match
 from ..deps import Server
 from ..players import Player
-from ..store import entrants_table, tournament_games_table, tournaments_table
+from ..store import tournament_games_table, tournaments_table
 from ..tasks import spawn
 from . import records
 from .matching import ArenaEntrant, Game, arena_pairs, last_rivals, swiss_entrants, swiss_round
@@ -158,8 +158,13 @@ class Director:
                 .where(tournaments_table.c.id == tournament_id)
                 .values(status="running")
             )
-        if any(g["status"] == "playing" and g["table_id"] is None for g in games):
-            return []  # being seated by this node right now
+        orphans = [
+            (g["seq"], [g["first_id"], g["second_id"]])
+            for g in games
+            if g["status"] == "playing" and g["table_id"] is None
+        ]
+        if orphans:  # planned by a node that stopped before seating them (this one
+            return orphans  # seats what it plans before it looks again): seated now
         if row["format"] == "swiss":
             return self._plan_swiss(conn, row, entrants, active, games, now)
         return self._plan_arena(conn, row, entrants, active, games, now)
@@ -273,20 +278,27 @@ class Director:
         draw (nobody is left waiting for it)."""
         engine = self.server.store.engine
 
-        def read() -> tuple[RowMapping, dict[str, str]]:
+        def read() -> tuple[RowMapping, dict[str, list[Player]]]:
             with engine.connect() as conn:
                 row = records._tournament(conn, tournament_id)
-                names = dict(
-                    conn.execute(
-                        select(entrants_table.c.player_id, entrants_table.c.name).where(
-                            entrants_table.c.tournament_id == tournament_id
-                        )
-                    ).all()
-                )
-            return row, names
+                entrants = records.entrants_of(conn, tournament_id)
+            teams = {
+                e["player_id"]: [
+                    Player(e["player_id"], e["name"], account=True),
+                    *(
+                        Player(m["id"], m["name"], account=True)
+                        for m in json.loads(e["partners_json"] or "[]")
+                    ),
+                ]
+                for e in entrants
+            }
+            return row, teams
 
-        row, names = await asyncio.to_thread(read)
-        players = [Player(x, names[x], account=True) for x in pair]
+        row, teams = await asyncio.to_thread(read)
+        # the first entrant's team in the even seats, the second's in the odd ones
+        players = [
+            p for pair_seat in zip(teams[pair[0]], teams[pair[1]], strict=True) for p in pair_seat
+        ]
         values: dict[str, Any]
         try:
             table = seat_match(

@@ -11,15 +11,23 @@ from __future__ import annotations
 import json
 import secrets
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import func, insert, or_, select, update
 from sqlalchemy.engine import Connection, Engine, RowMapping
 
+from ..accounts import name_key
 from ..friends import FriendError
 from ..players import Player
-from ..store import entrants_table, matches_table, tournament_games_table, tournaments_table
+from ..store import (
+    accounts_table,
+    entrants_table,
+    matches_table,
+    tournament_games_table,
+    tournaments_table,
+)
 from .matching import Game, Standing, arena_points, swiss_standings
 
 FORMATS = ("swiss", "arena")
@@ -95,9 +103,42 @@ def _tournament(conn: Connection, tournament_id: str) -> RowMapping:
     return row
 
 
-def join(engine: Engine, tournament_id: str, player: Player) -> None:
+def _team_of(
+    conn: Connection, tournament_id: str, captain: Player, size: int, partners: Sequence[str]
+) -> list[dict[str, str]] | None:
+    """A team tournament's entrant: the captain's partners as accounts (none in another
+    team of it); ``None`` for a 1v1 one."""
+    if size == 1:
+        if partners:
+            raise FriendError(400, "tournament_team", partners=0)
+        return None
+    if len(partners) != size - 1:
+        raise FriendError(400, "tournament_team", partners=size - 1)
+    taken: set[str] = set()  # everyone in another team of it
+    for entrant in entrants_of(conn, tournament_id):
+        if entrant["player_id"] != captain.id:
+            taken.add(entrant["player_id"])
+            taken.update(m["id"] for m in json.loads(entrant["partners_json"] or "[]"))
+    if captain.id in taken:
+        raise FriendError(409, "tournament_in_team", name=captain.name)
+    team: list[dict[str, str]] = []
+    for name in partners:
+        found = conn.execute(
+            select(accounts_table.c.id, accounts_table.c.name).where(
+                accounts_table.c.name_key == name_key(name)
+            )
+        ).first()
+        if found is None:
+            raise FriendError(404, "player_not_found", name=name[:24])
+        if found.id in taken or found.id == captain.id or any(m["id"] == found.id for m in team):
+            raise FriendError(409, "tournament_in_team", name=found.name)
+        team.append({"id": found.id, "name": found.name})
+    return team
+
+
+def join(engine: Engine, tournament_id: str, player: Player, partners: Sequence[str] = ()) -> None:
     """``player`` enters (again, after withdrawing): a Swiss one until it starts, an
-    arena until it ends."""
+    arena until it ends; in a team tournament with ``partners``."""
     if not player.account:
         raise FriendError(403, "account_only")
     with engine.begin() as conn:
@@ -128,6 +169,8 @@ def join(engine: Engine, tournament_id: str, player: Player) -> None:
         ).scalar_one()
         if count >= row["max_entrants"]:
             raise FriendError(409, "tournament_full", max=row["max_entrants"])
+        size = int(json.loads(row["rules_json"]).get("players", 2)) // 2
+        team = _team_of(conn, tournament_id, player, size, partners)
         conn.execute(
             insert(entrants_table).values(
                 tournament_id=tournament_id,
@@ -135,6 +178,7 @@ def join(engine: Engine, tournament_id: str, player: Player) -> None:
                 name=player.name,
                 joined_at=time.time(),
                 withdrawn=False,
+                partners_json=None if team is None else json.dumps(team),
             )
         )
 
@@ -226,7 +270,11 @@ def view(engine: Engine, tournament_id: str, now: float | None = None) -> dict[s
         row = _tournament(conn, tournament_id)
         entrants = entrants_of(conn, tournament_id)
         games = games_of(conn, tournament_id)
-    names = {e["player_id"]: e["name"] for e in entrants}
+    members = {
+        e["player_id"]: [e["name"], *(m["name"] for m in json.loads(e["partners_json"] or "[]"))]
+        for e in entrants
+    }
+    names = {x: " & ".join(team) for x, team in members.items()}
     lines = standings(row["format"], entrants, games)
     withdrawn = {e["player_id"] for e in entrants if e["withdrawn"]}
     ends_at = row["starts_at"] + 60 * row["minutes"] if row["format"] == "arena" else None
@@ -251,6 +299,7 @@ def view(engine: Engine, tournament_id: str, now: float | None = None) -> dict[s
                 **line.to_json(),
                 "rank": i + 1,
                 "name": names.get(line.id, "?"),
+                "members": members.get(line.id, []),
                 "withdrawn": line.id in withdrawn,
             }
             for i, line in enumerate(lines)
@@ -260,6 +309,10 @@ def view(engine: Engine, tournament_id: str, now: float | None = None) -> dict[s
                 "round": g["round"],
                 "first": names.get(g["first_id"], "?"),
                 "second": names.get(g["second_id"]) if g["second_id"] else None,
+                "players": [
+                    *members.get(g["first_id"], []),
+                    *(members.get(g["second_id"], []) if g["second_id"] else []),
+                ],
                 "table": g["table_id"],
                 "status": g["status"],
                 "winner": names.get(g["winner_id"]) if g["winner_id"] else None,
