@@ -607,7 +607,7 @@ def main() -> int:
 def one_run(args: argparse.Namespace) -> list[dict[str, Any]]:
     """One run on a schema and Redis prefix of its own."""
     with site(args) as (db, prefix):
-        schema = f"from truco.server.store import Store; Store({db!r}).secret_key()"
+        schema = f"from truco.server.storage.store import Store; Store({db!r}).secret_key()"
         # the schema once, before the nodes start together
         subprocess.run([sys.executable, "-c", schema], check=True)
         return run(args, db, prefix)

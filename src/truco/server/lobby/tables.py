@@ -32,7 +32,7 @@ def table_code() -> str:
 
 
 def bot_levels() -> list[str]:
-    """The bot choices for empty seats (see :func:`~truco.server.bot_pool.offered_bots`)."""
+    """The bot choices for empty seats (see :func:`~truco.server.table.bot_pool.offered_bots`)."""
     return offered_bots()
 
 
