@@ -24,10 +24,11 @@ from databases import db_url
 from server_testing import LiveServer, TableClient
 from test_accounts_tables import play_until_over, recorded
 from test_ratings import finished, human
-from truco.server import ServerConfig, accounts, moderation
-from truco.server.fair_play import FairPlay, rated_refusal, seen_at
-from truco.server.ratings import ratings_of, record_result, top
-from truco.server.store import Store, ratings_table, results_table
+from truco.server import ServerConfig
+from truco.server.people import accounts, moderation
+from truco.server.people.fair_play import FairPlay, rated_refusal, seen_at
+from truco.server.people.ratings import ratings_of, record_result, top
+from truco.server.storage.store import Store, accounts_table, ratings_table, results_table
 
 __all__ = ["db_url"]  # the fixture, from databases
 
@@ -244,3 +245,38 @@ def test_a_frozen_rating_does_not_move_but_its_opponents_does(store: Store) -> N
         assert ratings_of(conn, frozen)["1v1"].games == 0
         assert ratings_of(conn, other)["1v1"].games == 1
         assert [p for p, _ in top(conn, "1v1", 10)] == [other]
+
+
+@pytest.mark.parametrize("trusted", ["127.0.0.1", "10.9.9.9"])
+def test_behind_a_balancer_the_players_address_is_the_forwarded_one(
+    tmp_path: Any, trusted: str
+) -> None:
+    """``truco serve --forwarded-allow-ips``: the balancer's X-Forwarded-For names each
+    player, so two players behind one balancer are two addresses (and may be rated); from
+    a host that is not a trusted balancer, the header is ignored."""
+    from test_logs import serve, stop
+
+    forwarded = {"Norte": "203.0.113.5", "Sur": "198.51.100.9"}
+    process, base = serve(tmp_path, "--forwarded-allow-ips", trusted)
+    try:
+        for name, address in forwarded.items():
+            made = httpx.post(
+                f"{base}/api/accounts",
+                json={"name": name, "password": PASSWORD},
+                headers={"X-Forwarded-For": address},
+            )
+            assert made.status_code == 201, made.text
+    finally:
+        stop(process)
+    store = Store(f"sqlite:///{tmp_path / 'logs.sqlite3'}")
+    with store.engine.connect() as conn:
+        rows = conn.execute(accounts_table.select().order_by(accounts_table.c.created_at)).all()
+        ids = [r.id for r in rows]
+        refusal = rated_refusal(conn, FairPlay(), [[ids[0]], [ids[1]]], time.time())
+    store.engine.dispose()
+    if trusted == "127.0.0.1":
+        assert {r.name: r.signup_address for r in rows} == forwarded
+        assert refusal is None
+    else:
+        assert {r.signup_address for r in rows} == {"127.0.0.1"}
+        assert refusal == "rated_same_address"

@@ -12,7 +12,7 @@ import pytest
 
 from server_testing import OPEN_PLAY, LiveServer
 from truco.server import ServerConfig
-from truco.server.matchmaking import QueueKey, Ticket, pair
+from truco.server.lobby.matchmaking import QueueKey, Ticket, pair
 
 _names = iter(range(10**6))
 
@@ -203,3 +203,80 @@ def test_a_link_is_taken_by_a_newcomer_and_a_rated_one_only_by_an_account(
     guest_rated = newcomer.post("/api/challenges", json={"rated": True})
     assert guest_rated.json()["code"] == "account_needed"
     assert time.time() < taken["expires_at"]
+
+
+def test_the_terminal_accepts_a_challenge_link(server: LiveServer) -> None:
+    """``truco play --connect https://server/desafio/ID``: the terminal player takes the
+    open challenge as a guest and sits at its table, the challenger in the first seat."""
+    from truco.tui.remote import RemoteError, RemoteSession
+
+    ana, ana_name = account(server)
+    link = ana.post("/api/challenges", json={"rules": {"target": 15}}).json()
+    session = RemoteSession.connect(f"{server.url}{link['link']}", name="Terminal")
+    try:
+        assert session.wanted_seat == 1 and session.rules.target == 15
+        assert session.table_id == ana.get(f"/api/challenges/{link['id']}").json()["table"]
+        seats = ana.get(f"/api/tables/{session.table_id}").json()["seats"]
+        assert [s["name"] for s in seats] == [ana_name, "Terminal"]
+    finally:
+        session.close()
+    with pytest.raises(RemoteError, match="HTTP 409"):  # taken already: closed
+        RemoteSession.connect(f"{server.url}{link['link']}", name="Otro")
+
+
+def test_a_team_challenge_seats_everyone_once_each_invited_player_says_yes(
+    server: LiveServer,
+) -> None:
+    """2v2: Ana invites Beto as her partner and Cami and Dani as rivals; each accepts, and
+    the table is made at the last yes, partners in the even seats, rivals in the odd."""
+    (ana, ana_name), (beto, beto_name) = account(server), account(server)
+    (cami, cami_name), (dani, dani_name) = account(server), account(server)
+    sent = ana.post(
+        "/api/challenges",
+        json={"rules": {"players": 4}, "partners": [beto_name], "rivals": [cami_name, dani_name]},
+    ).json()
+    assert [(s["seat"], s["name"], s["accepted"]) for s in sent["seats"]] == [
+        (0, ana_name, True), (1, cami_name, False), (2, beto_name, False), (3, dani_name, False),
+    ]  # fmt: skip
+    assert [c["id"] for c in dani.get("/api/challenges").json()["received"]] == [sent["id"]]
+    for who in (beto, cami):
+        waiting = who.post(f"/api/challenges/{sent['id']}/accept").json()
+        assert waiting["status"] == "open" and waiting["table"] is None
+    assert beto.get("/api/challenges").json()["received"] == []  # he said yes: no longer asked
+    done = dani.post(f"/api/challenges/{sent['id']}/accept").json()
+    assert done["status"] == "accepted" and done["table"]
+    seats = ana.get(f"/api/tables/{done['table']}").json()["seats"]
+    assert [s["name"] for s in seats] == [ana_name, cami_name, beto_name, dani_name]
+    # every player who said yes learns the table (the page's watch takes them there)
+    for who in (ana, beto, cami, dani):
+        assert done["table"] in [c["table"] for c in who.get("/api/challenges").json()["sent"]]
+
+
+def test_a_team_challenge_declined_ends_and_open_seats_go_to_the_link(
+    server: LiveServer,
+) -> None:
+    ana, _ = account(server)
+    (beto, beto_name), (cami, cami_name) = account(server), account(server)
+    one = ana.post(
+        "/api/challenges", json={"rules": {"players": 4}, "partners": [beto_name]}
+    ).json()
+    refused = cami.post(f"/api/challenges/{one['id']}/decline")  # not invited
+    assert (refused.status_code, refused.json()["code"]) == (403, "challenge_not_yours")
+    assert beto.post(f"/api/challenges/{one['id']}/decline").json()["status"] == "declined"
+    two = ana.post("/api/challenges", json={"rules": {"players": 4}, "rivals": [cami_name]}).json()
+    newcomers = [guest(server) for _ in range(2)]  # the two open seats: the link's
+    newcomers[0].post(f"/api/challenges/{two['id']}/accept")
+    cami.post(f"/api/challenges/{two['id']}/accept")
+    done = newcomers[1].post(f"/api/challenges/{two['id']}/accept").json()
+    assert done["status"] == "accepted" and all(s["accepted"] for s in done["seats"])
+    late = guest(server).post(f"/api/challenges/{two['id']}/accept")
+    assert (late.status_code, late.json()["code"]) == (409, "challenge_closed")
+    too_many = ana.post(
+        "/api/challenges", json={"rules": {"players": 4}, "rivals": ["a", "b", "c"]}
+    )
+    assert (too_many.status_code, too_many.json()["code"]) == (400, "challenge_seats")
+    twice = ana.post(
+        "/api/challenges",
+        json={"rules": {"players": 4}, "partners": [cami_name], "rivals": [cami_name]},
+    )
+    assert (twice.status_code, twice.json()["code"]) == (409, "two_seats")

@@ -12,6 +12,7 @@ import itertools
 import json
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -273,6 +274,11 @@ def test_truco_admin_refuses_in_one_line(db_file: str, server: LiveServer) -> No
     assert err.strip() == "truco admin ban: no player 'Nadie Nunca'"
     status, _, err = admin(db_file, "role", "Nadie Nunca", "admin", "--reason", " ")
     assert status == 2 and "reason" in err and "\n" not in err.strip()
+    # a mistyped database path is refused, not made into a new empty database
+    missing = db_file.replace("truco.sqlite3", "typo.sqlite3")
+    status, _, err = admin(missing, "reports")
+    assert status == 2 and err.startswith("truco admin reports: no database at ")
+    assert not Path(missing.removeprefix("sqlite:///")).exists()
 
 
 # ------------------------------------------------------------------ bans
@@ -391,6 +397,15 @@ def test_a_guests_address_is_banned_for_a_time(tmp_path: Any) -> None:
         )
         actions = [e["action"] for e in mod.http.get("/api/mod/audit").json()["entries"]]
         assert actions[:2] == ["unban_address", "ban_address"]
+        # a ban by truco admin reaches the running server within its recheck (2 s)
+        status, out, _ = admin(db, "ban-address", "127.0.0.1", "--hours", "1", "--reason", "again")
+        assert status == 0 and "no new guests until" in out
+
+        def refused() -> bool:
+            answer = httpx.post(f"{server.url}/api/guest", json={"name": "Otro Troll"})
+            return answer.status_code == 403 and answer.json()["code"] == "address_banned"
+
+        eventually(refused, 10)
 
 
 def test_the_moderators_page_is_served_in_both_spellings(server: LiveServer) -> None:

@@ -179,6 +179,13 @@ def test_the_server_tells_the_last_hand_in_every_language_with_colour_teams() ->
             "es": ["Truco: Ana se fue al mazo — Rojos +2"],
             "en": ["Truco: Ana went to the mazo — Red +2"],
         },
+        # told to Ana, who went (her rival reads the lines as they are)
+        "you": {
+            "0": {
+                "es": ["Truco: te fuiste al mazo — Rojos +2"],
+                "en": ["Truco: you went to the mazo — Red +2"],
+            }
+        },
     }
 
 

@@ -16,6 +16,7 @@ Without the package index (offline) the installs fail and the module is skipped,
 
 from __future__ import annotations
 
+import ast
 import fcntl
 import json
 import os
@@ -54,6 +55,14 @@ def readme_block(after: str) -> str:
     start = README.index(after)
     block = re.search(r"```sh\n(.*?)```", README[start:], re.S)
     assert block is not None, f"no sh block after {after!r}"
+    return block.group(1)
+
+
+def readme_python(after: str) -> str:
+    """The first ``python`` code block after the heading ``after``."""
+    start = README.index(after)
+    block = re.search(r"```python\n(.*?)```", README[start:], re.S)
+    assert block is not None, f"no python block after {after!r}"
     return block.group(1)
 
 
@@ -191,6 +200,18 @@ def test_every_command_of_the_engine_and_the_bots_runs(
             assert json.loads(done.stdout)["hands"]
         if command.startswith("truco bench"):
             assert "hands/s" in done.stdout
+
+
+def test_the_engine_example_runs(venv: Venv, tmp_path: Path) -> None:
+    """The Python of "Build on the engine", as it is printed: the seat's legal actions as
+    tokens, then the mazo played by the same seat."""
+    code = readme_python("### Build on the engine")
+    done = subprocess.run(
+        [venv.bin("python"), "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    legal = ast.literal_eval(done.stdout.strip())
+    assert isinstance(legal, list) and "mazo" in legal and any(a.startswith("play ") for a in legal)
 
 
 # ---------------------------------------------------------------------------- the terminal

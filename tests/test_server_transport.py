@@ -6,6 +6,7 @@ memory; malformed text closes its socket quietly; the per-address windows."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import socket
@@ -18,9 +19,9 @@ from websockets.sync.client import connect
 
 from server_testing import LiveServer, create_table, guest_token
 from truco.server import ServerConfig
-from truco.server.limits import MovingWindow, parse_rate
-from truco.server.serving import WS_MAX_SIZE, uvicorn_options
+from truco.server.guards.limits import MovingWindow, parse_rate
 from truco.server.table.clients import TOO_SLOW, Client
+from truco.server.web.serving import WS_MAX_SIZE, uvicorn_options
 
 
 def test_a_client_whose_outbox_is_full_is_closed_and_holds_no_more() -> None:
@@ -28,12 +29,10 @@ def test_a_client_whose_outbox_is_full_is_closed_and_holds_no_more() -> None:
         client = Client(None, outbox_size=4)
         for i in range(10):
             client.send(f"frame {i}")
-        # four frames wait; the fifth finds the outbox full: the client is closed, and
-        # its outbox ends with the close its sender writes
+        # four frames wait; the fifth finds the outbox full: the client is closed, what
+        # it did not read is dropped, and its outbox holds only the close its sender writes
         assert client.closed and client.close_reason == TOO_SLOW
-        assert client.outbox.qsize() == 4
-        waiting = [client.outbox.get_nowait() for _ in range(4)]
-        assert waiting == ["frame 1", "frame 2", "frame 3", None]  # (the oldest made room)
+        assert client.outbox.qsize() == 1 and client.outbox.get_nowait() is None
         client.send({"type": "pong"})
         assert client.outbox.empty()
 
@@ -79,7 +78,7 @@ def test_a_client_that_does_not_read_is_dropped_not_buffered(server: LiveServer)
     frame_bytes = len(json.dumps(first))
     asked = 6000
     sync = json.dumps({"type": "sync", "since": 0})
-    with pytest.raises(ConnectionClosed):  # the server may close before every sync is sent
+    with contextlib.suppress(ConnectionClosed):  # the server may close before all are sent
         for _ in range(asked):
             ws.send(sync)
     got, size = 0, 0

@@ -340,6 +340,17 @@ def test_bots_go_by_a_name_and_a_level_in_words_never_an_engine_id() -> None:
     )
     assert session.names == ("You", "Rosa", "Tito", "Chela")
     assert session.seat_notes == ("", "hard", "beginner", "mirror")
+    from truco.tui.session import bot_level
+
+    ladder = ["beginner", "amateur", "club", "student:club", "master", "search:expert-2026"]
+    assert [bot_level(b) for b in ladder] == [
+        "beginner",
+        "amateur",
+        "club player",
+        "club player",
+        "master",
+        "expert 2026",
+    ]
     drawn = Content.from_markup(
         seats_markup(session.view(), session.names, {}, session.seat_notes)
     ).plain
@@ -357,3 +368,29 @@ def test_bots_go_by_a_name_and_a_level_in_words_never_an_engine_id() -> None:
     remote = RemoteSession("http://x", "ab12cd", "token", table, 0)
     assert remote.names[1] == "Rosa"
     assert remote.seat_notes == ("", "intermedio", "libre", "ausente: lo cubre un bot")
+
+
+def test_the_log_tells_the_person_they_are_mano() -> None:
+    """ "Mano 1, es mano Vos" read as the screen speaking of someone else."""
+    from truco.tui.render import log_markup
+
+    set_language("es")
+    session = LocalSession(Rules(), human=0, bots=["random"], seed=1)
+    assert session.view().mano == 0
+    head = Content.from_markup(log_markup(session.view(), session.names)).plain
+    assert head.splitlines()[0] == "Mano 1, sos mano"
+    rival = log_markup(session.view(), session.names, (), hand_index=1, mano=1)
+    assert Content.from_markup(rival).plain.splitlines()[0] == "Mano 2, es mano Rosa"
+
+
+def test_a_waiting_call_says_who_answers_as_a_player_would() -> None:
+    """ "¡truco! — responde Nosotros" named the player's own team in the third person."""
+    from truco.tui.render import pending_text
+    from truco.view import PendingCall
+
+    set_language("es")
+    truco = PendingCall("truco", team=0, level=1)
+    assert pending_text(truco, ("Nosotros", "Ellos"), 0, 2) == "¡truco! — te toca responder"
+    assert pending_text(truco, ("Nosotros", "Ellos"), 2, 4) == "¡truco! — nos toca responder"
+    assert pending_text(truco, ("Ellos", "Nosotros"), 1, 4) == "¡truco! — responden ellos"
+    assert pending_text(truco, ("Equipo 1", "Equipo 2")) == "¡truco! — responde Equipo 1"

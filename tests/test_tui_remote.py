@@ -10,6 +10,7 @@ import pytest
 
 from test_tui import english, headless, person_key
 from truco.actions import parse_action
+from truco.cards import parse_card
 from truco.cli import main as truco_main
 from truco.locale import set_language
 from truco.rules import Rules
@@ -169,5 +170,32 @@ def test_a_key_pressed_twice_sends_one_action_per_state() -> None:
         session.act(mazo)
         await asyncio.sleep(0)
         assert len(sent) == 3
+
+    asyncio.run(scenario())
+
+
+def test_patches_change_the_state_and_a_gap_asks_for_the_whole() -> None:
+    """A ``patch`` is applied to the state the terminal holds; one that does not follow it
+    (a frame missed) changes nothing and asks for the whole state with ``sync``."""
+    sent: list[dict[str, object]] = []
+
+    class Socket:
+        async def send(self, frame: str) -> None:
+            sent.append(json.loads(frame))
+
+    async def scenario() -> None:
+        session = RemoteSession("http://x", "ab12cd", "token", {"rules": Rules().to_dict()}, 0)
+        session._socket = Socket()
+        table = {"status": "playing", "seats": [], "version": 7}
+        you = {"seat": 0, "player": {"id": "a", "name": "Ana"}, "committed": None}
+        session._receive({"type": "state", "v": 7, "you": you, "table": table, "view": None})
+        patch = {"type": "patch", "protocol": 2, "v": 9, "base": 7, "events": []}
+        session._receive({**patch, "set": {"table.version": 9, "you.committed": "1e"}})
+        assert session.version == 9 and session.table["version"] == 9
+        assert session.committed == parse_card("1e") and session.seat == 0
+        session._receive({**patch, "v": 12, "base": 11, "set": {"table.version": 12}})
+        await asyncio.sleep(0)
+        assert session.version == 9 and session.table["version"] == 9
+        assert sent == [{"type": "sync", "since": 9}]
 
     asyncio.run(scenario())

@@ -349,8 +349,10 @@ def explain_last_hand(
     history: Sequence[HandResult], names: Sequence[str], target: int
 ) -> dict[str, object]:
     """The last closed hand of a match explained in every language, the teams named by
-    their colour: ``{"index": i, "lines": {"es": [...], "en": [...]}}`` (what the server
-    sends the page once per closed hand).
+    their colour: ``{"index": i, "lines": {"es": [...], "en": [...]}, "you": {...}}`` (what
+    the server sends the page once per closed hand). ``you`` holds, by seat (a string), the
+    lines told to that seat's player where they differ ("te fuiste al mazo" for "Ana se fue
+    al mazo"); a seat without an entry reads ``lines``.
 
     >>> from truco import Game
     >>> game = Game(seed=3)
@@ -364,13 +366,18 @@ def explain_last_hand(
     index = len(history) - 1
     hand = public_hand(history[index])
     before = score_before(history, index, target)
-    return {
-        "index": hand.index,
-        "lines": {
-            lang: explain_hand(hand, names, colour_team_names(lang), before, lang, target=target)
-            for lang in LANGUAGES
-        },
-    }
+
+    def told(lang: str, you: int | None = None) -> list[str]:
+        teams = colour_team_names(lang)
+        return explain_hand(hand, names, teams, before, lang, target=target, you=you)
+
+    lines = {lang: told(lang) for lang in LANGUAGES}
+    you: dict[str, dict[str, list[str]]] = {}
+    for seat in range(len(names)):
+        mine = {lang: told(lang, seat) for lang in LANGUAGES}
+        if mine != lines:
+            you[str(seat)] = mine
+    return {"index": hand.index, "lines": lines, "you": you}
 
 
 # ---------------------------------------------------------------- cards and moves in words

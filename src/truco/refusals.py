@@ -216,7 +216,10 @@ CODES: Final[dict[str, Code]] = {
             "too_many_follows": "you follow {max} players already: unfollow one first",
             "too_many_blocks": "you blocked {max} players already",
             "challenge_1v1_only": (
-                "challenges are 1v1: for pairs and teams, create a table and share its link"
+                "a 1v1 challenge names one rival; a 2v2 or 3v3 one names partners and rivals"
+            ),
+            "challenge_seats": (
+                "a challenge invites at most {partners} partners and {rivals} rivals"
             ),
             "challenge_self": "you cannot challenge yourself",
             "challenge_blocked": "you cannot challenge that player",
@@ -229,7 +232,10 @@ CODES: Final[dict[str, Code]] = {
             "tournament_full": "the tournament is full ({max} players)",
             "tournament_not_organiser": "only the tournament's organiser can do that",
             "tournament_official": "only moderators make official tournaments",
+            "tournament_name": "a tournament needs a name",
             "tournament_too_few": "a tournament needs at least {min} players to start",
+            "tournament_team": "this tournament is for teams: name your {partners} partners",
+            "tournament_in_team": "{name} already plays in a team of this tournament",
             "tournament_1v1_only": "tournaments are 1v1 for now",
             "tournament_bad_start": "the start must be within {days} days",
             "too_many_tournaments": "you organise {max} open tournaments already",

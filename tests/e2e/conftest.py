@@ -27,10 +27,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     ``failed-<test>-<n>.png`` next to the other screenshots."""
     report = yield
     browser = getattr(item, "funcargs", {}).get("browser")
-    if report.when == "call" and report.failed and browser is not None:
-        from browser_kit import ARTIFACTS
+    if browser is None:
+        return report
+    from browser_kit import ARTIFACTS
 
-        name = re.sub(r"[^\w.-]+", "-", item.name)
+    name = re.sub(r"[^\w.-]+", "-", item.name)
+    if report.when == "setup":  # an earlier run's failure is not this run's
+        for old in ARTIFACTS.glob(f"failed-{name}-*.png"):
+            old.unlink(missing_ok=True)
+    if report.when == "call" and report.failed:
         pages = [page for context in browser.contexts for page in context.pages]
         for n, page in enumerate(pages):
             try:

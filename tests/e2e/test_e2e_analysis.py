@@ -5,6 +5,7 @@ horizontal overflow on a 360 px phone."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from collections.abc import Iterator
@@ -17,8 +18,8 @@ from server_testing import LiveServer
 from truco.arena.match import play_match
 from truco.rules import Rules
 from truco.server import ServerConfig
-from truco.server.rows import MatchRow
-from truco.server.store import Store
+from truco.server.storage.rows import MatchRow
+from truco.server.storage.store import Store
 
 MATCH = "replay1"
 TEAMS = "replay6"
@@ -73,8 +74,12 @@ def _page(
 
 
 def _analysed(page: Any) -> None:
+    """The analysis on the page: asked for, unless the page finds it already made (the
+    button is replaced as the page learns so: a click may find it gone)."""
+    page.wait_for_selector("#analyze, .analysis .eval-graph")
     if page.locator(".eval-graph").count() == 0:
-        page.click("#analyze")
+        with contextlib.suppress(sync_api.TimeoutError):
+            page.click("#analyze", timeout=5000)
     page.wait_for_selector(".analysis .eval-graph", timeout=300_000)
 
 

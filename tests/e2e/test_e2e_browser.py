@@ -192,29 +192,45 @@ def test_two_people_call_envido_see_the_showdown_and_the_hand_explained(
 
     # the showdown: who won the envido and with what, before the hand closes
     other.click('#actions button[data-action="quiero"]')
+    said = {}
     for page in (ana, beto):
         page.wait_for_selector("#envido-result")
         result = page.text_content("#envido-result")
+        # the winner's page speaks to them, the loser's names the winner
         assert re.search(
-            r"(Ana|Beto) gana el envido con \d+: 2 puntos para (nosotros|ellos)", result
-        )
+            r"(Ganaste el envido con \d+: 2 puntos para nosotros"
+            r"|(Ana|Beto) gana el envido con \d+: 2 puntos para ellos)",
+            result,
+        ), result
         assert points(page) == 0  # the points reach the score when the hand closes
         assert "+2 al cerrar la mano" in page.text_content("#score")
         assert page.locator(".bubble.tanto").count() >= 1  # "Tengo 33" / "Son buenas" at the seats
         assert last_log_line_visible(page)
-    winner = re.match(r"(Ana|Beto)", ana.text_content("#envido-result"))
-    assert winner and winner.group(1) in ana.locator("#log li").last.text_content()
+        # the log tells it the same way
+        assert page.locator("#log li").last.text_content() in result
+        said[page.evaluate("truco.mySeat")] = result
+    assert sum(text.startswith("Ganaste") for text in said.values()) == 1, said
     shot(ana, "showdown-desktop.png")
     shot(beto, "showdown-phone.png")
 
     play_a_hand([ana, beto])
+    told = []
     for page in (ana, beto):
         summary = page.text_content("#last-hand")
         assert "Cómo se anotó la mano 1" in summary
-        assert re.search(r"Envido: (Ana|Beto) ganó con \d+ — (Azules|Rojos) \+2", summary)
-        assert re.search(r"Truco: .*(ganado por las bazas|se fue al mazo|no quiso)", summary)
+        # told to the envido's winner ("ganaste"), of the winner to the other
+        envido = re.search(
+            r"Envido: ((Ana|Beto) ganó|ganaste) con \d+ — (Azules|Rojos) \+2", summary
+        )
+        assert envido, summary
+        told.append(envido.group(1))
+        assert re.search(
+            r"Truco: .*(ganado por las bazas|se fue al mazo|te fuiste al mazo|no quisiste?)",
+            summary,
+        )
         assert last_log_line_visible(page)
         assert page.locator("#talk, .talk").count() == 0
+    assert told.count("ganaste") == 1, told
     assert points(ana) == points(beto) >= 3  # envido (2) and the hand (1)
     # on the board itself, until one plays again: how the hand ended, and a link to why
     for page in (ana, beto):
@@ -638,7 +654,8 @@ def test_an_unknown_table_or_replay_is_a_404_that_says_so(browser: Any, server: 
 def test_the_english_page_says_everything_in_english(browser: Any, server: LiveServer) -> None:
     page = new_page(browser, server, "Ana", locale="en-US")
     labels = page.locator("select[name=bots] option").all_text_contents()
-    assert "Random" in labels and "Search, hard" in labels and "search:hard" not in labels
+    assert "Random" in labels and "Hard" in labels and "search:hard" not in labels
+    assert labels[1:5] == ["Beginner", "Amateur", "Club player", "Master"]  # the ladder first
     reason = page.evaluate(
         """async () => {
             const f = await import('/static/fairness.js');

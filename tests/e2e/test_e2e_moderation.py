@@ -51,6 +51,8 @@ def signed_up(browser: Any, server: LiveServer, name: str) -> Any:
     context = browser.new_context(**{**DESKTOP, "locale": "es-AR", "base_url": server.url})
     made = context.request.post("/api/accounts", data={"name": name, "password": PASSWORD})
     assert made.ok, made.text()
+    # as after logging in on the page: it knows it has a session (app.js, identity.resume)
+    context.add_init_script("localStorage.setItem('truco.session', '1')")
     page = context.new_page()
     page.set_default_timeout(15000)
     page.errors = []
@@ -118,3 +120,30 @@ def test_a_report_from_a_profile_reaches_the_moderators_page(
     replay.click()
     mod.wait_for_url(f"**/replay/{table['id']}")
     assert mod.errors == [] and reporter.errors == []
+
+
+def test_a_player_at_a_table_reports_another_seat(browser: Any, server: LiveServer) -> None:
+    tag = uuid.uuid4().hex[:4]
+    rude = httpx.post(
+        f"{server.url}/api/accounts", json={"name": f"Tosco{tag}", "password": PASSWORD}
+    ).json()
+    table = create_table(
+        server.url, rude["token"], rules={"players": 4}, seat=0, bots={"1": "simple"}
+    )
+    witness = signed_up(browser, server, f"Vecino{tag}")
+    witness.goto(f"{server.url}/t/{table['id']}")
+    witness.wait_for_selector("#report-slot #report")
+    witness.click("#report summary")
+    witness.wait_for_selector(f'#report-seat option:has-text("Tosco{tag}")', state="attached")
+    options = witness.locator("#report-seat option").all_text_contents()
+    assert options == [f"Tosco{tag}"]  # people only: not the bot, not the empty seats
+    witness.select_option("#report-reason", "abuse")
+    assert serious(witness) == []
+    witness.click("#report-send")
+    witness.wait_for_selector("#report-note.ok")
+    listed = httpx.get(f"{server.url}/api/tables/{table['id']}").json()
+    assert listed["seats"][0]["name"] == f"Tosco{tag}"
+    # leaving the table page takes the panel away
+    witness.goto(f"{server.url}/ranking")
+    witness.wait_for_selector("#report-slot:empty", state="attached")
+    assert witness.errors == []

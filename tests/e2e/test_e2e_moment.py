@@ -113,6 +113,13 @@ def test_the_deciding_card_is_drawn_and_the_hand_stays_until_one_moves_on(
     for _seat, card in hand["played"]:
         assert spanish(card) in recap, (card, recap)
     assert page.locator("#recap-bazas li").count() == 3
+    # spoken to Ana, not of her: her bazas are "vos", her cards "Vos: ..."
+    results = page.evaluate("window.truco.landed.bazas.map((b) => b.result)")
+    strip = page.locator(".baza-strip li").all_text_contents()
+    for result, said in zip(results, strip, strict=True):
+        if result and not result.get("parda"):
+            assert said.endswith("vos" if result["seat"] == 0 else "Rosa (principiante)"), strip
+    assert "Vos: " in recap and "Ana:" not in recap
     shot(page, f"hand-landed-{screen}.png")
     # Enter moves on (the button has the focus): the next hand's board
     assert page.evaluate("document.activeElement.id") == "move-on"
@@ -254,6 +261,9 @@ def test_a_rated_match_ends_with_the_ratings_the_links_and_a_rematch_both_accept
         assert page.get_attribute("#analyze-link", "href") == f"/replay/{table_id}?analyze"
     assert "¡Ganamos!" in ana.text_content("#match-end h2")
     assert "¡Ganaron ellos!" in beto.text_content("#match-end h2")
+    # the last hand's story is told to Beto, who left it, and of him to Ana
+    assert "te fuiste al mazo" in beto.text_content("#last-hand")
+    assert f"Beto{tag} se fue al mazo" in ana.text_content("#last-hand")
     # the last hand stays on the table under the result
     last = ana.evaluate("window.truco.landed.hand")
     assert last["index"] == ana.evaluate("window.truco.state.view.last_hand.index")

@@ -1,4 +1,4 @@
-"""Playing together in headless Chromium: a challenge sent from the friends page is seen
+"""Playing together in headless Chromium: a challenge sent from a profile is seen
 and accepted on the other player's page, and both land at the same table; an open
 challenge link taken by someone with no session yet; a tournament's page that updates by
 itself as a player joins and as the director pairs the first round."""
@@ -52,9 +52,11 @@ def test_a_challenge_sent_and_accepted_brings_both_to_one_table(
 ) -> None:
     ana, _ = signed_up(browser, server, "Ana")
     beto, beto_name = signed_up(browser, server, "Beto", locale="en-US")
-    ana.click("#nav-friends")
-    ana.wait_for_selector("#challenge-form")
-    ana.fill("#challenge-form input[name=target]", beto_name)
+    ana.goto(f"{server.url}/u/{beto_name}")  # from his profile: follow him, challenge him
+    ana.wait_for_selector("#profile-together #challenge-form")
+    ana.click("#follow")
+    ana.wait_for_selector("#follow-said:not(:empty)")
+    assert ana.input_value("#challenge-form input[name=target]") == beto_name
     ana.click("#challenge-form button[type=submit]")
     ana.wait_for_selector("#challenge-link")
     assert beto_name in ana.text_content("#challenge-sent")
@@ -67,6 +69,9 @@ def test_a_challenge_sent_and_accepted_brings_both_to_one_table(
     assert ana.url.split("/t/")[1] == beto.url.split("/t/")[1]
     for page in (ana, beto):
         page.wait_for_selector("#my-hand")  # each sits at the table, their cards dealt
+    ana.goto(f"{server.url}/amigos")  # Beto is a friend now: seen at the table
+    friend = ana.wait_for_selector(f'#following li[data-friend="{beto_name}"]')
+    assert friend.get_attribute("data-status") == "playing"
     ana.context.close()
     beto.context.close()
 
@@ -120,3 +125,46 @@ def test_a_tournament_page_updates_live(browser: Any, server: LiveServer) -> Non
     dani.wait_for_selector("#my-hand")
     dani.context.close()
     eli.context.close()
+
+
+def test_a_team_challenge_brings_four_to_one_table(browser: Any, server: LiveServer) -> None:
+    ana, _ = signed_up(browser, server, "Ana")
+    (beto, beto_name), (cami, cami_name), (dani, dani_name) = (
+        signed_up(browser, server, prefix) for prefix in ("Beto", "Cami", "Dani")
+    )
+    ana.goto(server.url + "/amigos")
+    ana.wait_for_selector("#challenge-form")
+    ana.select_option("#challenge-form select[name=players]", "4")
+    ana.fill("#challenge-form input[name=partners]", beto_name)
+    ana.fill("#challenge-form input[name=target]", f"{cami_name}, {dani_name}")
+    ana.click("#challenge-form button[type=submit]")
+    ana.wait_for_selector("#challenge-link")
+    for page in (beto, cami):  # a yes that waits for the others: the challenge's page
+        page.wait_for_selector(".challenge-note button").click()
+        page.wait_for_selector("#challenge-seats")
+    assert "esperando" in beto.text_content("#challenge-seats")
+    dani.wait_for_selector(".challenge-note button").click()
+    for page in (ana, beto, cami, dani):  # the last yes: everyone to the table
+        page.wait_for_url(re.compile(r"/t/[A-Za-z0-9_-]+$"))
+    assert len({page.url for page in (ana, beto, cami, dani)}) == 1
+    for page in (ana, beto, cami, dani):
+        page.context.close()
+
+
+def test_a_pair_enters_a_2v2_tournament_from_its_page(browser: Any, server: LiveServer) -> None:
+    (eva, eva_name), (fede, fede_name) = (signed_up(browser, server, p) for p in ("Eva", "Fede"))
+    eva.goto(server.url + "/torneos")
+    eva.wait_for_selector("#tournament-form")
+    eva.fill("#tournament-form input[name=name]", "Parejas")
+    eva.select_option("#tournament-form select[name=players]", "4")
+    eva.click("#tournament-form button[type=submit]")
+    eva.wait_for_selector("#tournament[data-status=open]")
+    eva.fill("#partners", fede_name)
+    eva.click("#join")
+    row = eva.wait_for_selector(f'#standings tr[data-player="{eva_name} & {fede_name}"]')
+    assert row.get_attribute("class") == "me"
+    fede.goto(eva.url)  # Fede is in Eva's team: no join button for him, his row marked
+    fede.wait_for_selector("#standings tr.me")
+    assert fede.query_selector("#join") is None
+    eva.context.close()
+    fede.context.close()

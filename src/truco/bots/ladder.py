@@ -27,13 +27,13 @@ class Level:
 #: From the weakest up. ``simple`` is the rule-based player (no search: it calls with
 #: good cards and plays the obvious card, never an absurd move); ``search:easy`` samples
 #: 8 worlds per decision; ``student`` is the learned evaluator (no worlds at all): at
-#: ``club`` it strays from its best move at a temperature of half a point, at ``master``
+#: ``club`` it strays from its best move at a temperature of one point, at ``master``
 #: never.
 LADDER: tuple[Level, ...] = (
-    Level("beginner", "simple", 0),
-    Level("amateur", "search:easy", 0),
-    Level("club", "student:club", 0),
-    Level("master", "student:master", 0),
+    Level("beginner", "simple", 636),
+    Level("amateur", "search:easy", 827),
+    Level("club", "student:club", 862),
+    Level("master", "student:master", 897),
 )
 #: The ladder by name.
 LEVELS_BY_NAME = {level.name: level for level in LADDER}

@@ -45,8 +45,7 @@ class PlayerModel:
     envido_bluffs: float = 0.0
     #: the same chance for an opening call made after the caller's rivals passed the
     #: envido (played a card without calling it): a pass caps their tanto for a rival
-    #: who reads it, and such a rival opens on anything (mirror:loose called falta
-    #: envido there on tantos from 2 to 33 alike); the larger of the two applies to the
+    #: who reads it, and such a rival opens on anything; the larger of the two applies to the
     #: worlds, and in the rollouts such a seat opens with this chance, any envido call
     passed_bluffs: float = 0.0
     #: the chance that a hand too weak for the policy's truco opens the truco anyway

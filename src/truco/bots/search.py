@@ -25,24 +25,24 @@ rival who may be bluffing: the fitted model alone, after a few refusals, made a 
 a worthless hand look free, which issue 11's best response learnt to punish.
 
 A pass is read too (the expert's ``passed_bluffs`` and ``trap``): a search rival takes
-our card played without an envido as a capped tanto and opens on anything after it
-(mirror:loose's falta envidos there came from tantos 2 to 33 alike). The rate at which a
+our card played without an envido as a capped tanto and opens on anything after it. The
+rate at which a
 rival opens after our passes is fitted (:class:`~.opponent.RivalTracker`); the worlds
 weigh its call by it, and the rollouts' rivals bluff at it, so a big tanto may pass to
 invite the bluff instead of calling.
 
 A rival's opening truco is read the same way (the expert's ``truco_bluffs``): before any
 evidence, a weak hand opens it 4 times in 10, and the rate is then fitted to the hands
-the rival's trucos showed. Worlds that believed every truco refused mirror:loose's, most
-of them opened on weak hands, with weak hands that would have won them often enough.
+the rival's trucos showed: worlds that believe every truco refuse a bluffer's trucos with
+hands that would win them often enough.
 
 Late in a hand the expert reads the table (``table_power``): once a card is down, every
 seat of its rollouts, and the rivals whose calls weigh its worlds, judge a truco by the
 chance of taking the bazas left (:func:`~.judgement.table_power`: the current baza by
 the cards on it, each later one by how much of the deck the next card beats). The first
 baza's rough score counted a won baza as strength with only a 4 left to play, and a lost
-one as weakness with a 2 and a 12 in hand; so a rival who said retruco over our led card
-folded to our vale cuatro in the rollouts, and mirror:loose, which did not, took 4.
+one as weakness with a 2 and a 12 in hand, so a rival who said retruco over our led card
+folded to our vale cuatro in the rollouts where a real one would not.
 Whether the rivals read the table too is fitted (``fit_table``: their answers to our late
 trucos, :meth:`~.opponent.RivalTracker.reads_table`): ``simple`` and the styles count a
 won baza as strength, and played as readers of the table they seemed to fold where they
@@ -103,9 +103,9 @@ class Method:
     bluff_tanto: int = BLUFF_TANTO
     #: the prior share of weak hands on which a rival opens the envido after we passed
     #: it (:attr:`~.rollout.PlayerModel.passed_bluffs`), fitted to the rival's openings
-    #: there; a search rival reads our pass as a capped tanto and calls falta envido on
-    #: anything (mirror:loose at 15 points), which the believing worlds always refused
-    #: (None: off, a call after our pass reads like any other)
+    #: there: a rival who reads our pass as a capped tanto calls on anything, which
+    #: worlds that believe every call always refuse (None: off, a call after our pass
+    #: reads like any other)
     passed_bluffs: float | None = None
     #: the rollouts' rivals bluff after our pass as fitted (``passed_bluffs``), so a
     #: pass with a strong tanto that invites the bluff is valued as such (False: the
@@ -113,8 +113,8 @@ class Method:
     trap: bool = False
     #: the prior chance that a rival opens the truco with a weak hand
     #: (:attr:`~.rollout.PlayerModel.truco_bluffs`), fitted to the hands its trucos
-    #: showed (:class:`~.opponent.RivalTracker`); mirror:loose opens the truco on weak
-    #: hands the worlds believed strong (None: off, the worlds believe its trucos)
+    #: showed (:class:`~.opponent.RivalTracker`) (None: off, the worlds believe its
+    #: trucos)
     truco_bluffs: float | None = None
     #: the rollouts and the worlds' weights judge a hand late in it by its chance of
     #: taking the bazas left, reading the cards on the table

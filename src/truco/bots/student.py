@@ -407,7 +407,7 @@ def worth(points: float, chance: float) -> float:
 #: The student's levels: how far from its best move it may stray, a temperature in
 #: points of the hand (0: always the move it values most; above, a move worth ``d``
 #: points less is played ``exp(-d / temperature)`` times as often as the best).
-TEMPERATURES = {"master": 0.0, "club": 0.5}
+TEMPERATURES = {"master": 0.0, "club": 1.0}
 
 
 class StudentBot(Bot):

@@ -170,6 +170,15 @@ def register(subparsers: Any) -> None:
         "(default: $TRUCO_METRICS_TOKEN, which keeps it off the process list; unset: no metrics)",
     )
     p.add_argument(
+        "--forwarded-allow-ips",
+        default=None,
+        metavar="IPS",
+        help="the load balancers (comma-separated addresses, or '*') whose X-Forwarded-For "
+        "names the player's address; default $FORWARDED_ALLOW_IPS or 127.0.0.1. Behind a "
+        "balancer on another host, set it: per-address limits, address bans and fair play "
+        "read the player's address (docs/operations.md)",
+    )
+    p.add_argument(
         "--log-format",
         choices=["plain", "json"],
         default="plain",
@@ -256,9 +265,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
     from sqlalchemy.exc import SQLAlchemyError
 
-    from .app import create_app
     from .config import ServerConfig
-    from .serving import AnnouncingServer, first_line, listening_socket, uvicorn_options
+    from .web.app import create_app
+    from .web.serving import AnnouncingServer, first_line, listening_socket, uvicorn_options
 
     config = ServerConfig(
         db_url=args.db,
@@ -306,7 +315,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         return 2
     if args.workers > 1:
         try:  # the schema and the token key once, before the nodes race to make them
-            from .store import Store
+            from .storage.store import Store
 
             Store(args.db).secret_key()
         except SQLAlchemyError as exc:
@@ -335,6 +344,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
                 log_config=None,  # uvicorn's lines go through the server's log (logs.configure)
                 access_log=False,  # the server logs each request itself, with its id
                 ws_per_message_deflate=args.ws_deflate,
+                forwarded_allow_ips=args.forwarded_allow_ips,
                 # Ctrl+C or SIGTERM: connections get 15 s to close; then the tables are
                 # stopped (committed) and the process ends, whatever a client still holds open
                 timeout_graceful_shutdown=15,

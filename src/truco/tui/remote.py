@@ -52,6 +52,12 @@ def split_url(url: str) -> tuple[str, str | None]:
     return urlunsplit((scheme, parts.netloc, "", "", "")), table
 
 
+def challenge_of(url: str) -> str | None:
+    """The challenge of a challenge link (``/desafio/ID``), or ``None``."""
+    words = [w for w in urlsplit(url if "://" in url else "http://" + url).path.split("/") if w]
+    return words[1] if len(words) >= 2 and words[0] == "desafio" else None
+
+
 def view_from_json(data: Mapping[str, Any], rules: Rules | None = None) -> SeatView:
     """The :class:`~truco.view.SeatView` a server sent as JSON (``SeatView.to_json``)."""
     return SeatView.from_json(data)
@@ -96,14 +102,26 @@ class RemoteSession(SessionDefaults):
         seat: int = 0,
     ) -> RemoteSession:
         """Get a guest token; create a table with ``rules`` and ``bots`` in the other
-        seats (and sit at ``seat``), or join the table ``table`` (from the URL too)."""
+        seats (and sit at ``seat``), or join the table ``table`` (from the URL too), or
+        accept the challenge of a challenge link (``/desafio/ID``) and sit at its table."""
         import httpx
 
         base, from_url = split_url(url)
         table = table or from_url
+        challenge = challenge_of(url)
         try:
             with httpx.Client(base_url=base, timeout=TIMEOUT) as http:
                 token = _json(http.post("/api/guest", json={"name": name}))["token"]
+                if challenge is not None:
+                    accepted = _json(
+                        http.post(
+                            f"/api/challenges/{challenge}/accept",
+                            headers={"Authorization": f"Bearer {token}"},
+                        )
+                    )
+                    table = str(accepted["table"])
+                    summary = _json(http.get(f"/api/tables/{table}"))
+                    return cls(base, table, token, summary, 1)  # the challenger sits first
                 if table is None:
                     rules = rules or Rules()
                     if not 0 <= seat < rules.players:

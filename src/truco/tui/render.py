@@ -140,10 +140,20 @@ def call_name(pending: PendingCall) -> str:
     return pending.kind.replace("-", " ")
 
 
-def pending_text(pending: PendingCall, team_names: Sequence[str]) -> str:
-    return _("¡{call}! — {team} must answer").format(
-        call=call_name(pending), team=team_names[pending.team]
-    )
+def pending_text(
+    pending: PendingCall, team_names: Sequence[str], seat: int | None = None, players: int = 2
+) -> str:
+    """The call waiting for an answer and who owes it: spoken to a player ("¡truco! — te
+    toca responder", "nos toca" in a team, "responden ellos"), of the teams by name to a
+    spectator."""
+    call = call_name(pending)
+    if seat is None:
+        return _("¡{call}! — {team} must answer").format(call=call, team=team_names[pending.team])
+    if pending.team == seat % 2 and players == 2:
+        return _("¡{call}! — you must answer").format(call=call)
+    if pending.team == seat % 2:
+        return _("¡{call}! — we must answer").format(call=call)
+    return _("¡{call}! — they must answer").format(call=call)
 
 
 def card_cell(card: int, width: int) -> str:
@@ -223,7 +233,8 @@ def table_markup(
             "[dim]" + _("Playing for {call}").format(call=TRUCO_LEVELS[view.truco_level]) + "[/dim]"
         )
     if view.pending is not None:
-        lines.append(f"[b yellow]{escape(pending_text(view.pending, team_names))}[/b yellow]")
+        waiting = pending_text(view.pending, team_names, view.seat, view.rules.players)
+        lines.append(f"[b yellow]{escape(waiting)}[/b yellow]")
     for declarations in view.showdowns:
         lines.append("Envido: " + showdown_text(declarations, names))
     words = [
@@ -291,7 +302,10 @@ def log_markup(
     ``hand_index`` whose mano was ``mano`` (default: the view's hand)."""
     index = view.hand_index if hand_index is None else hand_index
     first = view.mano if mano is None else mano
-    head = _("Hand {number}, mano {name}").format(number=index + 1, name=names[first])
+    if first == view.seat:  # the person is told, not named ("Mano 1, es mano Vos")
+        head = _("Hand {number}, you are mano").format(number=index + 1)
+    else:
+        head = _("Hand {number}, mano {name}").format(number=index + 1, name=names[first])
     lines = [f"[dim]{escape(head)}[/dim]"]
     lines += [action_text(s, a, names) for s, a in (view.log if log is None else log)]
     return "\n".join(lines)

@@ -51,6 +51,13 @@ def bot_level(spec: str) -> str:
         "station": _("calling station"),
         "scared": _("scared"),
         "falta": _("falta lover"),
+        "beginner": _("beginner"),
+        "amateur": _("amateur"),
+        "club": _("club player"),
+        "student:club": _("club player"),
+        "master": _("master"),
+        "student:master": _("master"),
+        "search:expert-2026": _("expert 2026"),
     }
     return words.get(key, spec)
 

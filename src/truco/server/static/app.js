@@ -11,8 +11,9 @@ import { showLobby } from "./lobby.js";
 import { showProfile } from "./profile.js";
 import { refusalText } from "./refusal.js";
 import { showReplay } from "./replay.js";
+import { tableReportPanel } from "./report.js";
 import { sound } from "./sound.js";
-import { TableScreen } from "./table.js";
+import { TABLE_CODE, TableScreen } from "./table.js";
 import { showTournament, showTournaments } from "./tournament.js";
 
 const app = $("#app");
@@ -93,6 +94,7 @@ function socketUrl(id, since) {
 
 // ------------------------------------------------------------------ routing
 const ctx = { app, api, identity, socketUrl, go };
+const reportSlot = $("#report-slot"); // "report a player" beside a live table (report.js)
 let current = null;
 function go(path) { history.pushState({}, "", path); route(); }
 async function route() {
@@ -100,11 +102,14 @@ async function route() {
   current = null;
   document.title = "Truco Argento";
   const path = location.pathname;
+  reportSlot.replaceChildren();
   try {
     if (path.startsWith("/t/")) {
-      current = new TableScreen(decodeURIComponent(path.slice(3)), ctx);
+      const id = decodeURIComponent(path.slice(3));
+      current = new TableScreen(id, ctx);
       window.truco = current;
       await current.open();
+      if (TABLE_CODE.test(id)) reportSlot.replaceChildren(tableReportPanel(id, () => identity.ensure()));
     } else if (path.startsWith("/replay/")) await showReplay(path.slice(8), ctx);
     else if (path === "/ranking") await showLeaderboard(ctx);
     else if (path === "/como-se-juega" || path === "/how-to-play") await showHowTo(ctx);
@@ -125,6 +130,7 @@ function topbar() {
   $("#name").value = identity.name;
   $("#nav-ranking").textContent = t("rank.title");
   $("#nav-howto").textContent = t("nav.howto");
+  $("#report-slot").setAttribute("aria-label", t("report.title"));
   $("#nav-tournaments").textContent = t("tour.title");
   $("#nav-friends").textContent = t("friends.title");
   $("#name").addEventListener("change", async (ev) => {

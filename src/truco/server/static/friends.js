@@ -50,3 +50,23 @@ export async function showFriends(ctx) {
   };
   await render();
 }
+
+/** A profile's part: the player's tournaments; on someone else's profile, follow them
+ * (accounts) and challenge them. */
+export async function profileTogether(name, ctx, own) {
+  const { api, identity } = ctx;
+  const said = el("p", { role: "status", id: "follow-said" });
+  const follow = async () => {
+    try { await api(`/api/friends/${encodeURIComponent(name)}`, { method: "PUT" }); said.textContent = t("friends.now_following", { name }); } catch (e) { said.textContent = refusalText(e); }
+  };
+  const tournaments = await api(`/api/tournaments?player=${encodeURIComponent(name)}`).catch(() => ({ open: [], running: [], finished: [] }));
+  const all = [...tournaments.running, ...tournaments.open, ...tournaments.finished];
+  return el("section", { class: "panel", id: "profile-together" },
+    el("h2", {}, t("tour.title")),
+    all.length
+      ? el("ul", {}, all.map((x) => el("li", { "data-tournament": x.id }, el("a", { href: `/torneos/${x.id}` }, x.name))))
+      : el("p", { class: "muted" }, t("tour.none")),
+    own ? "" : el("div", {},
+      identity.player?.account ? el("button", { id: "follow", class: "secondary", onclick: follow }, t("friends.follow")) : "", said,
+      el("h3", {}, t("chal.title_send")), challengeForm(ctx, name)));
+}

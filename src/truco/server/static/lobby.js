@@ -3,7 +3,7 @@ import { accountPanel } from "./account.js";
 import { $, el, select } from "./dom.js";
 import { t } from "./i18n.js";
 import { quickMatchPanel } from "./quickmatch.js";
-import { TEAM_KEYS, botDescription, botLabel, describeRules, tableTitle } from "./story.js";
+import { TEAM_KEYS, botDescription, botOptions, describeRules, tableTitle } from "./story.js";
 import { hints } from "./tutorial.js";
 
 export async function showLobby(ctx) {
@@ -27,7 +27,7 @@ export async function showLobby(ctx) {
       el("label", {}, el("input", { type: "checkbox", name: "pica_pica" }), ` ${t("lobby.pica_pica")}`),
       el("label", {}, `${t("lobby.turn_seconds")} `, el("input", { type: "number", name: "turn_seconds", min: 0, max: 600, value: options.turn_seconds })),
     ),
-    el("label", {}, `${t("lobby.bots")} `, select("bots", [["", t("lobby.no_bots")], ...options.bots.map((b) => [b, botLabel(b)])], "", "bot-help")),
+    el("label", {}, `${t("lobby.bots")} `, el("select", { name: "bots", "aria-describedby": "bot-help" }, el("option", { value: "", selected: true }, t("lobby.no_bots")), botOptions(options.bots))),
     botHelp,
     el("button", { type: "submit", id: "create" }, t("lobby.create")),
     el("p", { class: "error", id: "create-error", role: "alert" }),

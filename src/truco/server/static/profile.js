@@ -4,6 +4,7 @@
 // sessions (each can be ended, or all at once) and the password change.
 import { MODES, ratingText, refusalText } from "./account.js";
 import { el } from "./dom.js";
+import { profileTogether } from "./friends.js";
 import { lang, t } from "./i18n.js";
 import { reportPanel } from "./report.js";
 
@@ -150,7 +151,7 @@ export async function showProfile(name, ctx) {
   app.replaceChildren(el("div", { class: "profile", id: "profile", "data-player": p.name },
     el("h1", {}, p.name), modes,
     el("section", { class: "panel" }, el("h2", {}, t("prof.over_time")), ratingChart(p.history)),
-    matches,
+    matches, await profileTogether(p.name, ctx, own),
     ...(own ? [await sessionsPanel(ctx), passwordPanel(ctx)] : [reportPanel({ context: "profile", name: p.name }, identity ? () => identity.ensure() : null)]),
     el("p", {}, el("a", { href: "/ranking", class: "button secondary" }, t("rank.title")), " ",
       el("a", { href: "/", class: "button secondary" }, t("back_home")))));

@@ -50,3 +50,18 @@ export function reportPanel(target, ensure) {
   });
   return el("details", { class: "panel report", id: "report" }, el("summary", {}, t("report.title")), form);
 }
+
+/** The report panel beside a live table (``id``): its seats are read when it is opened
+ * (people sit and leave), the people's only. */
+export function tableReportPanel(id, ensure) {
+  const panel = reportPanel({ context: "table", match_id: id, seats: [] }, ensure);
+  panel.addEventListener("toggle", async () => {
+    if (!panel.open) return;
+    const res = await fetch(`/api/tables/${encodeURIComponent(id)}`);
+    if (!res.ok) return;
+    const table = await res.json();
+    const people = (table.seats || []).map((seat, i) => [i, seat]).filter(([, seat]) => seat.kind === "human");
+    panel.querySelector("#report-seat").replaceChildren(...people.map(([i, seat]) => el("option", { value: i }, seat.name)));
+  });
+  return panel;
+}

@@ -2,7 +2,7 @@
 // read from the table summary and the view the server sends; no rule of the game is
 // decided here, and a closed hand is explained by the server (truco/narrate.py).
 import { cap, joinNames, t } from "./i18n.js";
-import { cardName } from "./dom.js";
+import { cardName, el } from "./dom.js";
 
 export const TEAM_KEYS = ["blue", "red"];
 /** The bots the page has words for (i18n ``bot.<name>``); others show their own name. */
@@ -14,6 +14,20 @@ export const botLabel = (name) => (BOT_LABELS.includes(name) ? t(`bot.${name}`) 
 export const botLevel = (name) => (BOT_LABELS.includes(name) ? t(`botlevel.${name}`) : name);
 /** One line on how the bot plays, or null for a bot the page has no words for. */
 export const botDescription = (name) => (BOT_LABELS.includes(name) ? t(`botdesc.${name}`) : null);
+
+/** The ladder's levels, the menus' first group (truco/bots: LADDER). */
+const LADDER = ["beginner", "amateur", "club", "master"];
+/** The ``<option>``s of a bot menu for the ``offered`` specs: the ladder, then the other
+ * bots, each group labelled; a bot the page has no words for is not offered to players. */
+export function botOptions(offered, chosen = undefined) {
+  const option = (b) => el("option", { value: b, selected: b === chosen }, botLabel(b));
+  const known = offered.filter((b) => BOT_LABELS.includes(b));
+  const ladder = known.filter((b) => LADDER.includes(b));
+  const others = known.filter((b) => !LADDER.includes(b));
+  if (!ladder.length || !others.length) return known.map(option);
+  return [el("optgroup", { label: t("bots.ladder") }, ladder.map(option)),
+    el("optgroup", { label: t("bots.more") }, others.map(option))];
+}
 
 /** A table's name; a quick-match table has none and is worded here ("Jugar ya · 1v1 por puntos"). */
 export function tableTitle(table) {

@@ -1,13 +1,13 @@
 // The live table: one WebSocket, the seat's view as the server sends it, and a page
 // drawn from it. Buttons exist only for the legal actions the server lists: no rule
 // of the game lives here.
-import { $, backImg, cardImg, cardName, copyButton, el, select } from "./dom.js";
+import { $, backImg, cardImg, cardName, copyButton, el } from "./dom.js";
 import { FairDeals } from "./fairness.js";
 import { lang, t } from "./i18n.js";
 import { patched } from "./patch.js";
 import { refusalText } from "./refusal.js";
 import { sound } from "./sound.js";
-import { Story, botLabel, closedBazas, describeRules, tableTitle } from "./story.js";
+import { Story, botOptions, closedBazas, describeRules, tableTitle } from "./story.js";
 import { hintLine } from "./tutorial.js";
 
 
@@ -271,7 +271,9 @@ export class TableScreen {
    * lines in every language, told once per hand), in the page's language. */
   summarize(hand, before, story) {
     const scored = before ? [0, 1].map((i) => hand.score[i] - before[i]) : hand.points;
-    const lines = story && story.index === hand.index ? story.lines[lang] || story.lines.es : [];
+    // told to this page's player where it concerns them ("te fuiste al mazo"), else as to all
+    const told = story?.you?.[String(this.mySeat)] || story?.lines;
+    const lines = story && story.index === hand.index ? told[lang] || told.es : [];
     const bazas = story && story.index === hand.index ? story.bazas : null;
     this.summary = { index: hand.index, hand, scored, lines, bazas };
     this.freshSummary = true;
@@ -524,9 +526,9 @@ export class TableScreen {
     if (info.kind === "empty") {
       box.append(el("button", { class: "sit", onclick: () => this.send({ type: "sit", seat }) }, t("seat.sit")));
       if (creator) {
-        const level = select("level", (this.bots || ["random"]).map((b) => [b, botLabel(b)]));
+        const level = el("select", { name: "level" }, botOptions(this.bots || ["random"]));
         level.setAttribute("aria-label", t("seat.bot_level", { n: seat + 1 }));
-        level.value = (this.bots || []).includes("simple") ? "simple" : level.value;
+        level.value = ["beginner", "simple"].find((b) => (this.bots || []).includes(b)) ?? level.value;  // the gentlest first
         box.append(el("div", { class: "bot-choice" }, level,
           el("button", { class: "add-bot secondary", onclick: () => this.send({ type: "add_bot", seat, level: level.value }) }, t("seat.add_bot"))));
       }
@@ -673,7 +675,8 @@ export class TableScreen {
     return el("ol", { class: "baza-strip", "aria-label": t("table.bazas") },
       [0, 1, 2].map((i) => {
         const r = results[i];
-        const text = r ? (r.parda ? t("table.baza_parda") : this.story.seatName(r.seat)) : bazas[i]?.length ? t("table.baza_open") : "·";
+        const winner = (seat) => (seat === this.mySeat ? t("seat.you") : this.story.seatName(seat));  // "2ª vos"
+        const text = r ? (r.parda ? t("table.baza_parda") : winner(r.seat)) : bazas[i]?.length ? t("table.baza_open") : "·";
         const cls = r ? (r.parda ? "parda" : `team-${r.seat % 2}`) : "";
         return el("li", { class: cls }, el("b", {}, t("table.baza_n", { n: i + 1 })), " ", text);
       }));

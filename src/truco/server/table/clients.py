@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 import orjson
 
-from ..players import Player
+from ..people.players import Player
 
 
 class Peer(Protocol):
@@ -37,8 +37,8 @@ TOO_SLOW = "too slow: too many unread messages"
 class Client:
     """One WebSocket connection of this process: who it is, and its outbox of frames (at
     most ``outbox_size``; ``None`` is the close). A client whose outbox is full when a
-    frame comes is closed: what the server holds for a slow client is bounded, and the
-    client gets the whole state again when it reconnects."""
+    frame comes is closed and its unread frames dropped: what the server holds for a slow
+    client is bounded, and the client gets the whole state again when it reconnects."""
 
     def __init__(self, player: Player | None, outbox_size: int = 512) -> None:
         self.player = player
@@ -53,7 +53,9 @@ class Client:
         text = frame if isinstance(frame, str) else orjson.dumps(frame).decode()
         try:
             self.outbox.put_nowait(text)
-        except asyncio.QueueFull:
+        except asyncio.QueueFull:  # what it has not read is dropped: it reconnects for the state
+            while not self.outbox.empty():
+                self.outbox.get_nowait()
             self.close(TOO_SLOW)
 
     def close(self, reason: str) -> None:

@@ -12,8 +12,6 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import orjson
-
 #: who may see an event: everyone, one team, or one seat
 Audience = tuple[Literal["all"], None] | tuple[Literal["team", "seat"], int]
 EVERYONE: Audience = ("all", None)
@@ -26,13 +24,6 @@ class TableEvent:
     version: int
     audience: Audience
     body: dict[str, Any]
-    _json: bytes | None = None
-
-    def json(self) -> bytes:
-        """``body`` as JSON, encoded once however many connections get it."""
-        if self._json is None:
-            self._json = orjson.dumps(self.body)
-        return self._json
 
 
 def sees(seat: int | None, audience: Audience) -> bool:
