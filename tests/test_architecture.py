@@ -201,7 +201,7 @@ def test_circles_inside_a_package_and_importlib_arrows_are_seen(tmp_path: Path) 
     (package / "rl" / "policy.py").write_text("from ..bots import plugins\n")
     assert circles(import_graph(tmp_path)) == [
         ["truco.bots.plugins", "truco.rl.policy"],
-        ["truco.server.storage.journal", "truco.server.storage.store"],
+        ["truco.server.journal", "truco.server.store"],
         ["truco.server.table.actor", "truco.server.table.stored"],
     ]
     assert layer_violations(tmp_path) == [

@@ -167,7 +167,7 @@ class Matchmaker:
             )
             # nothing awaited since create: the table's actor has not run yet
             for seat, player in people.items():
-                table.seats[seat] = Seat("human", player.id, player.name)
+                table.seats[seat] = Seat("human", player.id, player.name, account=player.account)
             table.start_if_full()
         await asyncio.wait_for(table.until_durable(), 30)
         return table.id
