@@ -168,9 +168,9 @@ def test_lease_fencing_refuses_a_late_write_of_the_old_owner(site: tuple[str, st
     from redis.asyncio import Redis
 
     from truco.server.cluster.lease import Leases
-    from truco.server.journal import TableWrite
-    from truco.server.rows import FenceError, MatchRow
-    from truco.server.store import Store
+    from truco.server.storage.journal import TableWrite
+    from truco.server.storage.rows import FenceError, MatchRow
+    from truco.server.storage.store import Store
 
     db_url, prefix = site
 
@@ -326,7 +326,7 @@ def test_cluster_options_are_checked_in_one_line() -> None:
 
 def test_the_embedded_server_does_not_load_redis() -> None:
     code = (
-        "import sys; from truco.server.app import create_app;"
+        "import sys; from truco.server.web.app import create_app;"
         "from truco.server.config import ServerConfig;"
         "create_app(ServerConfig(db_url='sqlite://'));"
         "assert 'redis' not in sys.modules and 'truco.server.cluster.node' not in sys.modules"

@@ -12,7 +12,7 @@ import pytest
 from server_testing import Proxy
 from truco.rules import Rules
 from truco.server.config import ServerConfig
-from truco.server.players import Player
+from truco.server.people.players import Player
 from truco.server.protocol import Act, Ping, Sit
 from truco.server.table import Command, Join, Peer, Table
 from truco.server.table.events import EventLog, sees

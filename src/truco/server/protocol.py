@@ -16,7 +16,7 @@ from ..actions import ActionError, action_token, parse_action
 from ..refusals import Param, Refusal
 from ..view import PROTOCOL_VERSION
 from .metrics import ERRORS
-from .players import MAX_TOKEN
+from .people.players import MAX_TOKEN
 
 
 class ProtocolError(ValueError):

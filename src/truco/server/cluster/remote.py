@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import orjson
 
 from ...refusals import Refusal
-from ..players import Player
+from ..people.players import Player
 from ..protocol import error_message
 from ..table import Client, Command, Join, Leave
 from ..tasks import spawn

@@ -1,5 +1,6 @@
 """Write-ahead for one table: what changed becomes a journal write, committed before any
-client hears of it (:mod:`truco.server.journal` builds the write, :mod:`truco.server.store`
+client hears of it (:mod:`truco.server.storage.journal` builds the write,
+:mod:`truco.server.storage.store`
 commits it with other tables' writes)."""
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ...game import Game
-from ..journal import Journal, TableWrite, event_json
-from ..rows import MatchRow
-from ..store import Store
+from ..storage.journal import Journal, TableWrite, event_json
+from ..storage.rows import MatchRow
+from ..storage.store import Store
 from .events import EventLog
 
 log = logging.getLogger("truco.server")
