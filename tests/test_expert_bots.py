@@ -208,11 +208,11 @@ def _expert_having_seen(
     bot = make_bot("search:expert", seed)
     assert isinstance(bot, SearchBot)
     bot.method = dataclasses.replace(bot.method, **method)
-    bot._track(view)
+    bot.track(view)
     assert bot.tracker is not None
     for name, count in counts.items():
         setattr(bot.tracker, name, count)
-    bot._track(view)
+    bot.track(view)
     return bot
 
 

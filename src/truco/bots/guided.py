@@ -77,7 +77,7 @@ class GuidedBot(StudentBot):
     def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
         search = self.search
         if view.seat is not None:
-            search._track(view)
+            search.track(view)
         action = self._choose(view, legal, rules)
         if search.tracker is not None:
             search.tracker.own_action(view, action)

@@ -325,7 +325,7 @@ class SearchBot(Bot):
         self.rivals = rivals
         self.tracker: RivalTracker | None = None
 
-    def _track(self, view: SeatView) -> None:
+    def track(self, view: SeatView) -> None:
         """Fit the rivals' model to the match so far (adaptive levels)."""
         assert view.seat is not None
         tracker = self.tracker
@@ -356,7 +356,7 @@ class SearchBot(Bot):
 
     def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
         if self.method.adaptive and view.seat is not None:
-            self._track(view)
+            self.track(view)
         action = self._choose(view, legal, rules)
         if self.tracker is not None:
             self.tracker.own_action(view, action)
