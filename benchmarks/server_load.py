@@ -321,19 +321,24 @@ def start_server(port: int, db: str, max_tables: int) -> subprocess.Popen[bytes]
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, env=env)
 
 
+def wait_until_up(server: subprocess.Popen[bytes], base: str) -> None:
+    """Return once the server at ``base`` answers (a minute at most)."""
+    for _ in range(600):
+        if server.poll() is not None:
+            raise SystemExit(f"the server did not start (exit code {server.returncode})")
+        try:
+            httpx.get(f"{base}/api/options", timeout=1)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.1)
+
+
 def one_run(args: argparse.Namespace, sizes: list[int], db: str) -> dict[str, Any]:
     port = free_port()
     server = start_server(port, db, args.tables * 4)
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(600):
-            if server.poll() is not None:
-                raise SystemExit(f"the server did not start (exit code {server.returncode})")
-            try:
-                httpx.get(f"{base}/api/options", timeout=1)
-                break
-            except httpx.HTTPError:
-                time.sleep(0.1)
+        wait_until_up(server, base)
         pid = server.pid
         start = time.time() + args.warmup
         end = start + args.seconds
