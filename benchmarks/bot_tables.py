@@ -8,8 +8,9 @@ previous one; the bot ``--bot`` sits in every other seat. The load generator run
 process of its own (never on the server's event loop); a finished match is replaced by a
 new table. Measured, for the actions sent in the window: the time from the person's action
 to the first bot action after it reaching that person (p50, p99), when a bot is to answer.
+The tables open at random times over the warmup (not all at one instant).
 
-A step fails if its p99 exceeds ``--p99-ms`` or if service degraded at all during it: a
+A step fails if its p99 exceeds ``--p99-ms`` or if service degraded at all in its window: a
 bot decision made by the pool's fallback (full, timeout, error: the server's
 ``truco_bot_decisions`` counter), an error frame, a patch that does not follow the last
 frame (a frame missed), a dropped socket, or a reply awaited for ``GIVE_UP`` seconds.
@@ -146,6 +147,7 @@ async def lane(
 ) -> None:
     """One person playing match after match against ``bots``, each at a new table."""
     rng = random.Random(seed)
+    await asyncio.sleep(rng.random() * max(0.0, step.start - 2 - time.time()))  # (no herd)
     status, guest = await http.post(f"{base}/api/guest", {"name": "persona"})
     if status != 200:
         raise RuntimeError(f"a guest: {status} {guest}")
@@ -223,7 +225,7 @@ def one_step(args: argparse.Namespace, players: int, tables: int) -> dict[str, A
     port = free_port()
     os.environ["TRUCO_METRICS_TOKEN"] = TOKEN  # (read by ``truco serve``)
     db = f"sqlite:///{tempfile.mkdtemp(prefix='truco-bots-')}/b.sqlite3"
-    server = start_server(port, db, tables * 4)
+    server = start_server(port, db, tables * 4, ["--bot-queue", str(args.bot_queue)])
     base = f"http://127.0.0.1:{port}"
     try:
         wait_until_up(server, base)
@@ -239,9 +241,12 @@ def one_step(args: argparse.Namespace, players: int, tables: int) -> dict[str, A
                 )
                 for i in range(args.load_processes)
             ]
+            time.sleep(max(0.0, start - time.time()))
+            before = fallbacks(base)
             steps = [job.get(args.warmup + args.seconds + 120) for job in jobs]
         load_average = os.getloadavg()[0]
         how = fallbacks(base)
+        how.subtract(before)
     finally:
         server.send_signal(2)
         server.wait(60)
@@ -257,6 +262,7 @@ def one_step(args: argparse.Namespace, players: int, tables: int) -> dict[str, A
     return {
         "players": players,
         "bot": args.bot,
+        "bot_queue": args.bot_queue,
         "tables": tables,
         "replies": len(replies),
         "reply_ms_p50": percentile(replies, 0.50),
@@ -276,8 +282,9 @@ def main() -> int:
     parser.add_argument("--ramp", default="50,100,200,400,800", help="table counts, in order")
     parser.add_argument("--pace", type=float, default=2.0, help="seconds between a person's acts")
     parser.add_argument("--seconds", type=float, default=30.0, help="measured seconds a step")
-    parser.add_argument("--warmup", type=float, default=8.0, help="unmeasured start of a step")
+    parser.add_argument("--warmup", type=float, default=10.0, help="unmeasured start of a step")
     parser.add_argument("--p99-ms", type=float, default=1000.0, help="the p99 a step must keep")
+    parser.add_argument("--bot-queue", type=int, default=8, help="the server's (default 8)")
     parser.add_argument("--load-processes", type=int, default=1)
     args = parser.parse_args()
     for players in args.players or [2]:
