@@ -24,7 +24,7 @@ from typing import Any
 from truco.bots import make_bot
 from truco.game import Game
 from truco.rules import Rules
-from truco.server.bot_pool import BotPool
+from truco.server.table.bot_pool import BotPool
 from truco.view import seat_view
 
 

@@ -124,7 +124,7 @@ def _stop_with_benchmark() -> None:
 
 def stored_actions(db: str) -> dict[str, list[Action]]:
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
-    from truco.server.store import Store
+    from truco.server.storage.store import Store
 
     store = Store(db)
     rows = store.load(limit=1_000_000)

@@ -16,7 +16,7 @@ import random
 import statistics
 import time
 
-from truco.server.matchmaking import QueueKey, Ticket, pair
+from truco.server.lobby.matchmaking import QueueKey, Ticket, pair
 
 
 def main() -> None:

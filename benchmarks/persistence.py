@@ -29,7 +29,7 @@ from typing import Any
 from truco.actions import is_say
 from truco.rules import Rules
 from truco.server.config import ServerConfig
-from truco.server.store import Store
+from truco.server.storage.store import Store
 from truco.server.table import Seat, Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))

@@ -286,9 +286,9 @@ def serve_without_db(port: int, max_tables: int) -> None:
     still holds guests' keys; the tables never write to it)."""
     import uvicorn
 
-    from truco.server.app import create_app
     from truco.server.config import ServerConfig
-    from truco.server.serving import uvicorn_options
+    from truco.server.web.app import create_app
+    from truco.server.web.serving import uvicorn_options
 
     config = ServerConfig(
         db_url="sqlite://",

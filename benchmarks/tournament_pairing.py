@@ -16,7 +16,7 @@ import random
 import statistics
 import time
 
-from truco.server.tournaments.matching import (
+from truco.server.lobby.tournaments.matching import (
     ArenaEntrant,
     Game,
     arena_pairs,

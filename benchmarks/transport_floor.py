@@ -369,7 +369,7 @@ def serve_floor(port: int, trace_path: str, loop_forever: bool, actor: bool) -> 
     import uvicorn
 
     trace = json.loads(Path(trace_path).read_text())
-    from truco.server.serving import uvicorn_options
+    from truco.server.web.serving import uvicorn_options
 
     app = floor_app(trace, loop_forever, actor)
     uvicorn.run(**uvicorn_options(app, host="127.0.0.1", port=port, log_level="warning"))

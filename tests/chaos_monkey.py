@@ -39,7 +39,7 @@ import httpx
 import websockets
 
 from truco.record import record_from_json, replay
-from truco.server.store import Store
+from truco.server.storage.store import Store
 from truco.view import apply_patch
 
 Action = tuple[int, int, str]  # hand, seat, token

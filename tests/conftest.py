@@ -10,6 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests check what holds, not how fast: a shared CI machine may pause any example
+# past hypothesis' 200 ms deadline (speed is measured by benchmarks/).
+settings.register_profile("truco", deadline=None)
+settings.load_profile("truco")
 
 # tests/util.py is importable as ``util`` from every test module
 sys.path.insert(0, str(Path(__file__).parent))
@@ -47,6 +53,8 @@ SLOW_MODULES = frozenset(
         "test_health",
         "test_server_bots",
         "test_tournaments",
+        "test_tournaments_cluster",  # two nodes, PostgreSQL and Redis
+        "test_friends_challenges",  # a server, a dozen accounts (argon2 each)
         "test_student",
         "test_moderation",  # servers with bans, sessions and a truco admin beside them
         "test_fair_play",  # servers, matches played out, truco serve behind a "balancer"

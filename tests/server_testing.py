@@ -26,10 +26,10 @@ from typing import Any, Self
 import uvicorn
 
 from truco.actions import is_say, parse_action
-from truco.server.app import create_app
 from truco.server.config import ServerConfig
-from truco.server.players import Player
-from truco.server.serving import uvicorn_options
+from truco.server.people.players import Player
+from truco.server.web.app import create_app
+from truco.server.web.serving import uvicorn_options
 from truco.view import apply_patch
 
 #: the fair-play rules lifted (see the module's documentation): for tests of other things

@@ -16,9 +16,10 @@ from sqlalchemy import select
 
 from databases import db_url
 from server_testing import OPEN_PLAY, LiveServer, TableClient
-from truco.server import ServerConfig, accounts
-from truco.server.sessions import COOKIE
-from truco.server.store import accounts_table, results_table
+from truco.server import ServerConfig
+from truco.server.people import accounts
+from truco.server.people.sessions import COOKIE
+from truco.server.storage.store import accounts_table, results_table
 
 __all__ = ["db_url"]  # the fixture, from databases
 

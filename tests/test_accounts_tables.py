@@ -18,10 +18,10 @@ from websockets.sync.client import connect
 from server_testing import OPEN_PLAY, LiveServer, TableClient, play_out
 from truco.rules import Rules
 from truco.server import ServerConfig
-from truco.server.lobby import Lobby
-from truco.server.players import Player
-from truco.server.ratings import MODES
-from truco.server.store import Store
+from truco.server.lobby.tables import Lobby
+from truco.server.people.players import Player
+from truco.server.people.ratings import MODES
+from truco.server.storage.store import Store
 from truco.server.table import TableError
 
 _names = iter(range(10**6))

@@ -18,10 +18,10 @@ from truco.arena.match import play_match
 from truco.record import record_from_json
 from truco.rules import Rules
 from truco.server import ServerConfig
-from truco.server.analysis_api import QUEUE_SIZE, AnalysisService, analyze_for_viewer
-from truco.server.replays import replay_steps
-from truco.server.rows import MatchRow
-from truco.server.store import Store
+from truco.server.storage.rows import MatchRow
+from truco.server.storage.store import Store
+from truco.server.web.analysis_api import QUEUE_SIZE, AnalysisService, analyze_for_viewer
+from truco.server.web.replays import replay_steps
 
 
 def _finished_match() -> dict[str, Any]:

@@ -168,9 +168,9 @@ def test_lease_fencing_refuses_a_late_write_of_the_old_owner(site: tuple[str, st
     from redis.asyncio import Redis
 
     from truco.server.cluster.lease import Leases
-    from truco.server.journal import TableWrite
-    from truco.server.rows import FenceError, MatchRow
-    from truco.server.store import Store
+    from truco.server.storage.journal import TableWrite
+    from truco.server.storage.rows import FenceError, MatchRow
+    from truco.server.storage.store import Store
 
     db_url, prefix = site
 

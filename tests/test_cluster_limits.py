@@ -16,7 +16,7 @@ from tests.server_testing import create_table, guest_token
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from truco.server.socket_caps import TOO_MANY_SOCKETS
+from truco.server.guards.socket_caps import TOO_MANY_SOCKETS
 
 
 @pytest.fixture

@@ -21,12 +21,12 @@ from websockets.exceptions import ConnectionClosed
 
 from truco.rules import Rules
 from truco.server import ServerConfig
-from truco.server.lobby import Lobby
-from truco.server.players import Player
-from truco.server.queue_api import Matchmaker
-from truco.server.store import Store
+from truco.server.lobby.tables import Lobby
+from truco.server.people.players import Player
+from truco.server.storage.store import Store
 from truco.server.table import Client, Join, Table
 from truco.server.table.durability import TableStopped
+from truco.server.web.queue_api import Matchmaker
 
 RULES = {"players": 2, "target": 15}
 

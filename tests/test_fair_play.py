@@ -24,10 +24,11 @@ from databases import db_url
 from server_testing import LiveServer, TableClient
 from test_accounts_tables import play_until_over, recorded
 from test_ratings import finished, human
-from truco.server import ServerConfig, accounts, moderation
-from truco.server.fair_play import FairPlay, rated_refusal, seen_at
-from truco.server.ratings import ratings_of, record_result, top
-from truco.server.store import Store, accounts_table, ratings_table, results_table
+from truco.server import ServerConfig
+from truco.server.people import accounts, moderation
+from truco.server.people.fair_play import FairPlay, rated_refusal, seen_at
+from truco.server.people.ratings import ratings_of, record_result, top
+from truco.server.storage.store import Store, accounts_table, ratings_table, results_table
 
 __all__ = ["db_url"]  # the fixture, from databases
 

@@ -25,7 +25,7 @@ from truco.deal import CommittedDealer
 from truco.game import Game
 from truco.rules import Rules
 from truco.server import ServerConfig
-from truco.server.store import Store
+from truco.server.storage.store import Store
 from truco.server.table import resumed_dealer
 from truco.verify import exit_status, verify_record
 

@@ -12,7 +12,7 @@ import pytest
 
 from server_testing import OPEN_PLAY, LiveServer
 from truco.server import ServerConfig
-from truco.server.matchmaking import QueueKey, Ticket, pair
+from truco.server.lobby.matchmaking import QueueKey, Ticket, pair
 
 _names = iter(range(10**6))
 

@@ -22,7 +22,7 @@ from tests.databases import postgres_schema, postgres_unreachable
 from tests.server_testing import LiveServer, free_port
 
 from truco.server import ServerConfig
-from truco.server.health import Readiness
+from truco.server.web.health import Readiness
 
 
 def test_a_serving_node_is_alive_and_ready_and_probes_are_never_rate_limited() -> None:

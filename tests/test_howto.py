@@ -11,7 +11,7 @@ import pytest
 
 from server_testing import LiveServer
 from truco.server import ServerConfig
-from truco.server.howto import HOWTO, LANGUAGES, howto_html
+from truco.server.web.howto import HOWTO, LANGUAGES, howto_html
 
 ROOT = Path(__file__).resolve().parents[1]
 

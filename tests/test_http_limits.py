@@ -17,8 +17,9 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from server_testing import LiveServer, create_table, guest_token
-from truco.server import ServerConfig, http_head
-from truco.server.socket_caps import TOO_MANY_SOCKETS
+from truco.server import ServerConfig
+from truco.server.guards import http_head
+from truco.server.guards.socket_caps import TOO_MANY_SOCKETS
 
 CAP = 65536
 

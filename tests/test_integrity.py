@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from sqlalchemy import insert
 
 from truco.cli import main
-from truco.server.integrity import RatedMatch, Thresholds, current_signals, signals
-from truco.server.store import Store, participants_table, results_table
+from truco.server.people.integrity import RatedMatch, Thresholds, current_signals, signals
+from truco.server.storage.store import Store, participants_table, results_table
 
 LIMITS = Thresholds()
 _ids = itertools.count()

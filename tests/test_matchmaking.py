@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from truco.server.matchmaking import (
+from truco.server.lobby.matchmaking import (
     MemoryQueue,
     Pairing,
     Policy,

@@ -23,7 +23,7 @@ from websockets.sync.client import ClientConnection, connect
 from databases import service_missing
 from server_testing import OPEN_PLAY, LiveServer, guest_token
 from truco.server import ServerConfig
-from truco.server.matchmaking import Policy, QueueError, QueueKey, Ticket
+from truco.server.lobby.matchmaking import Policy, QueueError, QueueKey, Ticket
 
 CASUAL = "1v1-sinflor-15-casual"
 
@@ -263,7 +263,7 @@ async def _nodes() -> AsyncIterator[list[Any]]:
         service_missing(why)
     from redis.asyncio import Redis
 
-    from truco.server.redis_queue import RedisQueue
+    from truco.server.lobby.redis_queue import RedisQueue
 
     prefix = f"truco-test:{uuid.uuid4().hex[:10]}:"
     clients = [Redis(host="127.0.0.1", port=6379, decode_responses=True) for _ in range(2)]
@@ -322,7 +322,7 @@ def test_two_servers_sharing_a_redis_queue_pair_their_players() -> None:
         service_missing(why)
     from redis.asyncio import Redis
 
-    from truco.server.redis_queue import RedisQueue
+    from truco.server.lobby.redis_queue import RedisQueue
 
     prefix = f"truco-test:{uuid.uuid4().hex[:10]}:"
     nodes = [

@@ -31,8 +31,8 @@ from truco.game import Game
 from truco.record import game_to_record
 from truco.rules import Rules
 from truco.server import ServerConfig
-from truco.server.migrations import alembic_config, current, upgrade
-from truco.server.store import Store, metadata, participants_table
+from truco.server.storage.migrations import alembic_config, current, upgrade
+from truco.server.storage.store import Store, metadata, participants_table
 
 __all__ = ["db_url"]  # the fixture, from databases
 

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import func, select
 
 from databases import db_url
-from truco.server.ratings import (
+from truco.server.people.ratings import (
     MU,
     PROVISIONAL_GAMES,
     Seated,
@@ -26,7 +26,7 @@ from truco.server.ratings import (
     record_unrecorded,
     stored_ratings,
 )
-from truco.server.store import (
+from truco.server.storage.store import (
     MatchRow,
     Store,
     participants_table,

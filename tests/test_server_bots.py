@@ -16,10 +16,10 @@ from truco.bots import SearchBot, make_bot
 from truco.game import Game
 from truco.rules import Rules
 from truco.server import ServerConfig
-from truco.server.bot_pool import BotPool, offered_bots
-from truco.server.lobby import Lobby
-from truco.server.players import Player
+from truco.server.lobby.tables import Lobby
+from truco.server.people.players import Player
 from truco.server.table import Seat, Table, TableError
+from truco.server.table.bot_pool import BotPool, offered_bots
 from truco.view import seat_view
 
 NOT_OFFERED = [

@@ -14,7 +14,7 @@ from websockets.sync.client import connect
 
 from server_testing import LiveServer, create_table, guest_token
 from truco.server import ServerConfig
-from truco.server.sessions import COOKIE
+from truco.server.people.sessions import COOKIE
 
 EVIL = "https://evil.example"
 

@@ -612,7 +612,7 @@ def test_card_images() -> None:
     from xml.dom.minidom import parseString
 
     from truco.cards import card_name
-    from truco.server.card_art import card_back_svg, card_svg
+    from truco.server.web.card_art import card_back_svg, card_svg
 
     names = [card_name(c) for c in range(40)]
     svgs = {card_svg(n) for n in names}

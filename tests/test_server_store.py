@@ -33,13 +33,13 @@ from truco.game import Game
 from truco.record import game_to_record, record_from_json, replay
 from truco.rules import Rules
 from truco.server import ServerConfig
-from truco.server.journal import RecordPosition, TableWrite, apply_hands, record_delta
-from truco.server.lobby import Lobby
-from truco.server.players import Player
-from truco.server.protocol import parse_client_message
-from truco.server.rows import MatchRow
-from truco.server.store import Store, journal_table
+from truco.server.lobby.tables import Lobby
+from truco.server.people.players import Player
+from truco.server.storage.journal import RecordPosition, TableWrite, apply_hands, record_delta
+from truco.server.storage.rows import MatchRow
+from truco.server.storage.store import Store, journal_table
 from truco.server.table import Client, Command, Join, Seat, Table
+from truco.server.web.protocol import parse_client_message
 
 __all__ = ["db_url"]  # the fixture, from databases
 
@@ -359,7 +359,7 @@ def test_a_table_rebuilt_from_the_journal_is_the_table_that_was_committed(
         assert entries is not None and 0 < entries <= 60
         await store.close()
 
-    with patch("truco.server.journal.CHECKPOINT_EVERY", 16):
+    with patch("truco.server.storage.journal.CHECKPOINT_EVERY", 16):
         asyncio.run(scenario())
 
 

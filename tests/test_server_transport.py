@@ -19,9 +19,9 @@ from websockets.sync.client import connect
 
 from server_testing import LiveServer, create_table, guest_token
 from truco.server import ServerConfig
-from truco.server.limits import MovingWindow, parse_rate
-from truco.server.serving import WS_MAX_SIZE, uvicorn_options
+from truco.server.guards.limits import MovingWindow, parse_rate
 from truco.server.table.clients import TOO_SLOW, Client
+from truco.server.web.serving import WS_MAX_SIZE, uvicorn_options
 
 
 def test_a_client_whose_outbox_is_full_is_closed_and_holds_no_more() -> None:

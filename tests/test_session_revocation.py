@@ -20,7 +20,7 @@ from websockets.sync.client import connect
 from databases import db_url
 from server_testing import OPEN_PLAY, LiveServer, TableClient, create_table
 from truco.server import ServerConfig
-from truco.server.sessions import COOKIE
+from truco.server.people.sessions import COOKIE
 
 __all__ = ["db_url"]
 

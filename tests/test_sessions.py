@@ -14,8 +14,8 @@ from websockets.sync.client import connect
 
 from server_testing import LiveServer, TableClient, create_table, guest_token
 from truco.server import ServerConfig
-from truco.server.players import TokenSigner
-from truco.server.sessions import COOKIE
+from truco.server.people.players import TokenSigner
+from truco.server.people.sessions import COOKIE
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +111,7 @@ class Clock:
 def test_sessions_expire_and_renewing_keeps_the_session_up_to_its_maximum(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("truco.server.session_store.time", Clock)
+    monkeypatch.setattr("truco.server.people.session_store.time", Clock)
     config = ServerConfig(
         db_url="sqlite://", session_seconds=100, session_max_seconds=200, session_recheck_seconds=0
     )

@@ -10,10 +10,10 @@ from collections.abc import Iterator
 import pytest
 
 from databases import postgres_schema, postgres_unreachable, service_missing
-from truco.server.journal import TableWrite
-from truco.server.rows import FenceError, MatchRow
-from truco.server.store import Store
-from truco.server.store_pg import FENCE_REFUSED, batch_statement
+from truco.server.storage.journal import TableWrite
+from truco.server.storage.rows import FenceError, MatchRow
+from truco.server.storage.store import Store
+from truco.server.storage.store_pg import FENCE_REFUSED, batch_statement
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def row(match_id: str, version: int, name: str, status: str = "playing") -> Matc
 
 
 def test_the_migration_and_the_writer_agree_on_the_refusal_code() -> None:
-    from truco.server.migrations.versions import v0004_fence_function
+    from truco.server.storage.migrations.versions import v0004_fence_function
 
     assert v0004_fence_function.FENCE_REFUSED == FENCE_REFUSED
 

@@ -15,7 +15,7 @@ from strategies import TABLES, new_match, play_out, seeds, table_id
 from truco.actions import action_token, is_say
 from truco.game import Game
 from truco.rules import Rules
-from truco.server.players import Player
+from truco.server.people.players import Player
 from truco.server.table.events import EVERYONE, EventLog
 from truco.server.table.fanout import Fanout, Round
 from truco.view import seat_view

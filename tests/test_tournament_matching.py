@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from truco.server.tournaments.matching import (
+from truco.server.lobby.tournaments.matching import (
     ArenaEntrant,
     Game,
     SwissEntrant,

@@ -20,10 +20,11 @@ from truco.actions import action_token, parse_action
 from truco.bots import make_bot
 from truco.rules import Rules
 from truco.server import ServerConfig
-from truco.server.players import Player
-from truco.server.store import Store, matches_table
-from truco.server.tournaments import records
-from truco.server.tournaments.matching import Game, arena_points, swiss_standings
+from truco.server.lobby.tournaments import records
+from truco.server.lobby.tournaments.matching import Game, arena_points, swiss_standings
+from truco.server.people import moderation
+from truco.server.people.players import Player
+from truco.server.storage.store import Store, matches_table
 from truco.view import SeatView
 
 _names = iter(range(10**6))
@@ -80,18 +81,21 @@ def test_what_may_be_organised_and_by_whom(server: LiveServer) -> None:
     assert (refused.status_code, refused.json()["code"]) == (403, "account_only")
     cases = [
         ({"official": True}, 403, "tournament_official"),
-        ({"rules": {"players": 4}}, 400, "tournament_1v1_only"),
         ({"rules": {"target": 9}}, 400, "bad_rules"),
         ({"rules": {"hand_size": 1}}, 400, "bad_rules"),
         ({"format": "liga"}, 422, "invalid_request"),
         ({"rounds": 0}, 422, "invalid_request"),
         ({"name": ""}, 422, "invalid_request"),
+        ({"name": "\u0000\u202e "}, 400, "tournament_name"),  # nothing printable
     ]
     for extra, status, code in cases:
         answer = ana.http.post(
             "/api/tournaments", json={"name": "Copa", "format": "swiss", **extra}
         )
         assert (answer.status_code, answer.json()["code"]) == (status, code), extra
+    moderation.set_role(server.app.state.server.store.engine, "admin", ana.name, "moderator", "x")
+    official = organise(ana, official=True, starts_in=3600)  # a moderator's: official
+    assert official["official"] is True
     made = organise(ana, rounds=3, starts_in=3600, rules={"target": 15})
     assert made["status"] == "open" and made["rounds"] == 3 and made["rules"]["target"] == 15
     assert made["organiser"] == ana.name and made["standings"] == []
@@ -323,3 +327,72 @@ def test_one_director_at_a_time_until_its_lease_runs_out(tmp_path: Path) -> None
         assert records.claim(conn, tid, "node-b", now=126.0, lease=15.0)  # a lapsed lease
         assert not records.claim(conn, tid, "node-a", now=127.0, lease=15.0)
     engine.dispose()
+
+
+def test_teams_enter_a_team_tournament_with_their_partners(server: LiveServer) -> None:
+    ana, beto, cami, dani = (Entrant(server, "Pareja") for _ in range(4))
+    made = organise(ana, rules={"players": 4}, starts_in=3600)
+    path = f"/api/tournaments/{made['id']}/join"
+    alone = ana.http.post(path)
+    assert (alone.status_code, alone.json()["code"]) == (400, "tournament_team")
+    assert alone.json()["params"] == {"partners": 1}
+    entered = ana.http.post(path, json={"partners": [beto.name]}).json()
+    assert [(s["name"], s["members"]) for s in entered["standings"]] == [
+        (f"{ana.name} & {beto.name}", [ana.name, beto.name])
+    ]
+    for who, partner in ((cami, beto), (beto, dani)):  # Beto plays in Ana's team already
+        taken = who.http.post(path, json={"partners": [partner.name]})
+        assert (taken.status_code, taken.json()["code"]) == (409, "tournament_in_team")
+    assert cami.http.post(path, json={"partners": [dani.name]}).status_code == 200
+    solo = organise(dani, starts_in=3600)
+    extra = ana.http.post(f"/api/tournaments/{solo['id']}/join", json={"partners": [beto.name]})
+    assert (extra.status_code, extra.json()["code"]) == (400, "tournament_team")
+
+
+@pytest.mark.slow
+def test_a_pairs_tournament_is_played_to_the_end(server: LiveServer, db_path: Path) -> None:
+    """2v2: four pairs, two Swiss rounds; each game's table seats the first pair in the
+    even seats and the second in the odd ones, and four clients play it."""
+    people = [Entrant(server, "Dupla") for _ in range(8)]
+    by_name = {p.name: p for p in people}
+    made = organise(people[0], rules={"players": 4, "target": 15}, rounds=2, starts_in=3600)
+    tid = made["id"]
+    for captain, partner in zip(people[::2], people[1::2], strict=True):
+        joined = captain.http.post(
+            f"/api/tournaments/{tid}/join", json={"partners": [partner.name]}
+        )
+        assert joined.status_code == 200, joined.text
+    people[0].http.post(f"/api/tournaments/{tid}/start")
+    tables: list[str] = []
+    for number in (1, 2):
+        data = wait_for(
+            server,
+            tid,
+            lambda t, n=number: t["round"] == n and all(g["table"] for g in t["games"]),
+        )
+        for i, game in enumerate(g for g in data["games"] if g["round"] == number):
+            seats = server_seats(server, game["table"])
+            first, second = game["players"][:2], game["players"][2:]
+            assert seats == [first[0], second[0], first[1], second[1]]
+            play_game(
+                server,
+                game["table"],
+                [by_name[n] for n in seats],
+                10 * number + i,
+                Rules(players=4, target=15),
+            )
+            tables.append(game["table"])
+    final = wait_for(server, tid, lambda t: t["status"] == "finished")
+    winners = winners_from_records(db_path, tables)
+    games = [
+        Game(g["first"], g["second"], (g["first"], g["second"])[winners[g["table"]] or 0])
+        for g in final["games"]
+    ]
+    expected = swiss_standings([s["name"] for s in final["standings"]], games)
+    shown = [(s["name"], s["points"], s["buchholz"]) for s in final["standings"]]
+    assert sorted(shown) == sorted((s.id, s.points, s.buchholz) for s in expected)
+
+
+def server_seats(server: LiveServer, table: str) -> list[str]:
+    summary = httpx.get(f"{server.url}/api/tables/{table}").json()
+    return [s["name"] for s in summary["seats"]]

@@ -22,8 +22,8 @@ from truco.bots import make_bot
 from truco.refusals import CODES
 from truco.rules import Rules
 from truco.server import ServerConfig
-from truco.server.store import matches_table
-from truco.server.tournaments.matching import Game, swiss_standings
+from truco.server.lobby.tournaments.matching import Game, swiss_standings
+from truco.server.storage.store import matches_table
 from truco.view import SeatView
 
 

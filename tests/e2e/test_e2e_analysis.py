@@ -18,8 +18,8 @@ from server_testing import LiveServer
 from truco.arena.match import play_match
 from truco.rules import Rules
 from truco.server import ServerConfig
-from truco.server.rows import MatchRow
-from truco.server.store import Store
+from truco.server.storage.rows import MatchRow
+from truco.server.storage.store import Store
 
 MATCH = "replay1"
 TEAMS = "replay6"

@@ -14,7 +14,7 @@ from browser_kit import ARTIFACTS
 
 from server_testing import LiveServer
 from truco.server import ServerConfig
-from truco.server.sessions import COOKIE
+from truco.server.people.sessions import COOKIE
 
 
 @pytest.fixture(scope="module")

@@ -149,3 +149,22 @@ def test_a_team_challenge_brings_four_to_one_table(browser: Any, server: LiveSer
     assert len({page.url for page in (ana, beto, cami, dani)}) == 1
     for page in (ana, beto, cami, dani):
         page.context.close()
+
+
+def test_a_pair_enters_a_2v2_tournament_from_its_page(browser: Any, server: LiveServer) -> None:
+    (eva, eva_name), (fede, fede_name) = (signed_up(browser, server, p) for p in ("Eva", "Fede"))
+    eva.goto(server.url + "/torneos")
+    eva.wait_for_selector("#tournament-form")
+    eva.fill("#tournament-form input[name=name]", "Parejas")
+    eva.select_option("#tournament-form select[name=players]", "4")
+    eva.click("#tournament-form button[type=submit]")
+    eva.wait_for_selector("#tournament[data-status=open]")
+    eva.fill("#partners", fede_name)
+    eva.click("#join")
+    row = eva.wait_for_selector(f'#standings tr[data-player="{eva_name} & {fede_name}"]')
+    assert row.get_attribute("class") == "me"
+    fede.goto(eva.url)  # Fede is in Eva's team: no join button for him, his row marked
+    fede.wait_for_selector("#standings tr.me")
+    assert fede.query_selector("#join") is None
+    eva.context.close()
+    fede.context.close()

@@ -10,15 +10,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .app import create_app
     from .config import ServerConfig
+    from .web.app import create_app
 
 __all__ = ["ServerConfig", "create_app"]
 
 
 def __getattr__(name: str) -> Any:
     if name == "create_app":
-        from .app import create_app
+        from .web.app import create_app
 
         return create_app
     if name == "ServerConfig":

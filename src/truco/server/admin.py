@@ -138,8 +138,8 @@ def _moderate(func: Callable[..., int], args: argparse.Namespace) -> int:
     """Run a moderation command on the database; a refusal is one line and status 2."""
     from sqlalchemy.engine import make_url
 
-    from .accounts import AccountError
-    from .store import Store
+    from .people.accounts import AccountError
+    from .storage.store import Store
 
     url = make_url(args.db)
     if url.get_backend_name() == "sqlite" and not Path(url.database or "").is_file():
@@ -166,14 +166,14 @@ def _standing(found: Any) -> str:
 
 
 def _cmd_role(engine: Any, args: argparse.Namespace) -> int:
-    from . import moderation
+    from .people import moderation
 
     print(_standing(moderation.set_role(engine, _actor(), args.name, args.role, args.reason)))
     return 0
 
 
 def _cmd_ban(engine: Any, args: argparse.Namespace) -> int:
-    from . import moderation
+    from .people import moderation
 
     found, sessions = moderation.ban(engine, _actor(), args.name, args.reason)
     print(f"{_standing(found)} ({len(sessions)} sessions ended)")
@@ -181,14 +181,14 @@ def _cmd_ban(engine: Any, args: argparse.Namespace) -> int:
 
 
 def _cmd_unban(engine: Any, args: argparse.Namespace) -> int:
-    from . import moderation
+    from .people import moderation
 
     print(_standing(moderation.unban(engine, _actor(), args.name, args.reason)))
     return 0
 
 
 def _cmd_rename(engine: Any, args: argparse.Namespace) -> int:
-    from . import moderation
+    from .people import moderation
 
     found = moderation.force_rename(engine, _actor(), args.name, args.new_name, args.reason)
     print(f"{args.name} is now {_standing(found)}")
@@ -196,7 +196,7 @@ def _cmd_rename(engine: Any, args: argparse.Namespace) -> int:
 
 
 def _cmd_rating(engine: Any, args: argparse.Namespace) -> int:
-    from . import moderation
+    from .people import moderation
 
     if args.action == "reset":
         found = moderation.reset_rating(engine, _actor(), args.name, args.mode, args.reason)
@@ -213,7 +213,7 @@ def _when(at: float) -> str:
 
 
 def _cmd_reports(engine: Any, args: argparse.Namespace) -> int:
-    from . import moderation
+    from .people import moderation
 
     found = moderation.reports(engine, None if args.all else "open", 500)
     for r in found:
@@ -232,7 +232,7 @@ def _cmd_reports(engine: Any, args: argparse.Namespace) -> int:
 
 
 def _cmd_close(engine: Any, args: argparse.Namespace) -> int:
-    from . import moderation
+    from .people import moderation
 
     moderation.close_report(engine, _actor(), args.id, args.reason)
     print(f"report #{args.id} closed")
@@ -240,7 +240,7 @@ def _cmd_close(engine: Any, args: argparse.Namespace) -> int:
 
 
 def _cmd_audit(engine: Any, args: argparse.Namespace) -> int:
-    from . import moderation
+    from .people import moderation
 
     for entry in moderation.audit_log(engine, args.target, args.limit):
         if args.json:
@@ -254,7 +254,7 @@ def _cmd_audit(engine: Any, args: argparse.Namespace) -> int:
 
 
 def _cmd_ban_address(engine: Any, args: argparse.Namespace) -> int:
-    from . import moderation
+    from .people import moderation
 
     until, ended = moderation.ban_address(
         engine, _actor(), args.address, args.hours * 3600, args.reason
@@ -264,7 +264,7 @@ def _cmd_ban_address(engine: Any, args: argparse.Namespace) -> int:
 
 
 def _cmd_unban_address(engine: Any, args: argparse.Namespace) -> int:
-    from . import moderation
+    from .people import moderation
 
     removed = moderation.unban_address(engine, _actor(), args.address, args.reason)
     print(f"{args.address}: {'ban lifted' if removed else 'was not banned'}")
@@ -272,7 +272,7 @@ def _cmd_unban_address(engine: Any, args: argparse.Namespace) -> int:
 
 
 def _cmd_signals(engine: Any, args: argparse.Namespace) -> int:
-    from . import integrity
+    from .people import integrity
 
     with engine.connect() as conn:
         found = integrity.current_signals(conn)
@@ -291,7 +291,7 @@ def _cmd_signals(engine: Any, args: argparse.Namespace) -> int:
 
 
 def _cmd_backup(args: argparse.Namespace) -> int:
-    from .backup import BackupError, backup
+    from .storage.backup import BackupError, backup
 
     try:
         backup(args.db, args.path)
@@ -303,7 +303,7 @@ def _cmd_backup(args: argparse.Namespace) -> int:
 
 
 def _cmd_restore(args: argparse.Namespace) -> int:
-    from .backup import BackupError, restore
+    from .storage.backup import BackupError, restore
 
     try:
         restore(args.db, args.path, replace=args.replace)

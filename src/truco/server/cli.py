@@ -271,9 +271,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
     from sqlalchemy.exc import SQLAlchemyError
 
-    from .app import create_app
     from .config import ServerConfig
-    from .serving import AnnouncingServer, first_line, listening_socket, uvicorn_options
+    from .web.app import create_app
+    from .web.serving import AnnouncingServer, first_line, listening_socket, uvicorn_options
 
     config = ServerConfig(
         db_url=args.db,
@@ -322,7 +322,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         return 2
     if args.workers > 1:
         try:  # the schema and the token key once, before the nodes race to make them
-            from .store import Store
+            from .storage.store import Store
 
             Store(args.db).secret_key()
         except SQLAlchemyError as exc:

@@ -28,16 +28,16 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ..fair_play import FairPlay
-from ..journal import LIVE
-from ..lobby import Lobby
+from ..lobby.tables import Lobby
 from ..logs import about, set_node
 from ..metrics import LEASE_TAKEOVERS
 from ..pauses import keep_pauses_short
-from ..protocol import ProtocolError, error_message, parse_client_message
-from ..ratings import record_unrecorded
+from ..people.fair_play import FairPlay
+from ..people.ratings import record_unrecorded
+from ..storage.journal import LIVE
 from ..table import Command, Join, Leave, Table
 from ..tasks import spawn
+from ..web.protocol import ProtocolError, error_message, parse_client_message
 from .bus import Bus, Message
 from .keeper import LeaseKeeper
 from .lease import Lease, Leases
@@ -47,8 +47,8 @@ if TYPE_CHECKING:
     from redis.asyncio import Redis
 
     from ..config import ServerConfig
-    from ..rows import MatchRow
-    from ..store import Store
+    from ..storage.rows import MatchRow
+    from ..storage.store import Store
 
 log = logging.getLogger("truco.server.cluster")
 

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 import orjson
 
 from ...refusals import Refusal
-from ..players import Player
-from ..protocol import error_message
+from ..people.players import Player
 from ..table import Client, Command, Join, Leave
 from ..tasks import spawn
+from ..web.protocol import error_message
 
 if TYPE_CHECKING:
     from ..table import Table

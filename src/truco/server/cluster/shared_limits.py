@@ -28,7 +28,7 @@ from limits.aio.storage import RedisStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 from redis.asyncio import Redis
 
-from ..limits import Windows
+from ..guards.limits import Windows
 
 log = logging.getLogger("truco.server")
 

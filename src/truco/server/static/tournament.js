@@ -25,6 +25,7 @@ function organiseForm({ api, go }) {
     el("label", {}, `${t("tour.rounds")} `, el("input", { name: "rounds", type: "number", min: 1, max: 15, value: 5 })),
     el("label", {}, `${t("tour.minutes")} `, el("input", { name: "minutes", type: "number", min: 5, max: 240, value: 30 })),
     el("label", {}, `${t("tour.starts_in")} `, el("input", { name: "starts_in", type: "number", min: 0, max: 43200, value: 10 })),
+    el("label", {}, `${t("tour.mode")} `, el("select", { name: "players" }, el("option", { value: 2 }, "1v1"), el("option", { value: 4 }, "2v2"), el("option", { value: 6 }, "3v3"))),
     el("label", {}, `${t("tour.target")} `, el("select", { name: "target" }, el("option", { value: 15 }, "15"), el("option", { value: 30 }, "30"))),
     el("label", {}, el("input", { name: "flor", type: "checkbox" }), ` ${t("tour.flor")}`),
     el("label", {}, el("input", { name: "rated", type: "checkbox" }), ` ${t("tour.rated")}`),
@@ -36,7 +37,7 @@ function organiseForm({ api, go }) {
       name: f.get("name"), format: f.get("format"), rated: f.get("rated") === "on",
       rounds: Number(f.get("rounds")), minutes: Number(f.get("minutes")),
       starts_in: Math.round(Number(f.get("starts_in")) * 60),
-      rules: { target: Number(f.get("target")), flor: f.get("flor") === "on" },
+      rules: { players: Number(f.get("players")), target: Number(f.get("target")), flor: f.get("flor") === "on" },
     };
     try { const made = await api("/api/tournaments", { method: "POST", body: JSON.stringify(body) }); go(`/torneos/${made.id}`); } catch (e) { error.textContent = refusalText(e); }
   });
@@ -67,9 +68,9 @@ function standingsTable(tour, me) {
   return el("table", { class: "board-table", id: "standings" },
     el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", {}, t("tour.player")), el("th", { class: "num" }, t("tour.points")),
       swiss ? el("th", { class: "num" }, t("tour.buchholz")) : el("th", {}, ""), el("th", { class: "num" }, t("tour.played")))),
-    el("tbody", {}, tour.standings.map((s) => el("tr", { "data-player": s.name, class: s.name === me ? "me" : null },
+    el("tbody", {}, tour.standings.map((s) => el("tr", { "data-player": s.name, class: (s.members || [s.name]).includes(me) ? "me" : null },
       el("td", {}, String(s.rank)),
-      el("td", {}, el("a", { href: `/u/${encodeURIComponent(s.name)}` }, s.name), s.withdrawn ? ` (${t("tour.withdrawn")})` : ""),
+      el("td", {}, (s.members || [s.name]).flatMap((n, i) => [i ? " & " : "", el("a", { href: `/u/${encodeURIComponent(n)}` }, n)]), s.withdrawn ? ` (${t("tour.withdrawn")})` : ""),
       el("td", { class: "num points" }, points(s.points)),
       el("td", { class: "num" }, swiss ? points(s.buchholz) : (s.fire ? "🔥" : "")),
       el("td", { class: "num" }, String(s.played))))));
@@ -95,18 +96,25 @@ export async function showTournament(id, ctx) {
   app.replaceChildren(root);
   let timer = null;
   let seen = null;
+  const partners = el("input", { id: "partners", maxlength: 60, placeholder: t("chal.names"), "aria-label": t("tour.partners") });
   const act = (what) => async () => {
-    try { render(await api(`/api/tournaments/${id}/${what}`, { method: "POST" })); } catch (e) { error.textContent = refusalText(e); }
+    const names = partners.value.split(",").map((n) => n.trim()).filter(Boolean);
+    const body = what === "join" && names.length ? { body: JSON.stringify({ partners: names }) } : {};
+    try { render(await api(`/api/tournaments/${id}/${what}`, { method: "POST", ...body })); } catch (e) { error.textContent = refusalText(e); }
   };
   function render(tour) {
     seen = tour;
     document.title = `${tour.name} — Truco Argento`;
     const me = identity.player?.name;
-    const mine = tour.standings.find((s) => s.name === me);
-    const myGame = tour.games.find((g) => g.status === "playing" && g.table && (g.first === me || g.second === me));
+    const mine = tour.standings.find((s) => (s.members || [s.name]).includes(me));
+    const myGame = tour.games.find((g) => g.status === "playing" && g.table && (g.players || [g.first, g.second]).includes(me));
+    const teams = (tour.rules.players || 2) > 2;
     const open = tour.status === "open" || (tour.format === "arena" && tour.status === "running");
     const buttons = [];
-    if (identity.player?.account && open && (!mine || mine.withdrawn)) buttons.push(el("button", { id: "join", onclick: act("join") }, t("tour.join")));
+    if (identity.player?.account && open && (!mine || mine.withdrawn)) {
+      if (teams && !mine) buttons.push(el("label", {}, `${t("tour.partners")} `, partners));
+      buttons.push(el("button", { id: "join", onclick: act("join") }, t("tour.join")));
+    }
     if (mine && !mine.withdrawn && tour.status !== "finished") buttons.push(el("button", { id: "withdraw", class: "secondary", onclick: act("withdraw") }, t("tour.leave")));
     if (tour.status === "open" && tour.organiser === me) buttons.push(el("button", { id: "start", onclick: act("start") }, t("tour.start")));
     root.dataset.status = tour.status;

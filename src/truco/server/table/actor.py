@@ -29,11 +29,13 @@ from ...narrate import explain_last_hand, hand_bazas
 from ...refusals import Refusal
 from ...rules import Rules
 from ...view import SeatView, public_hand, seat_view
-from ..bot_pool import BotPool
 from ..config import ServerConfig
-from ..journal import Journal
 from ..metrics import ACTIONS, ROUND_SECONDS
-from ..protocol import (
+from ..storage.journal import Journal
+from ..storage.rows import MatchRow
+from ..storage.store import Store
+from ..tasks import spawn
+from ..web.protocol import (
     Act,
     AddBot,
     Back,
@@ -49,10 +51,8 @@ from ..protocol import (
     pong_message,
     why_message,
 )
-from ..rows import MatchRow
-from ..store import Store
-from ..tasks import spawn
 from . import stored
+from .bot_pool import BotPool
 from .bots import BotScheduler
 from .clients import Peer
 from .clock import Deadlines

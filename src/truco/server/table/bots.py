@@ -12,8 +12,8 @@ from ...actions import is_say
 from ...bots import Bot
 from ...rules import Rules
 from ...view import SeatView
-from ..bot_pool import BotPool
 from ..tasks import spawn
+from .bot_pool import BotPool
 from .inbox import BotMove, Message
 
 log = logging.getLogger("truco.server")

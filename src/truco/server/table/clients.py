@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 import orjson
 
-from ..players import Player
+from ..people.players import Player
 
 
 class Peer(Protocol):

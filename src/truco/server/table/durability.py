@@ -10,9 +10,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ...game import Game
-from ..journal import Journal, TableWrite, event_json
-from ..rows import MatchRow
-from ..store import Store
+from ..storage.journal import Journal, TableWrite, event_json
+from ..storage.rows import MatchRow
+from ..storage.store import Store
 from .events import EventLog
 
 log = logging.getLogger("truco.server")

@@ -8,8 +8,8 @@ from typing import Any, Literal
 
 from ...bots import Bot, make_bot
 from ...bots.names import BOT_NAMES
-from ..bot_pool import check_bot_spec
-from ..players import Player
+from ..people.players import Player
+from .bot_pool import check_bot_spec
 from .errors import TableError
 
 

@@ -12,8 +12,8 @@ from ...fairness import KEY_BYTES, add_to_record
 from ...game import Game
 from ...record import game_to_record, record_from_json, replay
 from ..config import ServerConfig
-from ..journal import Journal
-from ..rows import MatchRow
+from ..storage.journal import Journal
+from ..storage.rows import MatchRow
 from .durability import Durability
 from .seating import Seat, Seating
 

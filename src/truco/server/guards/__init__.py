@@ -1,0 +1,2 @@
+"""What keeps one client from hurting the others: caps on heads, bodies and sockets, rate limits,
+the login throttle."""

@@ -1,0 +1,1 @@
+"""Who plays: players and accounts, sessions, ratings and fair play, moderation, friends."""

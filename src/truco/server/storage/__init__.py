@@ -1,0 +1,1 @@
+"""The database: tables and records, the write-ahead journal, migrations, backups."""
