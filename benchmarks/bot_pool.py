@@ -1,6 +1,6 @@
 """Where should search bots think: a thread pool or a process pool?
 
-For each kind of :class:`truco.server.bot_pool.BotPool` (and, as a baseline, deciding on
+For each kind of :class:`truco.server.table.bot_pool.BotPool` (and, as a baseline, deciding on
 the event loop itself), a burst of search decisions from real mid-hand positions goes
 through the pool while a ticker on the same event loop measures how late it wakes up
 (the loop's lag is what every table's actor and every connection would feel). Reported

@@ -15,6 +15,13 @@ between the windows); ``--find-max`` adds ``--step`` tables after each window un
 everything and prints the medians. ``--profile DIR`` records each node and loader with py-spy
 during the windows (the thread holding the GIL: where the CPU goes).
 
+``--pause-redis 10`` runs the site on a private ``redis-server`` of its own
+(``--private-redis-port``, 6390) and stops it with SIGSTOP for 10 s after the first half of
+the window (then SIGCONT), the window then going on for as long again: Redis there, away and
+back. Reported for each of the three phases: actions/s, p50/p99 and errors, the same for the
+tables whose seats are all on the node that runs them (nothing of theirs crosses Redis), and
+the nodes' RSS at the phase's end; then acknowledged actions lost, as for ``--kill-one``.
+
 ``--kill-one`` SIGKILLs one node halfway through the window. Its players reconnect to another
 node and resync by version; its tables are taken over by the others. Reported: the takeover
 time (from the kill until each of its tables delivers an action again: median and max), and
@@ -24,6 +31,7 @@ acknowledged actions lost: every action a player saw acknowledged is looked up i
     .venv/bin/python benchmarks/cluster.py --nodes 1 --tables 1000 --runs 3
     .venv/bin/python benchmarks/cluster.py --nodes 2 --tables 200 --find-max --step 200
     .venv/bin/python benchmarks/cluster.py --nodes 3 --tables 150 --seconds 20 --kill-one
+    .venv/bin/python benchmarks/cluster.py --nodes 2 --tables 100 --seconds 20 --pause-redis 10
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -181,6 +190,16 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--port", type=int, default=8200, help="first node's port (8200)")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--kill-one", action="store_true", help="SIGKILL a node halfway")
+    parser.add_argument(
+        "--pause-redis",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="SIGSTOP a private redis-server for SECONDS halfway through the window",
+    )
+    parser.add_argument(
+        "--private-redis-port", type=int, default=6390, help="--pause-redis's Redis (6390)"
+    )
     parser.add_argument("--profile", metavar="DIR", help="py-spy every node and loader (--gil)")
     parser.add_argument(
         "--native", action="store_true", help="--profile with C frames (the collector's, say)"
@@ -199,6 +218,8 @@ def parse_args() -> argparse.Namespace:
         parser.error("--tables: a number of tables, or a list of them (200,400,600)")
     if args.kill_one and (args.nodes < 2 or len(args.steps) > 1 or args.find_max):
         parser.error("--kill-one needs --nodes 2 or more, and one --tables")
+    if args.pause_redis and (len(args.steps) > 1 or args.find_max or args.kill_one):
+        parser.error("--pause-redis needs one --tables, without --find-max or --kill-one")
     if args.profile:
         os.makedirs(args.profile, exist_ok=True)
     return args
@@ -232,6 +253,7 @@ def run(args: argparse.Namespace, db: str, prefix: str) -> list[dict[str, Any]]:
     import redis
 
     r = redis.Redis.from_url(args.redis)
+    args.prefix = prefix
     ctx = mp.get_context("spawn")
     shared = Shared(
         ctx.Value("i", 0), ctx.Value("i", 0), ctx.Event(), ctx.Semaphore(0),
@@ -249,7 +271,7 @@ def run(args: argparse.Namespace, db: str, prefix: str) -> list[dict[str, Any]]:
         loaders = [
             ctx.Process(
                 target=loader_main,
-                args=(urls, i, args.loaders, args.rate, args.kill_one, shared),
+                args=(urls, i, args.loaders, args.rate, checked(args), shared),
                 daemon=True,
             )
             for i in range(args.loaders)
@@ -290,7 +312,14 @@ def run(args: argparse.Namespace, db: str, prefix: str) -> list[dict[str, Any]]:
         print(f"nodes stopped in {time.perf_counter() - stopping:.1f} s", flush=True)
     if args.kill_one:
         windows[-1].update(failover(results, windows[-1]["kill_at"], stored_actions(db)))
+    elif checked(args):
+        windows[-1]["acknowledged_actions_lost"] = lost_actions(results, stored_actions(db))
     return windows
+
+
+def checked(args: argparse.Namespace) -> bool:
+    """Whether the loaders keep what each seat saw, to look it up in the database."""
+    return bool(args.kill_one or args.pause_redis)
 
 
 def measure(
@@ -336,7 +365,10 @@ def measure(
         nodes[0].send_signal(signal.SIGKILL)
         nodes[0].wait()
         time.sleep(args.seconds / 2)
-    else:
+    phases: list[dict[str, Any]] = []
+    if args.pause_redis:
+        phases = pause_redis(args, shared, nodes, window, r)
+    elif not args.kill_one:
         time.sleep(args.seconds)
     elapsed = time.perf_counter() - start
     shared.window.value = 0
@@ -348,7 +380,9 @@ def measure(
     load = os.getloadavg()[0]
     rss = [rss_mb(p.pid) for p in nodes if p.poll() is None]
     stalls = stalls_between(args.stalls, wall, time.time()) if args.stalls else None
-    measured = [shared.measured.get(timeout=120) for _ in loaders]
+    measured = [shared.measured.get(timeout=120) for _ in loaders for _ in phases or [0]]
+    for phase in phases:
+        phase.update(phase_figures([m for m in measured if m["window"] == phase["window"]]))
     for p in profiles:
         p.wait()
     values = [x for m in measured for x in m["latencies"]]
@@ -375,7 +409,91 @@ def measure(
         "node_rss_mb": rss,
         **({"stalls": stalls} if stalls is not None else {}),
         "kill_at": kill_at,
+        **({"phases": phases} if phases else {}),
     }
+
+
+def pause_redis(
+    args: argparse.Namespace,
+    shared: Shared,
+    nodes: list[subprocess.Popen[str]],
+    first: int,
+    r: Any,
+) -> list[dict[str, Any]]:
+    """The window in three phases (each a loader window of its own, ``first`` to
+    ``first + 2``): Redis answering for half of ``--seconds``, stopped (SIGSTOP) for
+    ``--pause-redis`` seconds, answering again (SIGCONT) for half of ``--seconds``. At the
+    end of each phase Redis answering: the tables the site lists as live (finished ones
+    left listed while Redis was away are for the nodes' orphan sweep to remove)."""
+    process: subprocess.Popen[bytes] = args.private_redis
+    phases = []
+    for n, (name, seconds) in enumerate(
+        (("before", args.seconds / 2), ("paused", args.pause_redis), ("after", args.seconds / 2))
+    ):
+        shared.window.value = first + n
+        if name == "paused":
+            process.send_signal(signal.SIGSTOP)
+        elif name == "after":
+            process.send_signal(signal.SIGCONT)
+        began = time.perf_counter()
+        time.sleep(seconds)
+        phases.append(
+            {
+                "phase": name,
+                "window": first + n,
+                "seconds": round(time.perf_counter() - began, 1),
+                "node_rss_mb": [rss_mb(p.pid) for p in nodes if p.poll() is None],
+                "listed_tables": None if name == "paused" else r.scard(f"{args.prefix}tables"),
+            }
+        )
+    return phases
+
+
+def phase_figures(measured: list[dict[str, Any]]) -> dict[str, Any]:
+    """A phase's figures from what the loaders measured in it."""
+    values = [x for m in measured for x in m["latencies"]]
+    local = [x for m in measured for x in m["local_latencies"]]
+    errors: Counter[str] = Counter()
+    for m in measured:
+        errors.update(m["errors"])
+    return {
+        "actions": len(values),
+        "latency_ms_p50": percentile(values, 0.50),
+        "latency_ms_p99": percentile(values, 0.99),
+        "local_actions": len(local),
+        "local_latency_ms_p50": percentile(local, 0.50),
+        "local_latency_ms_p99": percentile(local, 0.99),
+        "errors": dict(errors),
+    }
+
+
+@contextlib.contextmanager
+def private_redis(port: int) -> Iterator[subprocess.Popen[bytes]]:
+    """A ``redis-server`` of this run's own on ``port`` (no persistence), always resumed
+    and stopped afterwards."""
+    import redis
+
+    with tempfile.TemporaryDirectory(prefix="truco-redis-") as directory:
+        process = subprocess.Popen(
+            ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", directory],
+            stdout=subprocess.DEVNULL, preexec_fn=_stop_with_benchmark,
+        )  # fmt: skip
+        try:
+            client = redis.Redis(port=port, socket_timeout=0.5)
+            for _ in range(100):
+                with contextlib.suppress(redis.RedisError):
+                    if client.ping():
+                        break
+                time.sleep(0.05)
+            else:
+                raise RuntimeError(f"redis-server on port {port} did not start")
+            client.close()
+            yield process
+        finally:
+            process.send_signal(signal.SIGCONT)
+            process.terminate()
+            process.wait(10)
 
 
 def rss_mb(pid: int) -> float:
@@ -473,22 +591,26 @@ def main() -> int:
     # a stopped benchmark stops its nodes and loaders too (the finally blocks run)
     signal.signal(signal.SIGTERM, _stop_once)
     runs = []
-    for _ in range(args.runs):
-        with site(args) as (db, prefix):
-            subprocess.run(  # the schema once, before the nodes start together
-                [
-                    sys.executable,
-                    "-c",
-                    f"from truco.server.store import Store; Store({db!r}).secret_key()",
-                ],
-                check=True,
-            )
-            windows = run(args, db, prefix)
-        runs.append(windows)
-        report(windows, args)
+    stack = contextlib.ExitStack()
+    if args.pause_redis:
+        args.private_redis = stack.enter_context(private_redis(args.private_redis_port))
+        args.redis = f"redis://127.0.0.1:{args.private_redis_port}/0"
+    with stack:
+        for _ in range(args.runs):
+            runs.append(one_run(args))
+            report(runs[-1], args)
     if args.runs > 1:
         report_medians(runs, args)
     return 0
+
+
+def one_run(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """One run on a schema and Redis prefix of its own."""
+    with site(args) as (db, prefix):
+        schema = f"from truco.server.storage.store import Store; Store({db!r}).secret_key()"
+        # the schema once, before the nodes start together
+        subprocess.run([sys.executable, "-c", schema], check=True)
+        return run(args, db, prefix)
 
 
 COLUMNS = [
@@ -516,6 +638,8 @@ def report(windows: list[dict[str, Any]], args: argparse.Namespace) -> None:
     for key in ("reconnects", "acknowledged_actions_lost"):
         if key in last:
             failover[key] = last[key]
+    for phase in last.get("phases", []):  # --pause-redis
+        print(json.dumps({k: v for k, v in phase.items() if k != "window"}))
     if failover:
         print(json.dumps({**failover, "error_codes": last["error_codes"]}))
     if args.find_max:

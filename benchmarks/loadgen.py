@@ -48,6 +48,8 @@ class Window:
     latencies: list[float] = field(default_factory=list)  # ms, action -> every seat got it
     actions: int = 0
     errors: Counter[str] = field(default_factory=Counter)
+    # the same for tables whose seats are all on the node that runs them (no Redis between)
+    local_latencies: list[float] = field(default_factory=list)
 
 
 class Loader:
@@ -336,6 +338,9 @@ def delivered(load: Loader, table: TableLoad, seat: int, action: Action, now: fl
         if window is not None:
             window.latencies.append(1000 * (now - sent))
             window.actions += 1
+            home = load.owner.get(table.id)
+            if all(seat.node == home for seat in table.players):
+                window.local_latencies.append(1000 * (now - sent))
 
 
 async def lane(load: Loader, http: JsonPoster, index: int, rng: random.Random) -> None:
@@ -419,7 +424,9 @@ async def run(
                 w = load.windows.pop(open_window, Window())
                 shared.measured.put(
                     {
+                        "window": open_window,
                         "latencies": w.latencies,
+                        "local_latencies": w.local_latencies,
                         "actions": w.actions,
                         "errors": dict(w.errors),
                     }

@@ -2,7 +2,7 @@
 
     python benchmarks/matchmaking.py [--players 200 1000 5000] [--runs 9]
 
-For each queue size and mode, ``--runs`` rounds of :func:`~truco.server.matchmaking.pair`
+For each queue size and mode, ``--runs`` rounds of :func:`~truco.server.lobby.matchmaking.pair`
 over the same tickets (ratings ~ N(1500, 200), waits of 0 to 30 s); prints the median time
 of a round, how many tables it formed, and the load average (the machine is shared: say it
 with the figures).

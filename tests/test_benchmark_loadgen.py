@@ -110,6 +110,8 @@ def test_the_lean_client_plays_a_table_to_the_end(
     assert measured[table] == len(actions)  # (the lane may have begun its next table)
     assert window.actions == sum(measured.values()) == len(window.latencies)
     assert all(0 < ms < 10_000 for ms in window.latencies)
+    # one node: every seat is on the node that runs the table, so every action is a local one
+    assert window.local_latencies == window.latencies
     # what the server stored of the finished match is what the seats saw played
     record = httpx.get(f"{server.url}/api/matches/{table}/record", timeout=10).json()
     assert record_actions(record) == actions

@@ -326,7 +326,7 @@ def test_cluster_options_are_checked_in_one_line() -> None:
 
 def test_the_embedded_server_does_not_load_redis() -> None:
     code = (
-        "import sys; from truco.server.app import create_app;"
+        "import sys; from truco.server.web.app import create_app;"
         "from truco.server.config import ServerConfig;"
         "create_app(ServerConfig(db_url='sqlite://'));"
         "assert 'redis' not in sys.modules and 'truco.server.cluster.node' not in sys.modules"

@@ -19,7 +19,7 @@ from websockets.sync.client import connect
 
 from server_testing import LiveServer, TableClient, create_table, drain, guest_token
 from truco.server import ServerConfig
-from truco.server.web.protocol import MESSAGE_TYPES, Hello, ProtocolError, Sit, parse_client_message
+from truco.server.protocol import MESSAGE_TYPES, Hello, ProtocolError, Sit, parse_client_message
 
 EXAMPLES = int(os.environ.get("TRUCO_FUZZ_EXAMPLES", "25"))
 

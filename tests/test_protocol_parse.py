@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from truco.server.web.protocol import (
+from truco.server.protocol import (
     _CLIENT_MESSAGE,
     Act,
     ProtocolError,

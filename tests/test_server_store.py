@@ -35,11 +35,11 @@ from truco.rules import Rules
 from truco.server import ServerConfig
 from truco.server.lobby.tables import Lobby
 from truco.server.people.players import Player
+from truco.server.protocol import parse_client_message
 from truco.server.storage.journal import RecordPosition, TableWrite, apply_hands, record_delta
 from truco.server.storage.rows import MatchRow
 from truco.server.storage.store import Store, journal_table
 from truco.server.table import Client, Command, Join, Seat, Table
-from truco.server.web.protocol import parse_client_message
 
 __all__ = ["db_url"]  # the fixture, from databases
 

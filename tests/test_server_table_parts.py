@@ -13,10 +13,10 @@ from server_testing import Proxy
 from truco.rules import Rules
 from truco.server.config import ServerConfig
 from truco.server.people.players import Player
+from truco.server.protocol import Act, Ping, Sit
 from truco.server.table import Command, Join, Peer, Table
 from truco.server.table.events import EventLog, sees
 from truco.server.tasks import spawn
-from truco.server.web.protocol import Act, Ping, Sit
 
 
 def test_audiences_an_event_for_a_team_or_a_seat_reaches_only_them() -> None:

@@ -1,4 +1,4 @@
-"""PostgreSQL group commits as one statement (``truco.server.store_pg``): what the generic
+"""PostgreSQL group commits as one statement (``truco.server.storage.store_pg``): what the generic
 path writes, and the fence refusing the whole statement."""
 
 from __future__ import annotations

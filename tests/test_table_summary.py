@@ -11,8 +11,8 @@ from server_testing import Proxy
 from truco.rules import Rules
 from truco.server.config import ServerConfig
 from truco.server.people.players import Player
+from truco.server.protocol import Act, Ping, Sit
 from truco.server.table import Command, Join, Leave, Table
-from truco.server.web.protocol import Act, Ping, Sit
 
 
 def fresh(table: Table) -> dict[str, Any]:

@@ -21,8 +21,8 @@ from truco.server import worker_process
 # A stand-in server: a spawned pool like the server's, its worker pids printed, then asleep.
 SERVER = """
 import concurrent.futures, multiprocessing, os, sys, time
-from truco.server.bot_pool import _warm_up
-from truco.server.analysis_api import _new_pool
+from truco.server.table.bot_pool import _warm_up
+from truco.server.web.analysis_api import _new_pool
 
 if __name__ == "__main__":
     bots = concurrent.futures.ProcessPoolExecutor(

@@ -69,6 +69,11 @@ def test_a_challenge_sent_and_accepted_brings_both_to_one_table(
     assert ana.url.split("/t/")[1] == beto.url.split("/t/")[1]
     for page in (ana, beto):
         page.wait_for_selector("#my-hand")  # each sits at the table, their cards dealt
+    # at the table, the rival's name opens his profile beside it (to follow, to challenge);
+    # your own name is no link
+    rival = ana.locator(f'.seat a.who[href="/u/{beto_name}"]')
+    assert rival.count() == 1 and rival.get_attribute("target") == "_blank"
+    assert ana.locator(".seat.role-you a.who").count() == 0
     ana.goto(f"{server.url}/amigos")  # Beto is a friend now: seen at the table
     friend = ana.wait_for_selector(f'#following li[data-friend="{beto_name}"]')
     assert friend.get_attribute("data-status") == "playing"

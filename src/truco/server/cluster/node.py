@@ -34,10 +34,10 @@ from ..metrics import LEASE_TAKEOVERS
 from ..pauses import keep_pauses_short
 from ..people.fair_play import FairPlay
 from ..people.ratings import record_unrecorded
+from ..protocol import ProtocolError, error_message, parse_client_message
 from ..storage.journal import LIVE
 from ..table import Command, Join, Leave, Table
 from ..tasks import spawn
-from ..web.protocol import ProtocolError, error_message, parse_client_message
 from .bus import Bus, Message
 from .keeper import LeaseKeeper
 from .lease import Lease, Leases

@@ -20,9 +20,9 @@ import orjson
 
 from ...refusals import Refusal
 from ..people.players import Player
+from ..protocol import error_message
 from ..table import Client, Command, Join, Leave
 from ..tasks import spawn
-from ..web.protocol import error_message
 
 if TYPE_CHECKING:
     from ..table import Table

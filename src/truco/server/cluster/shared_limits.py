@@ -2,7 +2,7 @@
 address that spreads its requests or its sockets over the nodes meets the same limits as
 on one server.
 
-- The request windows (:class:`~truco.server.limits.AddressLimits`, the analyses' quota)
+- The request windows (:class:`~truco.server.guards.limits.AddressLimits`, the analyses' quota)
   are the ``limits`` library's moving windows on its Redis storage (:func:`redis_windows`).
 - The open sockets (:class:`RedisCounts`) are a sorted set per address or player: one
   member per socket, scored with the time it expires unless its node renews it. A node

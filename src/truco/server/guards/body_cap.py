@@ -21,7 +21,7 @@ import time
 from starlette.types import Message, Receive, Send
 
 from ...refusals import Refusal
-from ..web.refusals import send_refusal
+from ..refusals import send_refusal
 
 #: a closed connection is the only way to stop reading a body the client keeps sending
 CLOSE = {"connection": "close"}

@@ -9,7 +9,7 @@ class): it hands every byte on unchanged, answers ``431`` and closes the connect
 the first head passes :data:`MAX_HEAD_BYTES` without ending (a blank line), and closes a
 connection whose first head has not ended :data:`HEAD_SECONDS` after it opened (``408``).
 The heads of later requests on a kept-alive connection are bounded in size by h11
-(``h11_max_incomplete_event_size``, :func:`truco.server.serving.uvicorn_options`).
+(``h11_max_incomplete_event_size``, :func:`truco.server.web.serving.uvicorn_options`).
 """
 
 from __future__ import annotations

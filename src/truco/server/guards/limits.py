@@ -25,7 +25,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ...refusals import Refusal
 from ..metrics import REFUSALS
-from ..web.refusals import send_refusal
+from ..refusals import send_refusal
 from .body_cap import BodyCap
 from .socket_caps import TOO_MANY_SOCKETS, SocketCaps
 

@@ -26,6 +26,7 @@ from sqlalchemy import func, insert, or_, select, update
 from sqlalchemy.engine import Engine, RowMapping
 
 from ...rules import Rules, RulesError
+from ..parts import Server
 from ..people import fair_play, moderation
 from ..people.accounts import name_key
 from ..people.fair_play import FairPlay
@@ -33,7 +34,6 @@ from ..people.friends import FriendError, blocked_between
 from ..people.players import Player
 from ..storage.store import accounts_table, challenge_seats_table, challenges_table
 from ..table import Table
-from ..web.deps import Server
 from . import team_challenges
 
 #: how long a challenge stays open

@@ -7,7 +7,7 @@ minutes) and ``lock`` (the node pairing now). Joining, leaving and claiming a pa
 are Lua scripts, so each is atomic: a player holds one ticket at most, and a pairing
 is claimed only if every one of its players is still waiting (who left is never
 seated). One node pairs at a time (the lock); the pairing itself is
-:func:`~truco.server.matchmaking.pair`.
+:func:`~truco.server.lobby.matchmaking.pair`.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ return 0
 
 
 class RedisQueue:
-    """:class:`~truco.server.matchmaking.MemoryQueue`'s interface over Redis."""
+    """:class:`~truco.server.lobby.matchmaking.MemoryQueue`'s interface over Redis."""
 
     def __init__(self, redis: Redis, prefix: str = "truco:queue:", policy: Policy | None = None):
         self.redis = redis

@@ -32,7 +32,7 @@ def table_code() -> str:
 
 
 def bot_levels() -> list[str]:
-    """The bot choices for empty seats (see :func:`~truco.server.bot_pool.offered_bots`)."""
+    """The bot choices for empty seats (see :func:`~truco.server.table.bot_pool.offered_bots`)."""
     return offered_bots()
 
 
@@ -222,7 +222,7 @@ class Lobby:
         if seat is not None:
             if not 0 <= seat < rules.players or table.seats[seat].kind != "empty":
                 raise TableError("seat_taken", seat=seat)
-            table.seats[seat] = Seat("human", creator.id, creator.name)
+            table.seats[seat] = Seat("human", creator.id, creator.name, account=creator.account)
         if all(s.kind != "empty" for s in table.seats) and seat is None:
             raise TableError("no_seat_left")
         table.start_if_full()
@@ -257,7 +257,7 @@ class Lobby:
             raise TableError("full")
         table = self._new_table(players[0], rules, name, turn_seconds, rated, quick)
         for where, player in enumerate(players):
-            table.seats[where] = Seat("human", player.id, player.name)
+            table.seats[where] = Seat("human", player.id, player.name, account=player.account)
         for where, level in (bots or {}).items():
             if not len(players) <= where < rules.players:
                 raise TableError("seat_taken", seat=where)
@@ -291,7 +291,7 @@ class Lobby:
         )
         for where, seat in enumerate(old.seats):
             if seat.kind == "human":
-                table.seats[where] = Seat("human", seat.player_id, seat.name)
+                table.seats[where] = Seat("human", seat.player_id, seat.name, account=seat.account)
             elif seat.kind == "bot" and seat.bot is not None:
                 table.bots[where] = make_bot(check_bot_spec(seat.bot))
                 table.seats[where] = Seat("bot", None, seat.name, seat.bot)

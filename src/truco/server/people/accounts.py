@@ -26,7 +26,7 @@ the account's (``truco_participants`` and the stored seats), so that their profi
 >>> check_name("Bot experto")
 Traceback (most recent call last):
 ...
-truco.server.accounts.AccountError: name: names whose first word is 'Bot' are the bots'
+truco.server.people.accounts.AccountError: name: names whose first word is 'Bot' are the bots'
 >>> name_skeleton("Vіctima") == name_skeleton("Victima") == name_skeleton("VICTIMA")
 True
 >>> name_skeleton("Ana") == name_skeleton("Ama")

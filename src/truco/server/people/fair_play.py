@@ -16,7 +16,7 @@ other climbing the leaderboard in minutes with fresh partners signed up by the d
   rematch is recorded unrated (``rated_pair_limit``).
 - **Sign-ups per address per day**: ``ServerConfig.signups_per_address_day``.
 - **Provisional accounts off the leaderboard**: fewer than ``leaderboard_min_games`` rated
-  games in a mode (:data:`truco.server.ratings.PROVISIONAL_GAMES` by default), and banned
+  games in a mode (:data:`truco.server.people.ratings.PROVISIONAL_GAMES` by default), and banned
   accounts, are not listed.
 
 The rules are checked twice: when a rated queue pairs players (they hear why not) and when a

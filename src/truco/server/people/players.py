@@ -1,9 +1,9 @@
 """Players and their tokens: a player is an id and a name (a guest's, or an account's);
 a token is a session id signed by the server (HMAC-SHA256), the session itself a row of
-the database (:mod:`truco.server.session_store`).
+the database (:mod:`truco.server.people.session_store`).
 
 The page keeps the token in an HttpOnly cookie and other clients send it in their
-first WebSocket message (see :mod:`truco.server.sessions`); a reload, or a server
+first WebSocket message (see :mod:`truco.server.people.sessions`); a reload, or a server
 restart (the key is stored in the database), keeps the seat. Nobody can act for a seat
 without its player's token.
 
@@ -57,7 +57,7 @@ class TokenSigner:
     """Signs session ids with one secret key, and checks a token's signature.
 
     A token is ``<session id>.<HMAC-SHA256>``: what it names lives in the database (the
-    session's row, :mod:`truco.server.session_store`), so that logging out, a password
+    session's row, :mod:`truco.server.people.session_store`), so that logging out, a password
     change or the end of its lifetime ends it for every copy of the token. The signature
     lets a forged or altered token be refused without a lookup.
     """

@@ -5,7 +5,7 @@ sets it; scripts cannot read it, other sites cannot send it); its HTTP calls and
 WebSocket carry it by themselves. Other clients (the terminal game, scripts) keep the
 token the same call returns and send it as ``Authorization: Bearer <token>`` over HTTP
 and in the ``hello`` message that opens a WebSocket. The token names a session kept by
-the server (:mod:`truco.server.session_store`): ``POST /api/session/renew`` moves its
+the server (:mod:`truco.server.people.session_store`): ``POST /api/session/renew`` moves its
 expiry (up to a maximum lifetime); ``DELETE /api/session`` and ``POST /api/logout`` end
 it (and forget the cookie), for every copy of the token. A request
 that changes something and is authenticated by the cookie must come from this server's

@@ -479,6 +479,16 @@ export class TableScreen {
     return out;
   }
 
+  /** A seat's name; a person with an account is a link to their profile (follow them,
+   * challenge them), opened beside the table so the match goes on. */
+  who(info, role, name) {
+    if (info.kind !== "human" || !info.account || role === "you") return el("span", { class: "who" }, nameParts(name));
+    return el("a", {
+      class: "who", href: `/u/${encodeURIComponent(info.name)}`, target: "_blank", rel: "noopener",
+      title: t("seat.profile", { name: info.name }),
+    }, nameParts(name));
+  }
+
   seatBox(seat, pos) {
     const { table, view, you } = this.state;
     const story = this.story;
@@ -500,7 +510,7 @@ export class TableScreen {
     if (view && table.status === "playing" && view.winner === null && !view.in_hand[seat]) {
       tags.push(el("span", { class: "badge" }, t(view.round_seats.includes(seat) ? "seat.mazo" : "seat.waits_round")));
     }
-    box.append(el("div", { class: "seat-name" }, el("span", { class: "dot", "aria-hidden": "true" }), el("span", { class: "who" }, nameParts(name)), ...tags));
+    box.append(el("div", { class: "seat-name" }, el("span", { class: "dot", "aria-hidden": "true" }), this.who(info, role, name), ...tags));
     if (isTurn && table.clock) box.append(el("div", { class: "clock", "data-clock-seat": seat }, el("div", { class: "clock-bar" }), el("span", { class: "clock-text" })));
     if (table.status === "waiting") return this.seating(box, seat, info, you);
     if (!view) return box;

@@ -17,7 +17,7 @@ longer needed to answer ``since`` are dropped then. A finished match keeps only 
 checkpoint: its record is final and nobody resyncs with it.
 
 :class:`Journal` tracks, for one table, how much of it is durable and builds the next
-:class:`TableWrite`; the table commits it (:meth:`truco.server.store.Store.commit`) before
+:class:`TableWrite`; the table commits it (:meth:`truco.server.storage.store.Store.commit`) before
 any client hears of what it holds.
 """
 

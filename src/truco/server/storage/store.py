@@ -1,12 +1,14 @@
 """Persistence with SQLAlchemy: every table and its match record (SQLite file by default,
 in WAL mode; PostgreSQL by URL).
 
-A table's changes are written ahead: the table hands a :class:`~truco.server.journal.TableWrite`
+A table's changes are written ahead: the table hands a
+:class:`~truco.server.storage.journal.TableWrite`
 to :meth:`Store.commit` and tells its clients only once it is committed. One writer task
 commits everything the tables hand over while the previous commit is in flight in one
 transaction (group commit), in a thread of its own, so that the event loop never waits for
 the database and the bots' threads never delay a commit. :meth:`Store.load` gives each live
-table as of its last commit (checkpoint and journal folded, see :mod:`truco.server.journal`).
+table as of its last commit (checkpoint and journal folded, see
+:mod:`truco.server.storage.journal`).
 
 Why a sync driver in one thread rather than an async driver: group commit wants exactly one
 writer (SQLite has only one anyway, and on PostgreSQL one connection committing batches keeps
@@ -17,7 +19,7 @@ connection it keeps (SQLAlchemy's pool and dialect still make it): compiling SQL
 statements for every commit cost more than the commit's own work.
 
 On PostgreSQL the group commits skip the thread: each batch is one statement (one round
-trip) on an asynchronous connection of the event loop (:mod:`truco.server.store_pg`).
+trip) on an asynchronous connection of the event loop (:mod:`truco.server.storage.store_pg`).
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ log = logging.getLogger("truco.server")
 T = TypeVar("T")
 
 #: the tables the code queries; the schema itself is made by the migrations
-#: (:mod:`truco.server.migrations`), which the migration test checks against this
+#: (:mod:`truco.server.storage.migrations`), which the migration test checks against this
 metadata = MetaData()
 
 settings_table = Table(

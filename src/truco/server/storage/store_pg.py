@@ -3,7 +3,7 @@
 At a human pace (one action a table a second) a group commit carries what arrived while
 the last one was in flight: little at a few hundred tables, more above (4-5 writes at 800
 tables, 15-26 at 1,000), so what a commit costs *per commit* is much of what an action
-costs. The generic path (:meth:`truco.server.store.Store.write_batch`, in
+costs. The generic path (:meth:`truco.server.storage.store.Store.write_batch`, in
 the writer's thread) spends a thread hop and three round trips on it (raise the fences, the
 journal entry, ``COMMIT``). Here a batch is one SQL statement on a connection in autocommit
 mode (so the statement is its own transaction): data-modifying ``WITH`` parts for the rows,
@@ -133,7 +133,7 @@ class PgWriter:
         self._conn: AsyncConnection[Any] | None = None
 
     async def write(self, writes: list[TableWrite], fences: dict[str, int], now: float) -> None:
-        """Commit ``writes`` in one statement; :class:`~truco.server.store.FenceError` if a
+        """Commit ``writes`` in one statement; :class:`~truco.server.storage.store.FenceError` if a
         fence refuses one (then nothing of them is written)."""
         import psycopg
 

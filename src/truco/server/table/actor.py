@@ -31,11 +31,7 @@ from ...rules import Rules
 from ...view import SeatView, public_hand, seat_view
 from ..config import ServerConfig
 from ..metrics import ACTIONS, ROUND_SECONDS
-from ..storage.journal import Journal
-from ..storage.rows import MatchRow
-from ..storage.store import Store
-from ..tasks import spawn
-from ..web.protocol import (
+from ..protocol import (
     Act,
     AddBot,
     Back,
@@ -51,6 +47,10 @@ from ..web.protocol import (
     pong_message,
     why_message,
 )
+from ..storage.journal import Journal
+from ..storage.rows import MatchRow
+from ..storage.store import Store
+from ..tasks import spawn
 from . import stored
 from .bot_pool import BotPool
 from .bots import BotScheduler
@@ -706,7 +706,15 @@ class Table:
             return self._summary
         here = {c.player.id for c in self.clients if c.player is not None}
         shown = tuple(
-            (seat.kind, seat.player_id, seat.name, seat.bot, seat.away, seat.player_id in here)
+            (
+                seat.kind,
+                seat.player_id,
+                seat.name,
+                seat.bot,
+                seat.away,
+                seat.player_id in here,
+                seat.account,
+            )
             for seat in self.seats
         )
         game = self.game
@@ -736,8 +744,9 @@ class Table:
                 "bot": bot,
                 "away": away,
                 "connected": kind == "bot" or (kind == "human" and connected),
+                "account": account,
             }
-            for i, (kind, _, name, bot, away, connected) in enumerate(shown)
+            for i, (kind, _, name, bot, away, connected, account) in enumerate(shown)
         ]
         clock = None
         if self.deadlines.turn is not None and game is not None:

@@ -1,5 +1,6 @@
 """Write-ahead for one table: what changed becomes a journal write, committed before any
-client hears of it (:mod:`truco.server.journal` builds the write, :mod:`truco.server.store`
+client hears of it (:mod:`truco.server.storage.journal` builds the write,
+:mod:`truco.server.storage.store`
 commits it with other tables' writes)."""
 
 from __future__ import annotations

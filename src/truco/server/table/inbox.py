@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..web.protocol import ClientMessage
+from ..protocol import ClientMessage
 from .clients import Peer
 
 #: messages handled together, at most, before their changes are committed

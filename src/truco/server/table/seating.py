@@ -23,6 +23,8 @@ class Seat:
     name: str = ""
     bot: str | None = None
     away: bool = False
+    #: a person with an account (a profile to open, someone to challenge), not a guest
+    account: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -31,6 +33,7 @@ class Seat:
             "name": self.name,
             "bot": self.bot,
             "away": self.away,
+            "account": self.account,
         }
 
     @classmethod
@@ -41,6 +44,7 @@ class Seat:
             data.get("name", ""),
             data.get("bot"),
             bool(data.get("away")),
+            bool(data.get("account")),
         )
 
 
@@ -113,7 +117,7 @@ class Seating:
         old = self.seat_of(player)
         if old is not None:
             self.seats[old] = Seat()
-        self.seats[seat] = Seat("human", player.id, player.name)
+        self.seats[seat] = Seat("human", player.id, player.name, account=player.account)
         return old
 
     def stand(self, player: Player | None) -> int:

@@ -4,16 +4,17 @@ players' profiles.
 
 An account's session is the same HttpOnly, SameSite cookie (or Bearer token) a guest's is,
 marked as an account's: its player id is the account's, so it reaches that account's seats
-and no other. Sessions are the server's (:mod:`truco.server.session_store`): logging out
+and no other. Sessions are the server's (:mod:`truco.server.people.session_store`): logging out
 ends one for every copy of its token.
 
 Passwords are hashed and checked by argon2id in threads, at most
-``password_workers`` at once (:class:`~truco.server.accounts.PasswordWork`): a flood of
+``password_workers`` at once (:class:`~truco.server.people.accounts.PasswordWork`): a flood of
 logins, right or wrong, waits its turn instead of taking every core. Logins are limited per
 address (all attempts) and per account (successful ones), and failures slow the next try of
 the same name from the same address, and of the address (:mod:`.login_throttle`).
 
-Every refusal is ``{"detail", "code", "params"}`` (:class:`~truco.server.accounts.AccountError`).
+Every refusal is ``{"detail", "code", "params"}``
+(:class:`~truco.server.people.accounts.AccountError`).
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ from ..people import accounts, fair_play, moderation, ratings
 from ..people.accounts import AccountError, PasswordWork
 from ..people.players import Player
 from ..people.sessions import clear_session_cookie
+from ..refusals import EVERY_ROUTE, refusals
 from .deps import ID_PATTERN, MaybePlayerDep, PlayerDep, ServerDep, TableId
-from .refusals import EVERY_ROUTE, refusals
 from .tables_api import client_summary, session_answer
 
 router = APIRouter(prefix="/api", responses=EVERY_ROUTE)

@@ -22,10 +22,10 @@ from fastapi import APIRouter, HTTPException, Request, Response
 from ...actions import is_say
 from ...record import RecordError, record_from_json
 from ..guards.limits import Windows
+from ..refusals import EVERY_ROUTE, HTTPRefusal, refusals
 from ..tasks import spawn
 from ..worker_process import exit_with_parent
 from .deps import PlayerDep, ServerDep, TableId
-from .refusals import EVERY_ROUTE, HTTPRefusal, refusals
 
 router = APIRouter(prefix="/api", responses=EVERY_ROUTE)
 

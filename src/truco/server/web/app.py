@@ -36,6 +36,7 @@ from ..people.accounts import AccountError
 from ..people.friends import FriendError
 from ..people.players import TokenSigner
 from ..people.session_store import Sessions
+from ..refusals import http_refusal, invalid_request, refusal_response
 from ..storage.store import Store
 from ..table import TableError
 from ..tasks import spawn
@@ -56,7 +57,6 @@ from . import (
 )
 from .card_art import card_back_svg, card_svg
 from .deps import ID_RE, NO_SESSION, NoSession, Server, ServerDep
-from .refusals import http_refusal, invalid_request, refusal_response
 
 if TYPE_CHECKING:
     from ..cluster.shared_limits import RedisCounts

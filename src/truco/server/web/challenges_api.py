@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, field_
 
 from ..lobby import challenges, team_challenges
 from ..lobby.challenges import table_rules
+from ..refusals import EVERY_ROUTE, refusals
 from .deps import ID_PATTERN, PlayerDep, Server, ServerDep
-from .refusals import EVERY_ROUTE, refusals
 from .tables_api import RULE_KEYS
 
 router = APIRouter(prefix="/api", responses=EVERY_ROUTE)

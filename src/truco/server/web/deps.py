@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Annotated
 
 from fastapi import Cookie, Depends, Header, HTTPException, Path
 from starlette.requests import HTTPConnection, Request
 
-from ..config import ServerConfig
-from ..guards.socket_caps import SocketCaps
-from ..lobby.tables import Lobby
+from ..parts import Server as Server  # what the routes share, with the player
 from ..people.players import Player
-from ..people.session_store import Sessions
 from ..people.sessions import COOKIE, bearer, cross_origin_refusal
-from ..storage.store import Store
 
 #: table and match ids: short codes of letters, digits, ``-`` and ``_``
 ID_PATTERN = r"^[A-Za-z0-9_-]{1,32}$"
@@ -23,18 +18,6 @@ ID_RE = re.compile(ID_PATTERN)
 TableId = Annotated[
     str, Path(pattern=ID_PATTERN, max_length=32, description="a table's code (ex. 'k3xq7p')")
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class Server:
-    """The parts of one running server."""
-
-    config: ServerConfig
-    store: Store
-    lobby: Lobby
-    sessions: Sessions
-    #: the sockets open per address and per player
-    sockets: SocketCaps = field(default_factory=lambda: SocketCaps(0, 0))
 
 
 #: the longest Authorization header and session cookie a request may carry

@@ -17,8 +17,8 @@ from ...refusals import Refusal
 from ..people import accounts, friends
 from ..people.friends import FriendError
 from ..people.players import Player
+from ..refusals import EVERY_ROUTE, refusal_response, refusals
 from .deps import PlayerDep, Server, ServerDep
-from .refusals import EVERY_ROUTE, refusal_response, refusals
 
 router = APIRouter(prefix="/api", responses=EVERY_ROUTE)
 

@@ -15,7 +15,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from markdown_it import MarkdownIt
 
-from .refusals import refusals
+from ..refusals import refusals
 
 HOWTO = Path(__file__).parents[1] / "static" / "howto"
 LANGUAGES = ("es", "en")

@@ -27,10 +27,10 @@ from ..guards.socket_caps import TOO_MANY_SOCKETS
 from ..lobby.tables import Inbox
 from ..people.players import Player
 from ..people.sessions import COOKIE, same_origin
+from ..protocol import Hello, ProtocolError, close_reason, error_message, parse_client_message
 from ..table import Client, Command, Join, Leave
 from ..tasks import spawn
 from .deps import ID_RE, Server, server_of
-from .protocol import Hello, ProtocolError, close_reason, error_message, parse_client_message
 
 #: the table's socket is ``/ws/{table}`` (``/ws/queue``, quick match's, is routed before it)
 router = APIRouter()

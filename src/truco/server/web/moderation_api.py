@@ -23,8 +23,8 @@ from ..people import integrity, moderation
 from ..people.accounts import AccountError
 from ..people.players import Player
 from ..people.ratings import MODES
+from ..refusals import EVERY_ROUTE, refusals
 from .deps import ID_RE, PlayerDep, Server, ServerDep
-from .refusals import EVERY_ROUTE, refusals
 
 STATIC = PathLib(__file__).parents[1] / "static"
 router = APIRouter(prefix="/api", responses=EVERY_ROUTE)

@@ -33,12 +33,12 @@ from ..lobby.matchmaking import MAX_BOTS_AFTER, Pairing, Policy, QueueError, Que
 from ..metrics import QUEUE_WAIT_SECONDS
 from ..people import fair_play, friends, moderation, ratings
 from ..people.players import Player
+from ..protocol import close_reason, error_message
+from ..refusals import EVERY_ROUTE
 from ..table import Seat, TableError
 from ..tasks import spawn
 from .deps import MaybePlayerDep, Server
 from .live import BAD_REQUEST, BAD_TOKEN, Refused, _identify, refuse
-from .protocol import close_reason, error_message
-from .refusals import EVERY_ROUTE
 
 log = logging.getLogger("truco.server")
 router = APIRouter(responses=EVERY_ROUTE)
@@ -167,7 +167,7 @@ class Matchmaker:
             )
             # nothing awaited since create: the table's actor has not run yet
             for seat, player in people.items():
-                table.seats[seat] = Seat("human", player.id, player.name)
+                table.seats[seat] = Seat("human", player.id, player.name, account=player.account)
             table.start_if_full()
         await asyncio.wait_for(table.until_durable(), 30)
         return table.id

@@ -27,10 +27,10 @@ from ..people import accounts, moderation
 from ..people.accounts import AccountError
 from ..people.players import Player, clean_name
 from ..people.sessions import clear_session_cookie, set_session_cookie
+from ..refusals import EVERY_ROUTE, HTTPRefusal, refusals
 from ..table.bot_pool import check_bot_spec, offered_bots
 from ..table.durability import TableStopped
 from .deps import MaybePlayerDep, NoSession, PlayerDep, Server, ServerDep, TableId
-from .refusals import EVERY_ROUTE, HTTPRefusal, refusals
 from .replays import replay_steps
 
 router = APIRouter(prefix="/api", responses=EVERY_ROUTE)

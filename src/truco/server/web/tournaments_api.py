@@ -18,8 +18,8 @@ from ..lobby.challenges import table_rules
 from ..lobby.tournaments import records
 from ..people import accounts, moderation
 from ..people.friends import FriendError
+from ..refusals import EVERY_ROUTE, refusals
 from .deps import ID_PATTERN, PlayerDep, ServerDep
-from .refusals import EVERY_ROUTE, refusals
 from .tables_api import RULE_KEYS
 
 router = APIRouter(prefix="/api", responses=EVERY_ROUTE)

@@ -29,10 +29,10 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.engine import Connection, RowMapping
 
 from ....rules import Rules
+from ...parts import Server
 from ...people.players import Player
 from ...storage.store import tournament_games_table, tournaments_table
 from ...tasks import spawn
-from ...web.deps import Server
 from ..challenges import seat_match
 from . import records
 from .matching import ArenaEntrant, Game, arena_pairs, last_rivals, swiss_entrants, swiss_round

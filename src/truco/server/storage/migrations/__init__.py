@@ -6,7 +6,7 @@ of the versions before migrations (settings, matches, journal; it creates only t
 database lacks, so a database those versions made is adopted as it is), later revisions add
 to it. A new revision is a module ``versions/vNNNN_what.py`` with ``revision = "NNNN"`` and
 ``down_revision`` the previous head (``v0002_accounts_ratings`` shows the shape); add its
-tables and columns to :data:`truco.server.store.metadata` too: ``tests/test_migrations.py``
+tables and columns to :data:`truco.server.storage.store.metadata` too: ``tests/test_migrations.py``
 checks that the migrations make exactly that schema, and that every revision downgrades.
 """
 

@@ -1,4 +1,4 @@
-"""Alembic's entry point: migrate the connection :func:`truco.server.migrations.upgrade`
+"""Alembic's entry point: migrate the connection :func:`truco.server.storage.migrations.upgrade`
 hands over, or (from the ``alembic`` command) a database named by ``TRUCO_DB_URL`` or the
 configuration's ``sqlalchemy.url``."""
 

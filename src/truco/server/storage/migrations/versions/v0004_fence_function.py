@@ -1,6 +1,6 @@
 """PostgreSQL: the fences of a group commit raised by one function, which refuses the whole
 statement when a newer lease token holds a table, so that a group commit is one statement
-and one round trip (:mod:`truco.server.store_pg`). SQLite has no such function (nor needs
+and one round trip (:mod:`truco.server.storage.store_pg`). SQLite has no such function (nor needs
 one: it has no cluster mode).
 
 Revision ID: 0004

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Send
 
-from ...refusals import Param, Refusal
+from ..refusals import Param, Refusal
 
 #: the code of a refusal raised without one of its own
 STATUS_CODES = {

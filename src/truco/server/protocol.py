@@ -12,11 +12,11 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic_core import PydanticCustomError
 
-from ...actions import ActionError, action_token, parse_action
-from ...refusals import Param, Refusal
-from ...view import PROTOCOL_VERSION
-from ..metrics import ERRORS
-from ..people.players import MAX_TOKEN
+from ..actions import ActionError, action_token, parse_action
+from ..refusals import Param, Refusal
+from ..view import PROTOCOL_VERSION
+from .metrics import ERRORS
+from .people.players import MAX_TOKEN
 
 
 class ProtocolError(ValueError):
