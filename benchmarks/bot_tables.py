@@ -288,7 +288,7 @@ def main() -> int:
     parser.add_argument("--load-processes", type=int, default=1)
     args = parser.parse_args()
     for players in args.players or [2]:
-        held = 0
+        held = None  # (None: not even the first step)
         for tables in (int(n) for n in args.ramp.split(",")):
             result = one_step(args, players, tables)
             print(json.dumps(result), flush=True)
