@@ -60,8 +60,8 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--bot-queue",
         type=int,
-        default=8,
-        help="bot decisions that may wait for a worker; more get the simple bot (default 8)",
+        default=64,
+        help="bot decisions that may wait for a worker; more get the simple bot (default 64)",
     )
     p.add_argument(
         "--bot-seconds",
