@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from http.cookiejar import CookieJar, DefaultCookiePolicy
@@ -305,7 +306,11 @@ def serve_without_db(port: int, max_tables: int) -> None:
     uvicorn.run(**uvicorn_options(app, host="127.0.0.1", port=port, log_level="warning"))
 
 
-def start_server(port: int, db: str, max_tables: int) -> subprocess.Popen[bytes]:
+def start_server(
+    port: int, db: str, max_tables: int, extra: Sequence[str] = ()
+) -> subprocess.Popen[bytes]:
+    """``truco serve`` (``db`` 'none': :func:`serve_without_db`) with the benchmarks' limits
+    lifted; ``extra``: more of its options."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     if db == "none":
         code = f"import server_load; server_load.serve_without_db({port}, {max_tables})"
@@ -318,7 +323,20 @@ def start_server(port: int, db: str, max_tables: int) -> subprocess.Popen[bytes]
         cmd += ["--http-rate", "1000000/minute", "--http-write-rate", "1000000/minute"]
         cmd += ["--max-tables-per-address", str(max_tables)]
         cmd += ["--max-sockets-per-address", "0", "--max-sockets-per-player", "0"]
+        cmd += extra
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, env=env)
+
+
+def wait_until_up(server: subprocess.Popen[bytes], base: str) -> None:
+    """Return once the server at ``base`` answers (a minute at most)."""
+    for _ in range(600):
+        if server.poll() is not None:
+            raise SystemExit(f"the server did not start (exit code {server.returncode})")
+        try:
+            httpx.get(f"{base}/api/options", timeout=1)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.1)
 
 
 def one_run(args: argparse.Namespace, sizes: list[int], db: str) -> dict[str, Any]:
@@ -326,14 +344,7 @@ def one_run(args: argparse.Namespace, sizes: list[int], db: str) -> dict[str, An
     server = start_server(port, db, args.tables * 4)
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(600):
-            if server.poll() is not None:
-                raise SystemExit(f"the server did not start (exit code {server.returncode})")
-            try:
-                httpx.get(f"{base}/api/options", timeout=1)
-                break
-            except httpx.HTTPError:
-                time.sleep(0.1)
+        wait_until_up(server, base)
         pid = server.pid
         start = time.time() + args.warmup
         end = start + args.seconds

@@ -58,6 +58,12 @@ def register(subparsers: Any) -> None:
         help="processes that think for search bots (default 2)",
     )
     p.add_argument(
+        "--bot-queue",
+        type=int,
+        default=64,
+        help="bot decisions that may wait for a worker; more get the simple bot (default 64)",
+    )
+    p.add_argument(
         "--bot-seconds",
         type=float,
         default=3.0,
@@ -276,6 +282,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         bot_delay=args.bot_delay,
         max_tables=args.max_tables,
         bot_workers=args.bot_workers,
+        bot_queue=max(0, args.bot_queue),
         bot_seconds=args.bot_seconds,
         max_tables_per_guest=args.max_tables_per_guest,
         max_tables_per_address=args.max_tables_per_address,
