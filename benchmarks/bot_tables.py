@@ -284,7 +284,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=30.0, help="measured seconds a step")
     parser.add_argument("--warmup", type=float, default=10.0, help="unmeasured start of a step")
     parser.add_argument("--p99-ms", type=float, default=1000.0, help="the p99 a step must keep")
-    parser.add_argument("--bot-queue", type=int, default=8, help="the server's (default 8)")
+    parser.add_argument("--bot-queue", type=int, default=64, help="the server's (default 64)")
     parser.add_argument("--load-processes", type=int, default=1)
     args = parser.parse_args()
     for players in args.players or [2]:
