@@ -58,6 +58,18 @@ SLOW_MODULES = frozenset(
         "test_student",
         "test_moderation",  # servers with bans, sessions and a truco admin beside them
         "test_fair_play",  # servers, matches played out, truco serve behind a "balancer"
+        "test_accounts",
+        "test_server_protocol",
+        "test_table_fanout",
+        "test_benchmark_bot_tables",
+        "test_frame_views",
+        "test_tui",
+        "test_replay_cli",
+        "test_matchmaking_server",
+        "test_session_revocation",
+        "test_expert_bots",
+        "test_cli",
+        "test_http_limits",
     }
 )
 
