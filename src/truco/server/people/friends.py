@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, delete, func, insert, or_, select, update
+from sqlalchemy import Table, and_, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
@@ -96,15 +96,16 @@ def follow(engine: Engine, follower: str, followed: str) -> None:
             raise FriendError(403, "follow_blocked")
         if _count(conn, follows_table.c.follower_id, follower) >= MAX_FOLLOWS:
             raise FriendError(409, "too_many_follows", max=MAX_FOLLOWS)
-        try:
-            with conn.begin_nested():
-                conn.execute(
-                    insert(follows_table).values(
-                        follower_id=follower, followed_id=followed, created_at=time.time()
-                    )
-                )
-        except IntegrityError:
-            pass  # followed already
+        _insert_once(conn, follows_table, follower_id=follower, followed_id=followed)
+
+
+def _insert_once(conn: Connection, table: Table, **values: str) -> None:
+    """Insert the row unless it is there already (following or blocking twice is once)."""
+    try:
+        with conn.begin_nested():
+            conn.execute(insert(table).values(**values, created_at=time.time()))
+    except IntegrityError:
+        pass
 
 
 def unfollow(engine: Engine, follower: str, followed: str) -> None:
@@ -137,15 +138,7 @@ def block(engine: Engine, blocker: str, blocked: str) -> None:
                 )
             )
         )
-        try:
-            with conn.begin_nested():
-                conn.execute(
-                    insert(blocks_table).values(
-                        blocker_id=blocker, blocked_id=blocked, created_at=time.time()
-                    )
-                )
-        except IntegrityError:
-            pass  # blocked already
+        _insert_once(conn, blocks_table, blocker_id=blocker, blocked_id=blocked)
 
 
 def unblock(engine: Engine, blocker: str, blocked: str) -> None:

@@ -7,11 +7,13 @@ See :mod:`.friends`."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, StrictBool
+from sqlalchemy.engine import Engine
 
 from ...refusals import Refusal
 from ..people import accounts, friends
@@ -58,39 +60,37 @@ async def my_friends(server: ServerDep, player: PlayerDep) -> dict[str, Any]:
     return await asyncio.to_thread(friends.friends_of, server.store.engine, me.id, listing)
 
 
+async def _between(
+    server: Server, player: Player, name: str, change: Callable[[Engine, str, str], None]
+) -> str:
+    """``change(engine, your id, their id)`` for the account ``name``; its name as stored."""
+    me = account_of(player)
+    other = await account_named(server, name)
+    await asyncio.to_thread(change, server.store.engine, me.id, other.id)
+    return other.name
+
+
 @router.put("/friends/{name}", responses=refusals(401, 403, 404, 409))
 async def follow(name: PlayerName, server: ServerDep, player: PlayerDep) -> dict[str, Any]:
     """Follow the account ``name`` (not one that blocked you, nor one you blocked)."""
-    me = account_of(player)
-    other = await account_named(server, name)
-    await asyncio.to_thread(friends.follow, server.store.engine, me.id, other.id)
-    return {"following": other.name}
+    return {"following": await _between(server, player, name, friends.follow)}
 
 
 @router.delete("/friends/{name}", responses=refusals(401, 403, 404))
 async def unfollow(name: PlayerName, server: ServerDep, player: PlayerDep) -> dict[str, Any]:
-    me = account_of(player)
-    other = await account_named(server, name)
-    await asyncio.to_thread(friends.unfollow, server.store.engine, me.id, other.id)
-    return {"unfollowed": other.name}
+    return {"unfollowed": await _between(server, player, name, friends.unfollow)}
 
 
 @router.put("/blocks/{name}", responses=refusals(401, 403, 404, 409))
 async def block(name: PlayerName, server: ServerDep, player: PlayerDep) -> dict[str, Any]:
     """Block the account ``name``: neither can challenge or follow the other, and casual
     quick match never seats you together."""
-    me = account_of(player)
-    other = await account_named(server, name)
-    await asyncio.to_thread(friends.block, server.store.engine, me.id, other.id)
-    return {"blocked": other.name}
+    return {"blocked": await _between(server, player, name, friends.block)}
 
 
 @router.delete("/blocks/{name}", responses=refusals(401, 403, 404))
 async def unblock(name: PlayerName, server: ServerDep, player: PlayerDep) -> dict[str, Any]:
-    me = account_of(player)
-    other = await account_named(server, name)
-    await asyncio.to_thread(friends.unblock, server.store.engine, me.id, other.id)
-    return {"unblocked": other.name}
+    return {"unblocked": await _between(server, player, name, friends.unblock)}
 
 
 @router.put("/me/presence", responses=refusals(400, 401, 403))
