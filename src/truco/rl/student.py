@@ -59,6 +59,7 @@ TABLES = (
     (Rules(players=2, target=30), 3),
     (Rules(players=2, target=15, flor=True), 2),
     (Rules(players=4, target=15), 1),
+    (Rules(players=6, target=15), 1),
 )
 
 #: One weighed candidate: position features, action features, (points, chance).
@@ -207,6 +208,29 @@ def fit(
     return model, errors
 
 
+def save_rows(path: str, rows: Sequence[Row]) -> None:
+    """Keep ``rows`` in ``path`` (numpy's .npz) for a later :func:`load_rows`."""
+    np.savez_compressed(
+        path,
+        position=np.array([p for p, _, _ in rows], dtype=np.float32),
+        action=np.array([a for _, a, _ in rows], dtype=np.float32),
+        target=np.array([t for _, _, t in rows], dtype=np.float64),
+    )
+
+
+def load_rows(path: str) -> list[Row]:
+    """The rows :func:`save_rows` kept; refused when the features have changed since."""
+    with np.load(path) as data:
+        position, action, target = data["position"], data["action"], data["target"]
+    sizes = feature_sizes()
+    if (position.shape[1], action.shape[1]) != sizes:
+        raise SystemExit(f"{path}: rows of other features ({position.shape[1:]}), not {sizes}")
+    return [
+        (p.tolist(), a.tolist(), (float(t[0]), float(t[1])))
+        for p, a, t in zip(position, action, target, strict=True)
+    ]
+
+
 def _progress(done: int, total: int, rows: int, started: float) -> None:
     if done % 10 == 0 or done == total:
         elapsed = time.time() - started
@@ -231,6 +255,17 @@ def main(argv: list[str] | None = None) -> int:
         help="who plays the positions' matches (expert iteration's next round: the student "
         "among them)",
     )
+    parser.add_argument(
+        "--save-rows", metavar="FILE", help="also keep the weighed rows (.npz) to fit again"
+    )
+    parser.add_argument(
+        "--rows",
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="rows kept by earlier rounds, fitted with this round's (expert iteration "
+        "aggregates its rounds)",
+    )
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
     started = time.time()
@@ -247,6 +282,10 @@ def main(argv: list[str] | None = None) -> int:
             rows.extend(_positions_job(job))
             _progress(i + 1, len(jobs), len(rows), started)
     generated = time.time() - started
+    if args.save_rows:
+        save_rows(args.save_rows, rows)
+    for path in args.rows:
+        rows.extend(load_rows(path))
     model, errors = fit(rows, args.hidden, args.epochs, args.seed)
     positions_n, actions_n = feature_sizes()
     data = {
