@@ -116,3 +116,34 @@ def test_the_training_command_writes_a_model_the_bot_loads(tmp_path: Path) -> No
     seat = game.actors()[0]
     view = seat_view(game, seat)
     assert StudentBot(model=model).choose(view, view.legal, game.rules) in view.legal
+
+
+def test_a_rounds_rows_are_kept_and_fitted_again_with_the_next(tmp_path: Path) -> None:
+    """Expert iteration aggregates its rounds: the rows one run keeps come back whole in
+    the next, and a file of other features is refused in one line."""
+    pytest.importorskip("numpy")
+    import numpy as np
+
+    from truco.rl.student import load_rows, main
+
+    kept = tmp_path / "round1.npz"
+    base = ["--seed", "3", "--worlds", "4", "--epochs", "1"]
+    assert (
+        main([*base, "--matches", "2", "--save-rows", str(kept), "--out", str(tmp_path / "a.json")])
+        == 0
+    )
+    first = load_model(str(tmp_path / "a.json")).meta["rows"]
+    rows = load_rows(str(kept))
+    assert len(rows) == first
+    assert (
+        main([*base, "--matches", "0", "--rows", str(kept), "--out", str(tmp_path / "b.json")]) == 0
+    )
+    assert load_model(str(tmp_path / "b.json")).meta["rows"] == first
+    np.savez(
+        tmp_path / "other.npz",
+        position=np.zeros((1, 3)),
+        action=np.zeros((1, 2)),
+        target=np.zeros((1, 2)),
+    )
+    with pytest.raises(SystemExit, match="other features"):
+        load_rows(str(tmp_path / "other.npz"))

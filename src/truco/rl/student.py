@@ -59,7 +59,6 @@ TABLES = (
     (Rules(players=2, target=30), 3),
     (Rules(players=2, target=15, flor=True), 2),
     (Rules(players=4, target=15), 1),
-    (Rules(players=6, target=15), 1),
 )
 
 #: One weighed candidate: position features, action features, (points, chance).
@@ -220,8 +219,11 @@ def save_rows(path: str, rows: Sequence[Row]) -> None:
 
 def load_rows(path: str) -> list[Row]:
     """The rows :func:`save_rows` kept; refused when the features have changed since."""
-    with np.load(path) as data:
-        position, action, target = data["position"], data["action"], data["target"]
+    try:
+        with np.load(path) as data:
+            position, action, target = data["position"], data["action"], data["target"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise SystemExit(f"{path}: not rows kept by --save-rows ({exc})") from None
     sizes = feature_sizes()
     if (position.shape[1], action.shape[1]) != sizes:
         raise SystemExit(f"{path}: rows of other features ({position.shape[1:]}), not {sizes}")
