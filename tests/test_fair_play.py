@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import func as sa_func
 from sqlalchemy import insert
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
@@ -26,9 +27,15 @@ from test_accounts_tables import play_until_over, recorded
 from test_ratings import finished, human
 from truco.server import ServerConfig
 from truco.server.people import accounts, moderation
-from truco.server.people.fair_play import FairPlay, rated_refusal, seen_at
+from truco.server.people.fair_play import FairPlay, kept_apart, rated_refusal, seen_at
 from truco.server.people.ratings import ratings_of, record_result, top
-from truco.server.storage.store import Store, accounts_table, ratings_table, results_table
+from truco.server.storage.store import (
+    Store,
+    account_addresses_table,
+    accounts_table,
+    ratings_table,
+    results_table,
+)
 
 __all__ = ["db_url"]  # the fixture, from databases
 
@@ -106,14 +113,44 @@ def _frames(ws: Any) -> list[dict[str, Any]]:
         return frames
 
 
-def test_the_rated_queue_does_not_pair_two_accounts_of_one_address(tmp_path: Any) -> None:
-    with LiveServer(strict(f"sqlite:///{tmp_path / 't.sqlite3'}")) as server:
+def _until_matched(ws: Any, seconds: float) -> dict[str, Any] | None:
+    """The ``matched`` frame if it comes within ``seconds``; None if only waiting does.
+    An error frame fails the test: a rated queue keeps apart, it does not refuse."""
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            frame = json.loads(ws.recv(timeout=left))
+        except TimeoutError:
+            return None
+        assert frame["type"] != "error", frame
+        if frame["type"] == "matched":
+            return dict(frame)
+    return None
+
+
+def test_the_rated_queue_keeps_two_accounts_of_one_address_apart(tmp_path: Any) -> None:
+    """They are not paired, nor told off: each waits, and is paired with the next player
+    from elsewhere; the same two may play a casual match."""
+    url = f"sqlite:///{tmp_path / 't.sqlite3'}"
+    with LiveServer(strict(url)) as server:
         farmer, feeder = Cheater(server, "Granjero"), Cheater(server, "Regalon")
         first, second = _queued(server, farmer.token), _queued(server, feeder.token)
-        for ws in (first, second):
-            errors = [f for f in _frames(ws) if f["type"] == "error"]
-            assert [e["code"] for e in errors] == ["rated_same_address"]
+        assert _until_matched(first, 3) is None and _until_matched(second, 0.5) is None
         assert httpx.get(f"{server.url}/api/tables").json() == []
+        rival = Cheater(server, "Forastera")
+        with Store(url).engine.begin() as conn:  # she signed up from another address
+            conn.execute(
+                account_addresses_table.update()
+                .where(account_addresses_table.c.account_id == rival.id)
+                .values(address="198.51.100.2")
+            )
+        third = _queued(server, rival.token)
+        with_rival = _until_matched(third, 20)
+        assert with_rival is not None
+        assert _until_matched(first, 20) == with_rival  # the longest waiting of the two
+        assert _until_matched(second, 1) is None  # still waiting, still not told off
+        for ws in (first, second, third):
+            ws.close()
         # and the same two may play a casual match
         casual = "1v1-sinflor-15-casual"
         sockets = []
@@ -280,3 +317,31 @@ def test_behind_a_balancer_the_players_address_is_the_forwarded_one(
     else:
         assert {r.signup_address for r in rows} == {"127.0.0.1"}
         assert refusal == "rated_same_address"
+
+
+def test_a_rated_ticket_keeps_apart_whom_the_rules_would_refuse(store: Store) -> None:
+    """What the rated queue keeps apart is what :func:`rated_refusal` would refuse: one
+    address (unless allowed), and the pairs that met their rated matches of the day."""
+    tag = uuid.uuid4().hex[:6]
+    a, b, c, d = (_account(store, f"{n}{tag}") for n in "PQRS")
+    now = time.time()
+    seen_at(store.engine, a, "203.0.113.8", now)
+    seen_at(store.engine, b, "203.0.113.8", now)
+    seen_at(store.engine, c, "198.51.100.3", now)
+    strict_rules = FairPlay(pair_per_day=1)
+    with store.engine.connect() as conn:
+        assert kept_apart(conn, strict_rules, a, now) == {b}
+        assert kept_apart(conn, strict_rules, c, now) == set()
+        assert kept_apart(conn, FairPlay(pair_per_day=1, same_address=True), a, now) == set()
+        assert kept_apart(conn, strict_rules, a, now + 31 * 86400) == set()  # long ago
+    assert _rated(store, [c, d], FairPlay(pair_per_day=1, same_address=True)) == (True, None)
+    with store.engine.connect() as conn:
+        played = conn.execute(sa_func.max(results_table.c.finished_at).select()).scalar_one()
+        after = played + 60  # the stored match's clock, a minute later
+        assert kept_apart(conn, strict_rules, c, after) == {d}
+        assert kept_apart(conn, strict_rules, d, after) == {c}
+        assert kept_apart(conn, FairPlay(pair_per_day=2), c, after) == set()
+        assert kept_apart(conn, strict_rules, c, after + 86400) == set()  # a day later
+        for x, y in ((a, b), (c, d), (a, c)):
+            refused = rated_refusal(conn, strict_rules, [[x], [y]], after) is not None
+            assert refused == (y in kept_apart(conn, strict_rules, x, after))

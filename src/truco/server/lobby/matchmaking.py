@@ -250,16 +250,17 @@ def _closest_group(
     return None if best is None else best[1]
 
 
-def _with_bots(
-    i: int, by_rating: Sequence[Ticket], size: int, now: float, policy: Policy
+def _nearest(
+    i: int, by_rating: Sequence[Ticket], most: int, now: float, policy: Policy
 ) -> list[int]:
-    """``by_rating[i]`` and the players nearest it in rating that fit, walking out
-    on both sides (fewer than ``size``: a full group would have been found first)."""
+    """``by_rating[i]`` and up to ``most - 1`` of the players nearest it in rating that fit
+    together, walking out on both sides: the group when no run of neighbours fits (someone
+    in it keeps apart from another), or the people of a table bots complete."""
     anchor = by_rating[i]
     group, chosen = [anchor], [i]
     left, right = i - 1, i + 1
-    for _ in range(4 * size):  # a few neighbours on each side: the far ones cannot fit
-        if len(group) == size - 1 or (left < 0 and right >= len(by_rating)):
+    for _ in range(4 * most):  # a few neighbours on each side: the far ones cannot fit
+        if len(group) == most or (left < 0 and right >= len(by_rating)):
             break
         take_left = right >= len(by_rating) or (
             left >= 0
@@ -293,10 +294,10 @@ def pair(
         start = _closest_group(i, free, key.players, now, policy)
         if start is not None:
             chosen = list(range(start, start + key.players))
-        elif wants_bots(key, anchor, now):
-            chosen = _with_bots(i, free, key.players, now, policy)
         else:
-            continue
+            chosen = _nearest(i, free, key.players, now, policy)
+            if len(chosen) < key.players and not wants_bots(key, anchor, now):
+                continue
         group = [free[j] for j in chosen]
         for j in sorted(chosen, reverse=True):
             del free[j], keys[j]

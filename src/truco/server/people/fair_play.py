@@ -9,7 +9,8 @@ other climbing the leaderboard in minutes with fresh partners signed up by the d
   tables (``ServerConfig.rated_tables_open`` lets tests make rated ones directly).
 - **One address, no rated match between them**: accounts seen at a common address (signed up
   or logged in from it, in the last :attr:`FairPlay.address_days` days) are not paired in
-  a rated queue, and a match between them on opposite teams is recorded unrated
+  a rated queue (their tickets keep them apart, :func:`kept_apart`: each waits for
+  someone else), and a match between them on opposite teams is recorded unrated
   (``unrated_reason`` ``rated_same_address``).
 - **Limits per pair per day**: two accounts meet in at most :attr:`FairPlay.pair_per_day`
   rated matches (opposite teams) in 24 hours; beyond, the queue does not pair them and a
@@ -143,6 +144,57 @@ def rated_meetings(conn: Connection, a: str, b: str, since: float) -> int:
         )
     )
     return int(conn.execute(query).scalar() or 0)
+
+
+#: At most this many accounts a rated ticket carries as kept apart (a shared address
+#: behind one NAT can hold many; past these, the check at pairing still refuses).
+KEPT_APART_MOST = 500
+
+
+def kept_apart(conn: Connection, rules: FairPlay, account_id: str, now: float) -> frozenset[str]:
+    """The accounts a rated queue must not pair ``account_id`` with now: those seen at one
+    of its addresses (unless the rules allow it) and those it met in ``pair_per_day``
+    rated matches in the last 24 hours, so that the queue waits for someone else rather
+    than forming a table :func:`rated_refusal` would refuse."""
+    apart: set[str] = set()
+    if not rules.same_address:
+        since = now - rules.address_days * DAY
+        mine, theirs = (
+            account_addresses_table.alias("mine"),
+            account_addresses_table.alias("theirs"),
+        )
+        query = (
+            select(theirs.c.account_id)
+            .distinct()
+            .join(mine, mine.c.address == theirs.c.address)
+            .where(
+                mine.c.account_id == account_id,
+                theirs.c.account_id != account_id,
+                mine.c.last_seen > since,
+                theirs.c.last_seen > since,
+            )
+            .limit(KEPT_APART_MOST)
+        )
+        apart.update(conn.execute(query).scalars())
+    if rules.pair_per_day > 0:
+        mine, theirs = participants_table.alias("mine"), participants_table.alias("theirs")
+        met = (
+            select(theirs.c.player_id)
+            .select_from(mine)
+            .join(theirs, theirs.c.match_id == mine.c.match_id)
+            .join(results_table, results_table.c.match_id == mine.c.match_id)
+            .where(
+                mine.c.player_id == account_id,
+                mine.c.team != theirs.c.team,
+                results_table.c.rated.is_(True),
+                results_table.c.finished_at > now - DAY,
+            )
+            .group_by(theirs.c.player_id)
+            .having(func.count() >= rules.pair_per_day)
+            .limit(KEPT_APART_MOST)
+        )
+        apart.update(conn.execute(met).scalars())
+    return frozenset(apart)
 
 
 def rated_refusal(

@@ -263,9 +263,17 @@ async def _ticket(websocket: WebSocket, matchmaker: Matchmaker) -> tuple[QueueKe
     if key.rated and not account:
         raise Refused(NEEDS_ACCOUNT, "queue_needs_account")
     avoid = frozenset[str]()
-    if not key.rated and player.account:  # casual: never seated with whom a block parts
+    if key.rated:  # never paired with whom the fair-play rules would refuse a rated match
+        avoid = await asyncio.to_thread(_kept_apart, matchmaker.server, player.id)
+    elif player.account:  # casual: never seated with whom a block parts
         avoid = await asyncio.to_thread(friends.avoided, matchmaker.server.store.engine, player.id)
     return key, Ticket(player.id, player.name, rating, matchmaker.clock(), bots_after, avoid)
+
+
+def _kept_apart(server: Server, account_id: str) -> frozenset[str]:
+    with server.store.engine.connect() as conn:
+        rules = fair_play.FairPlay.of(server.config)
+        return fair_play.kept_apart(conn, rules, account_id, time.time())
 
 
 async def _send(websocket: WebSocket, message: dict[str, Any]) -> None:
