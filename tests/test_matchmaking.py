@@ -227,3 +227,45 @@ def test_many_players_each_seated_once_balanced_and_never_after_leaving(
     for key, left_over in stayed.items():
         assert len(left_over) < key.players, f"{len(left_over)} still waiting in {key}"
         assert all(w.bots_after is None or key.rated for w in left_over)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.integers(2, 8).flatmap(
+        lambda n: st.tuples(
+            st.just(n),
+            st.sets(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1))),
+            st.lists(st.integers(1400, 1600), min_size=n, max_size=n),
+        )
+    )
+)
+def test_players_kept_apart_never_share_a_table_and_the_rest_still_pair(
+    case: tuple[int, set[tuple[int, int]], list[int]],
+) -> None:
+    """Tickets that keep others apart (a block, a rated pair the fair-play rules refuse):
+    no table seats two of them, the longest waiting plays whenever someone may play them
+    (a run of neighbours in rating that does not fit is not the end of their search), and
+    among those left waiting no two could play each other."""
+    n, apart, ratings = case
+    avoid: dict[int, set[str]] = {i: set() for i in range(n)}
+    for a, b in apart:
+        if a != b:
+            avoid[a].add(f"p{b}")
+    tickets = [
+        Ticket(f"p{i}", f"P{i}", ratings[i], float(i), None, frozenset(avoid[i])) for i in range(n)
+    ]
+    wide = Policy(base=1000)
+    tables = pair(R1, tickets, now=100.0, policy=wide)
+    seated = [t.player_id for table in tables for t in table.tickets()]
+    assert len(seated) == len(set(seated))
+    for table in tables:
+        a, b = table.tickets()
+        assert b.player_id not in a.avoid and a.player_id not in b.avoid
+    first = tickets[0]  # the longest waiting: seated if anyone may play them
+    if any(first.player_id not in t.avoid and t.player_id not in first.avoid for t in tickets[1:]):
+        assert first.player_id in seated
+    left = [t for t in tickets if t.player_id not in seated]
+    for a, b in itertools.combinations(left, 2):
+        assert b.player_id in a.avoid or a.player_id in b.avoid, (
+            f"{a.player_id} and {b.player_id} wait apart"
+        )
