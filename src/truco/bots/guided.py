@@ -7,7 +7,11 @@ plays its best move at once. On a *close* one, where its best few candidates
 are played out by the expert's own search (:data:`~.search.EXPERT_2026`: its weighed
 worlds, its wary rivals, its read of the table and its fit of the rivals, which sees
 every decision) at a small budget of :attr:`Guide.worlds` worlds, and each is worth the
-mean of the student's value and the search's (:attr:`Guide.blend`). The search then
+mean of the student's value and the search's (:attr:`Guide.blend`). The expert's caution
+holds there too: a risky call (envido, truco and their raises) is played over the best
+quiet move of the shortlist only when it is worth more by more than one standard error of
+the search's paired difference (:func:`~.search.cautious_index`); a few worlds otherwise
+make a falta look free whenever none of them held the rival's good hand. The search then
 spends its worlds only where the student hesitates, among the moves it rates, at about
 1/40 of the expert's cost.
 
@@ -26,7 +30,7 @@ from dataclasses import dataclass
 from ..actions import is_say
 from ..rules import Rules
 from ..view import SeatView
-from .search import EXPERT_2026, Method, SearchBot
+from .search import EXPERT_2026, Method, SearchBot, cautious_index, paired_error
 from .student import StudentBot, StudentModel
 
 
@@ -91,7 +95,12 @@ class GuidedBot(StudentBot):
         close = shortlist(values, self.guide)
         if len(close) == 1:
             return candidates[close[0]]
-        found = self.search.evaluate(view, [candidates[i] for i in close], rules).values
+        shortlisted = [candidates[i] for i in close]
+        found = self.search.evaluate(view, shortlisted, rules)
         b = self.guide.blend
-        mixed = [b * v + (1 - b) * values[i] for v, i in zip(found, close, strict=True)]
-        return candidates[close[max(range(len(close)), key=mixed.__getitem__)]]
+        mixed = [b * v + (1 - b) * values[i] for v, i in zip(found.values, close, strict=True)]
+
+        def error(i: int, base: int) -> float:  # the student's part is the same in both
+            return b * paired_error(found.samples[i], found.samples[base])
+
+        return shortlisted[cautious_index(shortlisted, mixed, error, self.search.method.cautious)]

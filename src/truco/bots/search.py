@@ -54,7 +54,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..actions import ENVIDO_CALLS, TRUCO_CALLS, is_say
@@ -441,21 +441,18 @@ class SearchBot(Bot):
 
     def cautious_choice(self, evaluation: Evaluation) -> int:
         """The best quiet action, unless a risky call beats it by ``cautious`` errors."""
-        actions, values, samples = evaluation.actions, evaluation.values, evaluation.samples
-        quiet = [i for i, a in enumerate(actions) if a not in RISKY]
-        if not quiet:
-            return evaluation.best()
-        base = max(quiet, key=values.__getitem__)
-        choice, margin = base, 0.0
-        for i, action in enumerate(actions):
-            if action in RISKY:
-                gain = values[i] - values[base]
-                error = paired_error(samples[i], samples[base])
-                if gain > margin and gain > self.method.cautious * error:
-                    if self.method.robust and not pays_in_both(evaluation, i, base):
-                        continue
-                    choice, margin = i, gain
-        return actions[choice]
+        samples = evaluation.samples
+
+        def error(i: int, base: int) -> float:
+            return paired_error(samples[i], samples[base])
+
+        def pays(i: int, base: int) -> bool:
+            return not self.method.robust or pays_in_both(evaluation, i, base)
+
+        actions = evaluation.actions
+        return actions[
+            cautious_index(actions, evaluation.values, error, self.method.cautious, pays)
+        ]
 
     def _worlds(
         self,
@@ -512,6 +509,30 @@ def pays_in_both(evaluation: Evaluation, i: int, base: int) -> bool:
         if hi > lo and sum(a[lo:hi]) <= sum(b[lo:hi]):
             return False
     return True
+
+
+def cautious_index(
+    actions: Sequence[int],
+    values: Sequence[float],
+    error: Callable[[int, int], float],
+    cautious: float,
+    allowed: Callable[[int, int], bool] = lambda i, base: True,
+) -> int:
+    """Which of ``actions`` to play by ``values``: the best quiet one, unless a risky call
+    (:data:`RISKY`) beats it by more than ``cautious`` times ``error(call, quiet)``, the
+    standard error of their difference (and ``allowed`` lets it); with no quiet action,
+    the best."""
+    quiet = [i for i, a in enumerate(actions) if a not in RISKY]
+    if not quiet:
+        return max(range(len(actions)), key=values.__getitem__)
+    base = max(quiet, key=values.__getitem__)
+    choice, margin = base, 0.0
+    for i, action in enumerate(actions):
+        if action in RISKY:
+            gain = values[i] - values[base]
+            if gain > margin and gain > cautious * error(i, base) and allowed(i, base):
+                choice, margin = i, gain
+    return choice
 
 
 def paired_error(a: Sequence[float], b: Sequence[float]) -> float:
