@@ -8,10 +8,10 @@ from hypothesis import strategies as st
 
 import strategies
 from truco import Game, Rules
-from truco.actions import is_say
+from truco.actions import FALTA_ENVIDO, TRUCO, is_say, parse_action
 from truco.bots import make_bot
 from truco.bots.guided import GUIDES, Guide, GuidedBot, guide_method, shortlist
-from truco.bots.search import EXPERT_2026
+from truco.bots.search import EXPERT_2026, cautious_index
 from truco.bots.student import StudentBot
 from truco.cards import parse_card
 from truco.view import seat_view
@@ -21,6 +21,27 @@ TABLES = strategies.SAMPLE_TABLES
 
 def _cards(*names: str) -> tuple[int, ...]:
     return tuple(parse_card(n) for n in names)
+
+
+def test_a_risky_call_needs_more_than_noise_to_beat_the_quiet_move() -> None:
+    """The expert's caution, as the guided blend uses it: a call worth a little more than
+    a card is played only when the margin is larger than its standard error."""
+    play, falta, truco = parse_action("play 4c"), FALTA_ENVIDO, TRUCO
+    actions = [play, falta]
+
+    def noisy(i: int, base: int) -> float:
+        return 0.8
+
+    def sure(i: int, base: int) -> float:
+        return 0.1
+
+    assert cautious_index(actions, [1.0, 1.5], noisy, 1.0) == 0  # within the noise: the card
+    assert cautious_index(actions, [1.0, 1.5], sure, 1.0) == 1
+    assert cautious_index(actions, [1.0, 1.5], noisy, 0.0) == 1  # no caution: the best
+    assert cautious_index(actions, [2.0, 1.5], sure, 1.0) == 0  # a call worth less: never
+    assert cautious_index([falta, truco], [1.0, 2.0], noisy, 1.0) == 1  # no quiet move: best
+    # of two calls that clear the noise, the one worth most
+    assert cautious_index([play, falta, truco], [0.0, 1.0, 2.0], sure, 1.0) == 2
 
 
 def test_the_shortlist_is_the_best_few_within_the_gate() -> None:
