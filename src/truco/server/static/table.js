@@ -732,7 +732,8 @@ export class TableScreen {
         onclick: () => this.why("envido"),
       }, t("call.envido"), el("kbd", { "aria-hidden": "true" }, "E")));
       const hint = this.envidoHint?.moment === moment ? this.envidoHint.text : null;
-      box.append(el("p", { class: "muted", id: "envido-hint", role: "note" }, hint ?? ""));
+      // beside the buttons, not a row of its own: the calls and the megaphone stay in view
+      bar.append(el("span", { class: "muted envido-hint", id: "envido-hint", role: "note" }, hint ?? ""));
     }
     if (says.length) {
       box.append(el("div", { class: "megaphone", id: "megaphone", role: "group", "aria-label": t("table.megaphone") },
