@@ -79,13 +79,7 @@ class GuidedBot(StudentBot):
         self.search = SearchBot("expert-2026", seed, method=guide_method(self.guide))
 
     def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
-        search = self.search
-        if view.seat is not None:
-            search.track(view)
-        action = self._choose(view, legal, rules)
-        if search.tracker is not None:
-            search.tracker.own_action(view, action)
-        return action
+        return self.search.tracked(view, lambda: self._choose(view, legal, rules))
 
     def _choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
         candidates = [a for a in legal if not is_say(a)] or list(legal)

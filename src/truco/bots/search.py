@@ -355,9 +355,15 @@ class SearchBot(Bot):
         return self._new_tracker(0).model()
 
     def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
+        return self.tracked(view, lambda: self._choose(view, legal, rules))
+
+    def tracked(self, view: SeatView, decide: Callable[[], int]) -> int:
+        """The action ``decide`` returns, the rivals' model fitted to ``view`` before
+        (adaptive levels) and the action told to the tracker after: how a bot that asks
+        this search for values (:mod:`.guided`) keeps its fit of the rivals."""
         if self.method.adaptive and view.seat is not None:
             self.track(view)
-        action = self._choose(view, legal, rules)
+        action = decide()
         if self.tracker is not None:
             self.tracker.own_action(view, action)
         return action

@@ -4,10 +4,9 @@ A lease is the key ``{prefix}lease:{table}`` holding ``"{node} {token}"`` with a
 The token comes from ``INCR {prefix}fence:{table}``: every acquisition of a table gets a larger
 one than all before it. Acquire, renew and release are Lua scripts so that each is one atomic
 step (acquire only if nobody holds the lease; renew and release only while the value is still
-ours). The token is what the database checks (:meth:`truco.server.storage.store.Store.claim`): a
-node
-that was paused past its lease and wakes up still thinking it owns a table has a smaller token
-than the new owner, and its writes are refused where they land.
+ours). The token is what the database checks (:meth:`truco.server.storage.store.Store.claim`):
+a node that was paused past its lease and wakes up still thinking it owns a table has a smaller
+token than the new owner, and its writes are refused where they land.
 """
 
 from __future__ import annotations
