@@ -147,3 +147,21 @@ def test_a_rounds_rows_are_kept_and_fitted_again_with_the_next(tmp_path: Path) -
     )
     with pytest.raises(SystemExit, match="other features"):
         load_rows(str(tmp_path / "other.npz"))
+
+
+def test_the_positions_tables_are_chosen_by_the_command(tmp_path: Path) -> None:
+    """``--tables 6/15`` draws every match at a 3v3 table to 15 (the six-seat feature set
+    in every row); a malformed table stops the command in one line."""
+    pytest.importorskip("numpy")
+    from truco.rl.student import load_rows, main, parse_table
+
+    kept = tmp_path / "rows.npz"
+    args = ["--seed", "3", "--matches", "2", "--worlds", "4", "--epochs", "1", "--tables", "6/15"]
+    assert main([*args, "--save-rows", str(kept), "--out", str(tmp_path / "m.json")]) == 0
+    rows = load_rows(str(kept))
+    assert rows and all(position[6] == 1.0 and position[5] == 0.0 for position, _, _ in rows)
+    rules, weight = parse_table("4/30:3")
+    assert (rules.players, rules.target, rules.flor, weight) == (4, 30, False, 3)
+    for bad in ("8/15", "2/20", "2/15/flr", "2", "2/15:0", "two/15"):
+        with pytest.raises(ValueError, match="bad table"):
+            parse_table(bad)

@@ -53,13 +53,40 @@ from ..view import SeatView
 
 #: Who plays the positions' matches (both teams drawn from these).
 PLAYERS = ("simple", "search:easy", "tight", "loose", "station", "scared", "falta")
-#: The tables the positions come from, and how often.
+#: The tables the positions come from, and how often (``--tables``' default).
 TABLES = (
     (Rules(players=2, target=15), 4),
     (Rules(players=2, target=30), 3),
     (Rules(players=2, target=15, flor=True), 2),
     (Rules(players=4, target=15), 1),
 )
+Tables = tuple[tuple[Rules, int], ...]
+
+
+def parse_table(text: str) -> tuple[Rules, int]:
+    """``PLAYERS/TARGET[/flor][:WEIGHT]`` (``6/15:2``: 3v3 to 15, twice as often as a
+    table of weight 1) as a table and its weight; a bad one raises ``ValueError``.
+
+    >>> rules, weight = parse_table("2/15/flor:2")
+    >>> rules.players, rules.target, rules.flor, weight
+    (2, 15, True, 2)
+    """
+    spec, _, weight = text.partition(":")
+    parts = spec.split("/")
+    try:
+        players, target = int(parts[0]), int(parts[1])
+        count = int(weight) if weight else 1
+    except (ValueError, IndexError):
+        raise ValueError(f"bad table {text!r}: PLAYERS/TARGET[/flor][:WEIGHT]") from None
+    if (
+        players not in (2, 4, 6)
+        or target not in (15, 30)
+        or count < 1
+        or parts[2:] not in ([], ["flor"])
+    ):
+        raise ValueError(f"bad table {text!r}: PLAYERS/TARGET[/flor][:WEIGHT]")
+    return Rules(players=players, target=target, flor=parts[2:] == ["flor"]), count
+
 
 #: One weighed candidate: position features, action features, (points, chance).
 Row = tuple[list[float], list[float], tuple[float, float]]
@@ -118,17 +145,22 @@ class Recorder(Bot):
         return action
 
 
-def _tables() -> list[Rules]:
-    return [rules for rules, weight in TABLES for _ in range(weight)]
+def _tables(tables: Tables) -> list[Rules]:
+    return [rules for rules, weight in tables for _ in range(weight)]
 
 
 def positions(
-    seed: int, match: int, worlds: int, rate: float, players: Sequence[str] = PLAYERS
+    seed: int,
+    match: int,
+    worlds: int,
+    rate: float,
+    players: Sequence[str] = PLAYERS,
+    tables: Tables = TABLES,
 ) -> list[Row]:
     """The rows of match number ``match`` of a run seeded ``seed``, both teams drawn
-    from ``players``."""
+    from ``players``, its table from ``tables``."""
     rng = random.Random(f"student:{seed}:{match}")
-    rules = rng.choice(_tables())
+    rules = rng.choice(_tables(tables))
     search = teacher(worlds, rng.randrange(1 << 30))
     recorders = tuple(
         Recorder(make_bot(rng.choice(players), rng.randrange(1 << 30)), search, rate, match)
@@ -138,7 +170,7 @@ def positions(
     return recorders[0].rows + recorders[1].rows
 
 
-def _positions_job(args: tuple[int, int, int, float, tuple[str, ...]]) -> list[Row]:
+def _positions_job(args: tuple[int, int, int, float, tuple[str, ...], Tables]) -> list[Row]:
     return positions(*args)
 
 
@@ -258,6 +290,14 @@ def main(argv: list[str] | None = None) -> int:
         "among them)",
     )
     parser.add_argument(
+        "--tables",
+        nargs="+",
+        type=parse_table,
+        default=list(TABLES),
+        metavar="P/T[/flor][:W]",
+        help="the positions' tables and their weights (default: 2/15:4 2/30:3 2/15/flor:2 4/15:1)",
+    )
+    parser.add_argument(
         "--save-rows", metavar="FILE", help="also keep the weighed rows (.npz) to fit again"
     )
     parser.add_argument(
@@ -272,7 +312,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     started = time.time()
     players = tuple(args.players)
-    jobs = [(args.seed, m, args.worlds, args.rate, players) for m in range(args.matches)]
+    tables = tuple(args.tables)
+    jobs = [(args.seed, m, args.worlds, args.rate, players, tables) for m in range(args.matches)]
     rows: list[Row] = []
     if args.jobs > 1:
         with multiprocessing.Pool(args.jobs) as pool:
