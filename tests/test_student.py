@@ -165,3 +165,43 @@ def test_the_positions_tables_are_chosen_by_the_command(tmp_path: Path) -> None:
     for bad in ("8/15", "2/20", "2/15/flr", "2", "2/15:0", "two/15"):
         with pytest.raises(ValueError, match="bad table"):
             parse_table(bad)
+
+
+def test_the_teachers_caution_lowers_a_risky_call_to_what_the_expert_grants_it() -> None:
+    """With ``--cautious`` a risky call's target is worth more than the best quiet move
+    exactly when the expert would play it: a lucky mean over noisy worlds is not enough,
+    nor a gain on the fitted worlds alone; a quiet move keeps its mean."""
+    pytest.importorskip("numpy")
+    from truco.actions import parse_action
+    from truco.bots.search import Evaluation, cautious_index, paired_error, pays_in_both
+    from truco.rl.student import caution
+
+    play, truco = parse_action("play 1e"), TRUCO
+    quiet = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+
+    def evaluation(call: tuple[float, ...], split: int | None = None) -> Evaluation:
+        samples = (quiet, call)
+        values = tuple(sum(s) / len(s) for s in samples)
+        return Evaluation((play, truco), values, (0.0, 0.0), len(quiet), samples, split)
+
+    lucky = evaluation((9.0, -1.0, -1.0, -1.0, -1.0, -1.0))  # mean +0.67, one world
+    sure = evaluation((1.0, 1.2, 0.9, 1.1, 1.0, 1.0))
+    one_sided = evaluation((2.0, 2.0, 2.0, -1.0, -1.0, -1.0), split=3)  # wins only when fitted
+
+    def expert_calls(e: Evaluation) -> bool:
+        def error(i: int, b: int) -> float:
+            return paired_error(e.samples[i], e.samples[b])
+
+        def pays(i: int, b: int) -> bool:
+            return pays_in_both(e, i, b)
+
+        return cautious_index(e.actions, e.values, error, 1.0, pays) == 1
+
+    for e, calls in ((lucky, False), (sure, True), (one_sided, False)):
+        assert e.values[1] > e.values[0]  # the raw mean says: call
+        penalty = caution(e, 1.0)
+        assert penalty[0] == 0.0 and penalty[1] >= 0.0
+        assert expert_calls(e) is calls
+        assert (e.values[1] - penalty[1] > e.values[0]) is calls
+    assert caution(sure, 1.0)[1] < sure.values[1]  # a sure gain keeps most of its value
+    assert caution(lucky, 0.0) == [0.0, 0.0]  # off: the raw means

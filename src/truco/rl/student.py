@@ -41,7 +41,7 @@ import numpy as np
 from ..actions import is_say
 from ..arena.match import play_match
 from ..bots import Bot, make_bot
-from ..bots.search import EXPERT_2026, SearchBot
+from ..bots.search import EXPERT_2026, RISKY, Evaluation, SearchBot, paired_error
 from ..bots.student import (
     FEATURES_VERSION,
     action_features,
@@ -104,25 +104,60 @@ def teacher(worlds: int, seed: int) -> SearchBot:
     return bot
 
 
-def weigh(view: SeatView, candidates: Sequence[int], search: SearchBot) -> list[Row]:
-    """The teacher's verdict on each candidate of ``view``, as training rows."""
+def caution(evaluation: Evaluation, cautious: float) -> list[float]:
+    """Per candidate, what the expert's caution takes off its value: nothing from a quiet
+    move; from a risky call (:data:`~truco.bots.search.RISKY`), enough that it is worth
+    more than the best quiet move exactly when the expert would play it over that move
+    (its gain past ``cautious`` standard errors of the paired difference, and a gain on the
+    fitted worlds and on the wary ones apart, :func:`~truco.bots.search.pays_in_both`).
+    The student then learns the call's value as the expert acts on it, not the raw mean
+    that a few lucky worlds inflate."""
+    actions, samples = evaluation.actions, evaluation.samples
+    quiet = [i for i, a in enumerate(actions) if a not in RISKY]
+    if not cautious or not quiet:
+        return [0.0] * len(actions)
+    base = max(quiet, key=evaluation.values.__getitem__)
+    split = evaluation.fitted
+    out = []
+    for i, action in enumerate(actions):
+        if action not in RISKY:
+            out.append(0.0)
+            continue
+        diffs = [a - b for a, b in zip(samples[i], samples[base], strict=True)]
+        gain = sum(diffs) / len(diffs)
+        granted = gain - cautious * paired_error(samples[i], samples[base])
+        for part in (diffs[:split], diffs[split:]):
+            if part:
+                granted = min(granted, sum(part) / len(part))
+        out.append(gain - granted)
+    return out
+
+
+def weigh(
+    view: SeatView, candidates: Sequence[int], search: SearchBot, cautious: float = 0.0
+) -> list[Row]:
+    """The teacher's verdict on each candidate of ``view``, as training rows (a risky
+    call's points lowered by the teacher's :func:`caution`)."""
     from ..bots.search import match_value
 
     assert view.seat is not None
     team = view.seat & 1
     evaluation = search.evaluate(view, candidates, view.rules)
+    penalties = caution(evaluation, cautious)
     target = view.rules.target
     need_m, need_t = target - view.score[team], target - view.score[1 - team]
     before = match_value(need_m, need_t)
     position = position_features(view)
     rows: list[Row] = []
-    for action, outcomes in zip(evaluation.actions, evaluation.outcomes, strict=True):
+    for action, outcomes, penalty in zip(
+        evaluation.actions, evaluation.outcomes, penalties, strict=True
+    ):
         points = chance = 0.0
         for mine, theirs in outcomes:
             points += min(mine, need_m) - min(theirs, need_t)
             chance += match_value(need_m - mine, need_t - theirs) - before
         n = len(outcomes)
-        rows.append((position, action_features(view, action), (points / n, chance / n)))
+        rows.append((position, action_features(view, action), (points / n - penalty, chance / n)))
     return rows
 
 
@@ -132,15 +167,17 @@ class Recorder(Bot):
 
     name = "recorder"
 
-    def __init__(self, inner: Bot, search: SearchBot, rate: float, seed: int) -> None:
+    def __init__(
+        self, inner: Bot, search: SearchBot, rate: float, seed: int, cautious: float = 0.0
+    ) -> None:
         super().__init__("default", seed)
-        self.inner, self.search, self.rate = inner, search, rate
+        self.inner, self.search, self.rate, self.cautious = inner, search, rate, cautious
         self.rows: list[Row] = []
 
     def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
         candidates = [a for a in legal if not is_say(a)]
         if len(candidates) > 1 and self.rng.random() < self.rate:
-            self.rows.extend(weigh(view, candidates, self.search))
+            self.rows.extend(weigh(view, candidates, self.search, self.cautious))
         action = self.inner.choose(view, candidates or legal, rules)
         return action
 
@@ -156,6 +193,7 @@ def positions(
     rate: float,
     players: Sequence[str] = PLAYERS,
     tables: Tables = TABLES,
+    cautious: float = 0.0,
 ) -> list[Row]:
     """The rows of match number ``match`` of a run seeded ``seed``, both teams drawn
     from ``players``, its table from ``tables``."""
@@ -163,14 +201,18 @@ def positions(
     rules = rng.choice(_tables(tables))
     search = teacher(worlds, rng.randrange(1 << 30))
     recorders = tuple(
-        Recorder(make_bot(rng.choice(players), rng.randrange(1 << 30)), search, rate, match)
+        Recorder(
+            make_bot(rng.choice(players), rng.randrange(1 << 30)), search, rate, match, cautious
+        )
         for _ in range(2)
     )
     play_match((recorders[0], recorders[1]), rules, seed, match, swapped=False)
     return recorders[0].rows + recorders[1].rows
 
 
-def _positions_job(args: tuple[int, int, int, float, tuple[str, ...], Tables]) -> list[Row]:
+def _positions_job(
+    args: tuple[int, int, int, float, tuple[str, ...], Tables, float],
+) -> list[Row]:
     return positions(*args)
 
 
@@ -298,6 +340,13 @@ def main(argv: list[str] | None = None) -> int:
         help="the positions' tables and their weights (default: 2/15:4 2/30:3 2/15/flor:2 4/15:1)",
     )
     parser.add_argument(
+        "--cautious",
+        type=float,
+        default=0.0,
+        help="lower a risky call's points by the teacher's caution in standard errors "
+        "(the expert's 1.0; default 0: the raw means)",
+    )
+    parser.add_argument(
         "--save-rows", metavar="FILE", help="also keep the weighed rows (.npz) to fit again"
     )
     parser.add_argument(
@@ -313,7 +362,10 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     players = tuple(args.players)
     tables = tuple(args.tables)
-    jobs = [(args.seed, m, args.worlds, args.rate, players, tables) for m in range(args.matches)]
+    jobs = [
+        (args.seed, m, args.worlds, args.rate, players, tables, args.cautious)
+        for m in range(args.matches)
+    ]
     rows: list[Row] = []
     if args.jobs > 1:
         with multiprocessing.Pool(args.jobs) as pool:
