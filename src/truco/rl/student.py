@@ -1,20 +1,21 @@
 """Train the student (:mod:`truco.bots.student`) on the search teacher's verdicts.
 
-One reproducible command::
+One reproducible command (it remakes the shipped model to the last digit)::
 
-    nice -n 10 python -m truco.rl.student --seed 1 --matches 160 --worlds 64 --jobs 2 \\
-        --out src/truco/bots/data/student-v1.json.gz
+    nice -n 10 python -m truco.rl.student --seed 1 --matches 300 --worlds 32 --hidden 48 \\
+        --epochs 40 --jobs 2 --out src/truco/bots/data/student-v1.json.gz
 
 1. **Positions**: matches between the gauntlet's cheap players and the easy search
-   (1v1 and 2v2, sin and con flor, to 15 and to 30; the deals fixed by ``--seed``), or
-   ``--players`` (the next round of expert iteration: the student itself among them). At a
-   share ``--rate`` of the decisions with more than one candidate, the teacher weighs
-   every candidate from that seat's view.
+   (1v1 and 2v2, sin and con flor, to 15 and to 30, or the tables of ``--tables``; the
+   deals fixed by ``--seed``), or ``--players`` (the next round of expert iteration: the
+   student itself among them). At a share ``--rate`` of the decisions with more than one
+   candidate, the teacher weighs every candidate from that seat's view.
 2. **The teacher**: the search of ``search:expert-2026`` (its wary worlds, the table
    read, its prior of the rivals) at ``--worlds`` worlds instead of 240, not adaptive
    (the position comes from a match it did not play). Per candidate it gives the mean
    points of the hand (the team's less the rivals', only those that count) and the mean
-   change of the chance of winning the chico over its worlds.
+   change of the chance of winning the chico over its worlds; with ``--cautious``, a risky
+   call's points lowered by the expert's caution (:func:`caution`).
 3. **The student**: a one-hidden-layer perceptron (``--hidden`` tanh units) fitted to
    both by least squares (Adam, full passes over the shuffled positions, seeded), the
    last tenth of the positions held out to report its error.
