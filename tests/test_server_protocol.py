@@ -304,6 +304,14 @@ def test_2v2_people_and_bots_play_to_the_end(server: LiveServer) -> None:
     seats = {s for hand in record["hands"] for s, _ in hand["actions"]}
     assert alone_actors(record) <= seats
     assert {seat for seat, who in by if who == "bot"} == seats & {2, 3}
+    # the replay tells who sat where as the table did: the bots by name and level, and
+    # nobody's private id
+    replayed = httpx.get(f"{server.url}/api/matches/{table_id}/replay").json()
+    sat = replayed["seats"]
+    assert [seat["kind"] for seat in sat] == ["human", "human", "bot", "bot"]
+    assert [seat["bot"] for seat in sat[2:]] == ["random", "random"]
+    assert [seat["name"] for seat in sat] == record["headers"]["seats"]
+    assert all(set(seat) == {"kind", "name", "bot"} for seat in sat)
 
 
 @pytest.mark.parametrize(

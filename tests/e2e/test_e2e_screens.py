@@ -299,6 +299,8 @@ def test_the_replay_with_its_analysis_fits_every_screen_and_passes_axe(
     client.close()
     page = open_page(browser, server, f"/replay/{table['id']}")
     page.wait_for_selector("#analyze")
+    # the bot is named as at the table, with its level
+    assert re.search(r"\w+ \(principiante\) jugó", page.text_content(".move-list") or "")
     problems = every_size(page, "replay")
     page.set_viewport_size({"width": 1280, "height": 800})
     page.click("#analyze")

@@ -17,7 +17,9 @@ export async function showReplay(id, { app, identity }) {
   const seats = data.record.headers?.seats || [];
   const rules = data.record.rules || {};
   const n = rules.players || seats.length || 2;
-  const story = new Story({ seats: seats.map((name) => ({ kind: "human", name })), rules }, null);
+  // who sat where as at the table (a bot by its name and level); a record's names otherwise
+  const seated = data.seats?.length === seats.length ? data.seats : seats.map((name) => ({ kind: "human", name }));
+  const story = new Story({ seats: seated, rules }, null);
   const steps = data.steps;
   let i = 0;
   let decisions = new Map();  // replay step -> graded decision (once the analysis is in)

@@ -28,6 +28,7 @@ from ..people.accounts import AccountError
 from ..people.players import Player, clean_name
 from ..people.sessions import clear_session_cookie, set_session_cookie
 from ..refusals import EVERY_ROUTE, HTTPRefusal, refusals
+from ..storage.rows import MatchRow
 from ..table.bot_pool import check_bot_spec, offered_bots
 from ..table.durability import TableStopped
 from .deps import MaybePlayerDep, NoSession, PlayerDep, Server, ServerDep, TableId
@@ -269,13 +270,27 @@ async def history(
     ]
 
 
-async def _finished_record(server: ServerDep, match_id: str) -> dict[str, Any]:
+async def _finished(server: ServerDep, match_id: str) -> tuple[MatchRow, dict[str, Any]]:
+    """A finished match's stored row and its record (404 / 403 refusals otherwise)."""
     rows = await asyncio.to_thread(server.store.load, match_id=match_id, limit=1)
     if not rows or rows[0].record is None:
         raise HTTPRefusal(404, "no_match", table=match_id)
     if rows[0].status != "finished":
         raise HTTPRefusal(403, "match_not_over")
-    return rows[0].record
+    return rows[0], rows[0].record
+
+
+async def _finished_record(server: ServerDep, match_id: str) -> dict[str, Any]:
+    return (await _finished(server, match_id))[1]
+
+
+def public_seats(table: dict[str, Any]) -> list[dict[str, Any]]:
+    """Who sat where as everyone may see it: a person's name, a bot's name and level (the
+    seats' private ids left out)."""
+    return [
+        {"kind": seat.get("kind"), "name": seat.get("name", ""), "bot": seat.get("bot")}
+        for seat in table.get("seats", [])
+    ]
 
 
 @router.get("/matches/{table_id}/record", responses=refusals(403, 404))
@@ -285,9 +300,14 @@ async def match_record(table_id: TableId, server: ServerDep) -> dict[str, Any]:
 
 @router.get("/matches/{table_id}/replay", responses=refusals(403, 404))
 async def match_replay(table_id: TableId, server: ServerDep) -> dict[str, Any]:
-    data = await _finished_record(server, table_id)
+    row, data = await _finished(server, table_id)
     try:
         record = record_from_json(data)
     except RecordError as exc:  # the server wrote it: a broken one is the server's fault
         raise HTTPException(500, f"stored record is broken: {exc}") from None
-    return {"record": data, "summary": replay(record).to_json(), "steps": replay_steps(record)}
+    return {
+        "record": data,
+        "seats": public_seats(row.table),
+        "summary": replay(record).to_json(),
+        "steps": replay_steps(record),
+    }
