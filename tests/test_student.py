@@ -149,7 +149,9 @@ def test_a_rounds_rows_are_kept_and_fitted_again_with_the_next(tmp_path: Path) -
         load_rows(str(tmp_path / "other.npz"))
 
 
-def test_the_positions_tables_are_chosen_by_the_command(tmp_path: Path) -> None:
+def test_the_positions_tables_are_chosen_by_the_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """``--tables 6/15`` draws every match at a 3v3 table to 15 (the six-seat feature set
     in every row); a malformed table stops the command in one line."""
     pytest.importorskip("numpy")
@@ -165,6 +167,10 @@ def test_the_positions_tables_are_chosen_by_the_command(tmp_path: Path) -> None:
     for bad in ("8/15", "2/20", "2/15/flr", "2", "2/15:0", "two/15"):
         with pytest.raises(ValueError, match="bad table"):
             parse_table(bad)
+    with pytest.raises(SystemExit):  # argparse's one line, the form wanted in it
+        main(["--tables", "8/15", "--out", str(tmp_path / "never.json")])
+    assert "bad table '8/15': PLAYERS/TARGET" in capsys.readouterr().err
+    assert not (tmp_path / "never.json").exists()
 
 
 def test_the_teachers_caution_lowers_a_risky_call_to_what_the_expert_grants_it() -> None:

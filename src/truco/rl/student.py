@@ -89,6 +89,13 @@ def parse_table(text: str) -> tuple[Rules, int]:
     return Rules(players=players, target=target, flor=parts[2:] == ["flor"]), count
 
 
+def _table_argument(text: str) -> tuple[Rules, int]:
+    try:
+        return parse_table(text)
+    except ValueError as exc:  # argparse's own words would hide which form is wanted
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 #: One weighed candidate: position features, action features, (points, chance).
 Row = tuple[list[float], list[float], tuple[float, float]]
 
@@ -335,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--tables",
         nargs="+",
-        type=parse_table,
+        type=_table_argument,
         default=list(TABLES),
         metavar="P/T[/flor][:W]",
         help="the positions' tables and their weights (default: 2/15:4 2/30:3 2/15/flor:2 4/15:1)",
