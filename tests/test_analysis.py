@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from truco.arena.match import play_match
 from truco.bots import make_bot
 from truco.bots.search import match_value
 from truco.cli import main
-from truco.record import game_to_record, record_from_json
+from truco.record import Record, game_to_record, record_from_json
 from truco.rules import Rules
 
 STRENGTH = Path(__file__).parent / "records" / "strength"
@@ -212,16 +213,21 @@ def test_the_default_analysis_is_the_top_bot_s_and_has_no_seed() -> None:
     assert all(d.best == moves[(d.hand, d.step)] for d in first.decisions)
 
 
+def _resampled_grades(job: tuple[Record, int]) -> list[str | None]:
+    record, resample = job
+    return [d.grade for d in analyze(record, resample=resample, worlds=240).decisions]
+
+
 @pytest.mark.slow
 def test_five_resamples_of_the_search_mostly_give_the_same_grades() -> None:
     # the sampled second opinion, other worlds on purpose: how much of its grading is
     # the sampling's
     records = _strength_records("simple-random")[:2]
     same = total = 0
-    for record in records:
-        runs = [
-            [d.grade for d in analyze(record, resample=r, worlds=240).decisions] for r in range(5)
-        ]
+    with ProcessPoolExecutor(max_workers=2) as pool:  # ten whole analyses: both cores
+        graded = list(pool.map(_resampled_grades, [(rec, r) for rec in records for r in range(5)]))
+    for k in range(len(records)):
+        runs = graded[5 * k : 5 * k + 5]
         for grades in zip(*runs, strict=True):
             total += 1
             same += len(set(grades)) == 1
