@@ -399,6 +399,7 @@ def test_the_wary_rival_is_looser_than_the_policy_whatever_the_fit() -> None:
     assert all(LEVELS[level].wary == 0 for level in ("easy", "medium", "hard"))
 
 
+@pytest.mark.slow  # (seconds: out of the quick lane)
 def test_the_expert_bluffs_a_trash_truco_less_when_its_worlds_include_the_wary_rival() -> None:
     """The leak issue 11's best response found: an expert whose fit says "this rival
     folds" called truco as mano on a worthless hand nearly every time."""

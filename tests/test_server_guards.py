@@ -100,6 +100,7 @@ def test_a_cookie_with_a_null_origin_is_refused(server: LiveServer) -> None:
 
 
 # ------------------------------------------------------------------ flooding
+@pytest.mark.slow  # (seconds: out of the quick lane)
 def test_a_client_flooding_from_its_first_message_gets_its_state_then_is_closed(
     server: LiveServer,
 ) -> None:
