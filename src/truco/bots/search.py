@@ -517,6 +517,13 @@ def pays_in_both(evaluation: Evaluation, i: int, base: int) -> bool:
     return True
 
 
+def best_quiet(actions: Sequence[int], values: Sequence[float]) -> int | None:
+    """The index of the best of ``actions`` that is not a risky call (:data:`RISKY`), the
+    move a call must beat; ``None`` when every one is."""
+    quiet = [i for i, a in enumerate(actions) if a not in RISKY]
+    return max(quiet, key=values.__getitem__) if quiet else None
+
+
 def cautious_index(
     actions: Sequence[int],
     values: Sequence[float],
@@ -528,10 +535,9 @@ def cautious_index(
     (:data:`RISKY`) beats it by more than ``cautious`` times ``error(call, quiet)``, the
     standard error of their difference (and ``allowed`` lets it); with no quiet action,
     the best."""
-    quiet = [i for i, a in enumerate(actions) if a not in RISKY]
-    if not quiet:
+    base = best_quiet(actions, values)
+    if base is None:
         return max(range(len(actions)), key=values.__getitem__)
-    base = max(quiet, key=values.__getitem__)
     choice, margin = base, 0.0
     for i, action in enumerate(actions):
         if action in RISKY:

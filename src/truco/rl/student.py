@@ -42,7 +42,15 @@ import numpy as np
 from ..actions import is_say
 from ..arena.match import play_match
 from ..bots import Bot, make_bot
-from ..bots.search import EXPERT_2026, RISKY, Evaluation, SearchBot, paired_error
+from ..bots.search import (
+    EXPERT_2026,
+    RISKY,
+    Evaluation,
+    SearchBot,
+    best_quiet,
+    match_value,
+    paired_error,
+)
 from ..bots.student import (
     FEATURES_VERSION,
     action_features,
@@ -121,10 +129,9 @@ def caution(evaluation: Evaluation, cautious: float) -> list[float]:
     The student then learns the call's value as the expert acts on it, not the raw mean
     that a few lucky worlds inflate."""
     actions, samples = evaluation.actions, evaluation.samples
-    quiet = [i for i, a in enumerate(actions) if a not in RISKY]
-    if not cautious or not quiet:
+    base = best_quiet(actions, evaluation.values)
+    if not cautious or base is None:
         return [0.0] * len(actions)
-    base = max(quiet, key=evaluation.values.__getitem__)
     split = evaluation.fitted
     out = []
     for i, action in enumerate(actions):
@@ -146,8 +153,6 @@ def weigh(
 ) -> list[Row]:
     """The teacher's verdict on each candidate of ``view``, as training rows (a risky
     call's points lowered by the teacher's :func:`caution`)."""
-    from ..bots.search import match_value
-
     assert view.seat is not None
     team = view.seat & 1
     evaluation = search.evaluate(view, candidates, view.rules)
