@@ -125,7 +125,20 @@ def test_the_deciding_card_is_drawn_and_the_hand_stays_until_one_moves_on(
     assert page.evaluate("document.activeElement.id") == "move-on"
     page.keyboard.press("Enter")
     page.wait_for_selector("#landed", state="detached")
-    assert page.locator(f'.board img[data-card="{deciding}"]').count() == 0
+    # the board holds the new hand's cards only: the bot may be mano and have played already,
+    # even the deciding card again (it can be dealt again)
+    page.wait_for_function(
+        """(closedIndex) => {
+            const view = window.truco.state.view;
+            const board = [...document.querySelectorAll('.board .bazas-row img.card')]
+                .map((img) => img.dataset.card).sort();
+            const played = view.played.map(([, card]) => card).sort();
+            return view.hand_index === closedIndex + 1
+                && JSON.stringify(board) === JSON.stringify(played);
+        }""",
+        arg=hand["index"],
+        timeout=10_000,
+    )
     # the next closed hand goes by itself after a pause
     closed = page.evaluate("window.truco.summary.index")
     page.wait_for_function(
