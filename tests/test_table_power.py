@@ -10,12 +10,20 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import strategies
 from truco import Game, Rules
 from truco.actions import NO_QUIERO, QUIERO, RETRUCO, VALE_CUATRO, is_say
 from truco.bots import SearchBot, make_bot
 from truco.bots.judgement import WIN_SHARE, hand_power, table_power
 from truco.bots.opponent import RivalTracker
-from truco.bots.rollout import NEUTRAL, PlayerModel, action_likelihood
+from truco.bots.rollout import (
+    JITTERS,
+    NEUTRAL,
+    PlayerModel,
+    action_likelihood,
+    policy_action,
+    policy_actions,
+)
 from truco.cards import DECK, STRENGTH, parse_card
 from truco.view import seat_view
 
@@ -191,3 +199,33 @@ def test_simple_table_level_reads_the_table_where_simple_counts_the_won_baza() -
     read = [make_bot("simple:table", seed).choose(view, legal, game.rules) for seed in range(40)]
     assert rough.count(QUIERO) == 40
     assert read.count(NO_QUIERO) >= 34  # all but its 5% of loose acceptances
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    table=st.sampled_from(strategies.SAMPLE_TABLES),
+    seed=st.integers(0, 10**9),
+    calls=st.floats(-0.3, 0.3),
+    envido_accepts=st.floats(-0.3, 0.3),
+    truco_accepts=st.floats(-0.3, 0.3),
+    reads_table=st.booleans(),
+    shifts=st.lists(st.floats(-0.5, 0.5), min_size=1, max_size=7),
+)
+def test_the_policy_asked_at_several_shifts_answers_as_asked_at_each(
+    table: Rules,
+    seed: int,
+    calls: float,
+    envido_accepts: float,
+    truco_accepts: float,
+    reads_table: bool,
+    shifts: list[float],
+) -> None:
+    """The worlds' weights ask the policy at every shift at once, the hand judged once:
+    each answer is the one the policy gives at that shift alone, whatever the others."""
+    model = PlayerModel(calls, envido_accepts, truco_accepts, table=reads_table)
+    game, seat = strategies.random_position(table, seed, max_actions=60)
+    legal = game.legal_actions(seat, False)
+    together = policy_actions(game, seat, legal, (*shifts, *JITTERS), model)
+    alone = [policy_action(game, seat, legal, s, model) for s in (*shifts, *JITTERS)]
+    assert together == alone
+    assert all(a in legal for a in together)

@@ -9,6 +9,7 @@ of building a :class:`~truco.view.SeatView` per action: a rollout must cost micr
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..actions import (
@@ -125,8 +126,7 @@ def action_likelihood(
         return 1.0
     family = _FAMILY.get(action) if families else None
     hits = 0
-    for j in JITTERS:
-        chosen = policy_action(game, seat, legal, j, model)
+    for chosen in policy_actions(game, seat, legal, JITTERS, model):
         hits += chosen == action or (family is not None and _FAMILY.get(chosen) == family)
     share = hits / len(JITTERS)
     if _FAMILY.get(action) == 1 and not game.envido_calls:
@@ -151,28 +151,48 @@ def policy_action(
 ) -> int:
     """The rule-based player behind the rollouts; ``jitter`` shifts its thresholds,
     ``model`` shifts its calls and its answers apart."""
+    return policy_actions(game, seat, legal, (jitter,), model)[0]
+
+
+def policy_actions(
+    game: Game,
+    seat: int,
+    legal: list[int],
+    jitters: Sequence[float],
+    model: PlayerModel = NEUTRAL,
+) -> list[int]:
+    """:func:`policy_action` at each of ``jitters``, the seat's hand judged once (the
+    worlds' weights ask the policy at several shifts of the same position)."""
     if legal[0] == FLOR:
-        return FLOR
+        return [FLOR] * len(jitters)
     team = seat & 1
     if game.pending:
-        accepts = model.truco_accepts if game.pending[-1][0] == P_TRUCO else model.envido_accepts
-        return _answer(game, seat, legal, jitter + accepts, jitter + model.calls, model)
-    cards = [a for a in legal if a < 40]
-    jitter += model.calls
-    if ENVIDO in legal:
-        points = hand_tanto(game.dealt[seat]) + 10 * jitter
-        if points >= 31 and REAL_ENVIDO in legal:
-            return REAL_ENVIDO
-        if points >= 28:
-            return ENVIDO
+        return _answers(game, seat, legal, jitters, model)
+    tanto = hand_tanto(game.dealt[seat]) if ENVIDO in legal else None
+    real_envido = REAL_ENVIDO in legal
     level = game.truco_level
-    if TRUCO + level in legal and level < 3:
-        power = _power(game, seat, team, model) + jitter
-        if power >= 0.6 + 0.08 * level:
-            return TRUCO + level
-    if cards:
-        return follow(cards, game.bazas[-1], team)
-    return legal[0]
+    raise_to = TRUCO + level
+    power = _power(game, seat, team, model) if raise_to in legal and level < 3 else None
+    quiet: int | None = None  # the card the policy plays, or its only action
+    out = []
+    for shift in jitters:
+        jitter = shift + model.calls
+        if tanto is not None:
+            points = tanto + 10 * jitter
+            if points >= 31 and real_envido:
+                out.append(REAL_ENVIDO)
+                continue
+            if points >= 28:
+                out.append(ENVIDO)
+                continue
+        if power is not None and power + jitter >= 0.6 + 0.08 * level:
+            out.append(raise_to)
+            continue
+        if quiet is None:
+            cards = [a for a in legal if a < 40]
+            quiet = follow(cards, game.bazas[-1], team) if cards else legal[0]
+        out.append(quiet)
+    return out
 
 
 def _power(game: Game, seat: int, team: int, model: PlayerModel) -> float:
@@ -184,38 +204,53 @@ def _power(game: Game, seat: int, team: int, model: PlayerModel) -> float:
     return hand_power(game.cards[seat], game.baza_results, team)
 
 
-def _answer(
-    game: Game,
-    seat: int,
-    legal: list[int],
-    jitter: float,
-    call: float,
-    model: PlayerModel = NEUTRAL,
-) -> int:
-    """The policy's answer to the pending call (``jitter`` shifts the acceptance
-    thresholds, ``call`` the raises)."""
+def _answers(
+    game: Game, seat: int, legal: list[int], jitters: Sequence[float], model: PlayerModel
+) -> list[int]:
+    """The policy's answers to the pending call at each of ``jitters`` (a shift of the
+    acceptance thresholds, by ``model``'s acceptance of the call's kind, and of the
+    raises, by its calls)."""
     team = seat & 1
     kind, _, level = game.pending[-1]
     if kind == P_TRUCO:
-        if ENVIDO in legal and hand_tanto(game.dealt[seat]) >= 28 - 10 * call:
-            return ENVIDO
+        accepts = model.truco_accepts
+        tanto = hand_tanto(game.dealt[seat]) if ENVIDO in legal else None
         power = _power(game, seat, team, model)
+        partners = _partners(game, seat)
         can_raise = TRUCO + level in legal
-        return truco_answer(power, level, _partners(game, seat), jitter, call, can_raise)
+        out = []
+        for shift in jitters:
+            call = shift + model.calls
+            if tanto is not None and tanto >= 28 - 10 * call:
+                out.append(ENVIDO)
+            else:
+                out.append(truco_answer(power, level, partners, shift + accepts, call, can_raise))
+        return out
     if kind == P_ENVIDO:
-        points = hand_tanto(game.dealt[seat]) + 10 * jitter
+        accepts = model.envido_accepts
+        tanto = hand_tanto(game.dealt[seat])
         falta = FALTA_ENVIDO in game.envido_calls
-        if points + 10 * (call - jitter) >= 31 and REAL_ENVIDO in legal and not falta:
-            return REAL_ENVIDO
+        can_raise = REAL_ENVIDO in legal and not falta
         need = 29 if falta else 27 + min(len(game.envido_calls) - 1, 2) - _partners(game, seat)
-        return QUIERO if points >= need else NO_QUIERO
+        out = []
+        for shift in jitters:
+            jitter, call = shift + accepts, shift + model.calls
+            points = tanto + 10 * jitter
+            if points + 10 * (call - jitter) >= 31 and can_raise:
+                out.append(REAL_ENVIDO)
+            else:
+                out.append(QUIERO if points >= need else NO_QUIERO)
+        return out
     if kind == P_FLOR:
         if flor_value(game.dealt[seat]) >= 34 and CONTRAFLOR in legal:
-            return CONTRAFLOR
-        return CON_FLOR_ME_ACHICO if CON_FLOR_ME_ACHICO in legal else legal[0]
-    if kind == P_CONTRAFLOR or QUIERO in legal:
-        return QUIERO if flor_value(game.dealt[seat]) >= 33 else NO_QUIERO
-    return legal[0]
+            answer = CONTRAFLOR
+        else:
+            answer = CON_FLOR_ME_ACHICO if CON_FLOR_ME_ACHICO in legal else legal[0]
+    elif kind == P_CONTRAFLOR or QUIERO in legal:
+        answer = QUIERO if flor_value(game.dealt[seat]) >= 33 else NO_QUIERO
+    else:
+        answer = legal[0]
+    return [answer] * len(jitters)
 
 
 def truco_answer(
