@@ -167,6 +167,69 @@ def test_a_head_too_large_or_too_slow_is_cut(monkeypatch: pytest.MonkeyPatch) ->
             assert close_of(ws)[0] == 4404
 
 
+def read_response(sock: socket.socket) -> tuple[int, bytes]:
+    """One response of a kept-alive connection (it has a content-length)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        assert chunk, "closed before the response's head"
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(
+        int(line.split(b":", 1)[1])
+        for line in head.split(b"\r\n")
+        if line.lower().startswith(b"content-length:")
+    )
+    while len(body) < length:
+        body += sock.recv(65536)
+    return int(head.split(b" ", 2)[1]), body
+
+
+def test_every_head_of_a_kept_alive_connection_is_bounded_in_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Requests one after another on one connection, with bodies, and two at once, are
+    served; once one is answered, the next head sent a byte at a time is cut (408) like
+    the first; a socket's handshake and its quiet life past the head's time are left be."""
+    monkeypatch.setattr(http_head, "HEAD_SECONDS", 1.0)
+    config = ServerConfig(db_url="sqlite://", http_rate="1000/minute")
+    with LiveServer(config) as live:
+        sock = raw_request(live, "GET /api/options HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert read_response(sock)[0] == 200
+        body = b'{"name": "Lenta"}'
+        guest = (
+            b"POST /api/guest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+        )
+        sock.sendall(guest[:30])
+        time.sleep(0.5)  # half a head, then the rest in time
+        sock.sendall(guest[30:])
+        assert read_response(sock)[0] == 200
+        time.sleep(0.5)
+        two = b"GET /api/options HTTP/1.1\r\nHost: x\r\n\r\n" * 2  # pipelined
+        sock.sendall(two)
+        assert read_response(sock)[0] == 200 and read_response(sock)[0] == 200
+        # the next head, a byte every 0.3 s: cut about a second after its first byte
+        started = time.monotonic()
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            for byte in b"GET /api/options HTTP/1.1\r\nHost: x\r\n":
+                sock.sendall(bytes([byte]))
+                time.sleep(0.3)
+                if time.monotonic() - started > 5:
+                    break
+        status, answer = status_and_body(sock)
+        assert status == 408 and b"head_too_slow" in answer
+        assert 0.9 < time.monotonic() - started < 5
+        # a socket outlives the head's time: the guard let go of it at the handshake
+        token = guest_token(live.url, "Paciente")
+        table = create_table(live.url, token, rules={"players": 2})["id"]
+        with connect(f"{live.ws_url}/ws/{table}") as ws:
+            assert hello(ws, token)["type"] == "state"
+            time.sleep(2.5)
+            ws.send(json.dumps({"type": "ping"}))
+            assert ws.recv(timeout=10)
+
+
 # ------------------------------------------------------------------ pages
 def test_page_lookups_are_counted_per_address() -> None:
     """``/u/NAME``, ``/t/ID`` and ``/replay/ID`` each look something up: they share the

@@ -1,15 +1,18 @@
-"""The head of a connection's first HTTP request (its request line and headers), bounded
-in size and time, on asyncio's public protocol interface.
+"""The heads of a connection's HTTP requests (request line and headers), bounded in size
+and time, on asyncio's public protocol interface.
 
 An HTTP server that takes a head of any size, or waits for it for ever, lets one client
 hold memory or a connection for nothing (100 MiB of one header; slowloris: a connection
-that sends nothing, or half a head). :class:`HeadGuard` stands in front of uvicorn's HTTP
-protocol as the protocol the event loop calls (uvicorn's ``http`` option takes a protocol
-class): it hands every byte on unchanged, answers ``431`` and closes the connection once
-the first head passes :data:`MAX_HEAD_BYTES` without ending (a blank line), and closes a
-connection whose first head has not ended :data:`HEAD_SECONDS` after it opened (``408``).
-The heads of later requests on a kept-alive connection are bounded in size by h11
-(``h11_max_incomplete_event_size``, :func:`truco.server.web.serving.uvicorn_options`).
+that sends nothing, half a head, or, once its first request is answered, the next head a
+byte at a time). :class:`HeadGuard` stands in front of uvicorn's HTTP protocol as the
+protocol the event loop calls (uvicorn's ``http`` option takes a protocol class): it hands
+every byte on unchanged, and follows the requests on h11 (the parser uvicorn's protocol
+runs on, read through its public API) to know where each head starts and ends. It answers
+``431`` and closes the connection once a head passes :data:`MAX_HEAD_BYTES` without
+ending, and ``408`` once a head has not ended :data:`HEAD_SECONDS` after it began: the
+first at the connection's opening, each next one at its first byte (an idle kept-alive
+connection is uvicorn's to close). A socket's handshake hands the connection to the
+WebSocket protocol, and the guard with it sees nothing more.
 """
 
 from __future__ import annotations
@@ -19,12 +22,12 @@ import json
 from collections.abc import Callable
 from typing import Any, cast
 
+import h11
+
 #: the longest head a request may send (request line and headers)
 MAX_HEAD_BYTES = 65536
-#: how long a connection's first head may take to arrive
+#: how long a head may take to arrive (the first from the connection's opening)
 HEAD_SECONDS = 10.0
-#: what ends a head
-_END = b"\r\n\r\n"
 
 
 def _answer(status: str, detail: str, code: str, params: dict[str, Any]) -> bytes:
@@ -55,39 +58,33 @@ def too_slow() -> bytes:
 
 class HeadGuard(asyncio.Protocol):
     """The protocol of one connection: ``inner``'s (uvicorn's HTTP protocol), behind the
-    guard of its first head (see the module)."""
+    guard of its heads (see the module)."""
 
     def __init__(self, inner: asyncio.Protocol) -> None:
         self.inner = inner
         self._transport: asyncio.Transport | None = None
-        self._head: int | None = 0  # bytes of the first head so far; None: it has ended
-        self._tail = b""  # the last bytes read of it (an end split between two reads)
+        #: the request being read, as h11 sees it (None: no longer followed)
+        self._request: h11.Connection | None = _new_request()
+        self._head: int | None = 0  # bytes of the head being read; None: between heads
         self._timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # (uvloop's transports are not asyncio's classes: what is used here they have)
         self._transport = cast(asyncio.Transport, transport)
-        self._timer = asyncio.get_running_loop().call_later(HEAD_SECONDS, self._too_slow)
+        self._start_timer()
         self.inner.connection_made(transport)
 
     def data_received(self, data: bytes) -> None:
-        if self._head is not None:
-            seen = self._tail + data
-            if _END in seen:
-                self._ended()
-            else:
-                self._head += len(data)
-                if self._head > MAX_HEAD_BYTES:
-                    self._refuse(too_large())
-                    return
-                self._tail = seen[-3:]
+        if self._request is not None and not self._follow(data):
+            return
         self.inner.data_received(data)
 
     def eof_received(self) -> bool | None:
         return self.inner.eof_received()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._ended()
+        self._stop_timer()
+        self._request = None
         self.inner.connection_lost(exc)
 
     def pause_writing(self) -> None:
@@ -96,9 +93,57 @@ class HeadGuard(asyncio.Protocol):
     def resume_writing(self) -> None:
         self.inner.resume_writing()
 
-    def _ended(self) -> None:
-        self._head = None
-        self._tail = b""
+    def _follow(self, data: bytes) -> bool:
+        """Read ``data`` into the request being followed; False once it is refused."""
+        if self._head is None and self._request is not None and self._idle(self._request):
+            self._head = 0  # the first byte of the next head
+            self._start_timer()
+        request = self._request
+        assert request is not None
+        if self._head is not None:
+            self._head += len(data)
+        request.receive_data(data)
+        while request is not None:
+            try:
+                event = request.next_event()
+            except h11.RemoteProtocolError:
+                if self._head is not None and self._head > MAX_HEAD_BYTES:
+                    break  # refused below
+                # uvicorn's own parser answers it (400); nothing more to follow
+                self._head, self._request = None, None
+                self._stop_timer()
+                return True
+            if event is h11.NEED_DATA:
+                break
+            if isinstance(event, h11.Request):
+                self._head = None
+                self._stop_timer()
+            elif isinstance(event, h11.EndOfMessage):
+                # the next request starts with what is left of this read
+                left = request.trailing_data[0]
+                request = self._request = _new_request()
+                if left:
+                    self._head = len(left)
+                    self._start_timer()
+                    request.receive_data(left)
+            else:  # a body's part, or a paused (switching) or closed connection
+                if event is h11.PAUSED or isinstance(event, h11.ConnectionClosed):
+                    self._request = None
+                    break
+        if self._head is not None and self._head > MAX_HEAD_BYTES:
+            self._refuse(too_large())
+            return False
+        return True
+
+    @staticmethod
+    def _idle(request: h11.Connection) -> bool:
+        return request.their_state is h11.IDLE and not request.trailing_data[0]
+
+    def _start_timer(self) -> None:
+        self._stop_timer()
+        self._timer = asyncio.get_running_loop().call_later(HEAD_SECONDS, self._too_slow)
+
+    def _stop_timer(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
@@ -108,11 +153,17 @@ class HeadGuard(asyncio.Protocol):
         self._refuse(too_slow())
 
     def _refuse(self, answer: bytes) -> None:
-        self._ended()
+        self._stop_timer()
+        self._head, self._request = None, None
         transport = self._transport
         if transport is not None and not transport.is_closing():
             transport.write(answer)
             transport.close()
+
+
+def _new_request() -> h11.Connection:
+    # a head past the cap is refused here before h11's own limit is reached
+    return h11.Connection(h11.SERVER, max_incomplete_event_size=2 * MAX_HEAD_BYTES)
 
 
 def guarded(protocol: Callable[..., asyncio.Protocol]) -> type[asyncio.Protocol]:

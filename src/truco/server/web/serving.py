@@ -50,7 +50,7 @@ def uvicorn_options(app: Any, **overrides: Any) -> dict[str, Any]:
       wait while the client does not read (the flow control :class:`~.table.Client`'s
       bounded outbox relies on), with uvicorn's pings and a 64 KiB message cap;
     - HTTP on h11, whose heads are bounded in size (``h11_max_incomplete_event_size``),
-      behind :class:`~.http_head.HeadGuard` (a connection's first head bounded in time).
+      behind :class:`~.http_head.HeadGuard` (every head of a connection bounded in time).
 
     Uvicorn's log of a client's malformed text is made one info line (:class:`ClientMistakes`).
     """
