@@ -10,10 +10,11 @@ import strategies
 from truco import Game, Rules
 from truco.actions import FALTA_ENVIDO, TRUCO, is_say, parse_action
 from truco.bots import make_bot
-from truco.bots.guided import GUIDES, Guide, GuidedBot, guide_method, shortlist
-from truco.bots.search import EXPERT_2026, cautious_index
+from truco.bots.guided import GUIDES, MATCH_CALLS, Guide, GuidedBot, guide_method, shortlist
+from truco.bots.search import EXPERT_2026, bluff_draw, cautious_index
 from truco.bots.student import StudentBot
 from truco.cards import parse_card
+from truco.game import MatchPosition
 from truco.view import seat_view
 
 TABLES = strategies.SAMPLE_TABLES
@@ -81,6 +82,9 @@ def test_clear_decisions_are_the_students_and_close_ones_its_shortlists() -> Non
         if len(candidates) < 2:
             continue
         bot = GuidedBot(seed=seed)
+        candidates = bot.search.bounded_bluffs(view, candidates, MATCH_CALLS)
+        if len(candidates) < 2:
+            continue
         close = [candidates[i] for i in shortlist(student.values(view, candidates), bot.guide)]
         action = bot.choose(view, view.legal, game.rules)
         assert action in close
@@ -107,3 +111,30 @@ def test_it_sees_only_its_seat() -> None:
             assert len(shortlist(values, GUIDES["guided"])) > 1  # the search decides
             moves.add(GuidedBot(seed=seed).choose(view, view.legal, game.rules))
         assert len(moves) == 1
+
+
+def test_a_falta_from_a_weak_tanto_is_bounded_as_the_expert_bounds_its_bluffs() -> None:
+    """At 12-7 to 15, answering an envido with a tanto of 6, the student's best move is a
+    falta envido (its teacher's rollout rivals fold to one); the guided student makes it
+    only in the share of hands the expert bluffs (a draw fixed per hand and seed)."""
+    game = Game.at_position(
+        MatchPosition(Rules(target=15), 0, 0, (12, 7), (0, 0)), manual_deal=True
+    )
+    game.deal((_cards("7o", "6o", "1c"), _cards("10o", "5c", "6b")))
+    game.play(0, "envido")
+    view = seat_view(game, 1)
+    candidates = [a for a in view.legal if not is_say(a)]
+    assert StudentBot(seed=0).choose(view, view.legal, game.rules) == FALTA_ENVIDO
+    rate = EXPERT_2026.bluff_rate
+    assert rate is not None
+    bounded = 0
+    for seed in range(12):
+        bot = GuidedBot(seed=seed)
+        kept = bot.search.bounded_bluffs(view, candidates, MATCH_CALLS)
+        allowed = bluff_draw(seed, view, "envido") < rate
+        assert (FALTA_ENVIDO in kept) == allowed
+        assert set(candidates) - set(kept) <= {FALTA_ENVIDO}  # its other calls stay
+        if not allowed:
+            bounded += 1
+            assert bot.choose(view, view.legal, game.rules) != FALTA_ENVIDO
+    assert bounded >= 8

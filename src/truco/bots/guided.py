@@ -15,6 +15,12 @@ make a falta look free whenever none of them held the rival's good hand. The sea
 spends its worlds only where the student hesitates, among the moves it rates, at about
 1/40 of the expert's cost.
 
+A falta envido from a weak tanto (under :data:`~.search.BLUFF_TANTO`) is a bluff that
+puts the match on one envido; the student learnt from a teacher whose rollout rivals fold
+to it, and made it far more often than the expert, whose every bluff is bounded to a tenth
+of the hands (:attr:`~.search.Method.bluff_rate`). The guided student bounds that one the
+same way (:data:`MATCH_CALLS`); its other bluffs, which pay against the expert, it keeps.
+
 A lookahead valued by the student instead (the other seats answer with the rollout
 policy until this seat acts again, the student values the position reached) was tried
 and lost to the plain student (docs/bots.md): the student's values are not comparable
@@ -27,7 +33,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..actions import is_say
+from ..actions import FALTA_ENVIDO, is_say
 from ..rules import Rules
 from ..view import SeatView
 from .search import EXPERT_2026, Method, SearchBot, cautious_index, paired_error
@@ -60,6 +66,11 @@ def guide_method(guide: Guide) -> Method:
     return dataclasses.replace(EXPERT_2026, worlds=guide.worlds, oversample=2, team_worlds=None)
 
 
+#: The calls that can put the match on one envido, whose bluffs the guided student makes
+#: only as often as the expert makes any (:meth:`~.search.SearchBot.bounded_bluffs`).
+MATCH_CALLS = frozenset({FALTA_ENVIDO})
+
+
 #: The student's levels that search their close decisions, and their budgets.
 GUIDES = {"guided": Guide(candidates=3, gate=2.0, worlds=12)}
 
@@ -83,6 +94,7 @@ class GuidedBot(StudentBot):
 
     def _choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
         candidates = [a for a in legal if not is_say(a)] or list(legal)
+        candidates = self.search.bounded_bluffs(view, candidates, MATCH_CALLS)
         if len(candidates) == 1:
             return candidates[0]
         values = self.values(view, candidates)

@@ -34,7 +34,7 @@ LADDER: tuple[Level, ...] = (
     Level("beginner", "simple", 636),
     Level("amateur", "search:easy", 827),
     Level("club", "student:club", 862),
-    Level("master", "student:guided", 951),
+    Level("master", "student:guided", 970),
 )
 #: The ladder by name.
 LEVELS_BY_NAME = {level.name: level for level in LADDER}

@@ -54,7 +54,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
 
 from ..actions import ENVIDO_CALLS, TRUCO_CALLS, is_say
@@ -369,24 +369,30 @@ class SearchBot(Bot):
         return action
 
     def _choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
-        candidates = [a for a in legal if not is_say(a)]
-        rate = self.method.bluff_rate
-        if rate is not None and view.seat is not None:
-            weak = bluffs(view, candidates, self.method.bluff_tanto)
-            if weak:
-                envido = bluff_draw(self.seed, view, "envido") < rate
-                truco = bluff_draw(self.seed, view, "truco") < rate
-                candidates = [
-                    a
-                    for a in candidates
-                    if a not in weak or (envido if a in ENVIDO_CALLS else truco)
-                ]
+        candidates = self.bounded_bluffs(view, [a for a in legal if not is_say(a)])
         if len(candidates) == 1:
             return candidates[0]
         evaluation = self.evaluate(view, candidates, rules)
         if not self.method.cautious:
             return evaluation.best()
         return self.cautious_choice(evaluation)
+
+    def bounded_bluffs(
+        self, view: SeatView, candidates: list[int], calls: Container[int] = RISKY
+    ) -> list[int]:
+        """``candidates`` without the bluffs this hand may not make: with a
+        :attr:`Method.bluff_rate`, a call of ``calls`` (by default all) from a weak hand
+        (:func:`bluffs`) is kept in that share of the hands (:func:`bluff_draw`, drawn
+        once a hand)."""
+        rate = self.method.bluff_rate
+        if rate is None or view.seat is None:
+            return candidates
+        weak = [a for a in bluffs(view, candidates, self.method.bluff_tanto) if a in calls]
+        if not weak:
+            return candidates
+        envido = bluff_draw(self.seed, view, "envido") < rate
+        truco = bluff_draw(self.seed, view, "truco") < rate
+        return [a for a in candidates if a not in weak or (envido if a in ENVIDO_CALLS else truco)]
 
     def evaluate(self, view: SeatView, candidates: Sequence[int], rules: Rules) -> Evaluation:
         """Every action of ``candidates`` (at least one) played out in the same sampled
