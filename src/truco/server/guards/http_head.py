@@ -95,15 +95,15 @@ class HeadGuard(asyncio.Protocol):
 
     def _follow(self, data: bytes) -> bool:
         """Read ``data`` into the request being followed; False once it is refused."""
-        if self._head is None and self._request is not None and self._idle(self._request):
-            self._head = 0  # the first byte of the next head
-            self._start_timer()
         request = self._request
         assert request is not None
+        if self._head is None and request.their_state is h11.IDLE:
+            self._head = 0  # the first byte of the next head
+            self._start_timer()
         if self._head is not None:
             self._head += len(data)
         request.receive_data(data)
-        while request is not None:
+        while True:
             try:
                 event = request.next_event()
             except h11.RemoteProtocolError:
@@ -126,18 +126,13 @@ class HeadGuard(asyncio.Protocol):
                     self._head = len(left)
                     self._start_timer()
                     request.receive_data(left)
-            else:  # a body's part, or a paused (switching) or closed connection
-                if event is h11.PAUSED or isinstance(event, h11.ConnectionClosed):
-                    self._request = None
-                    break
+            elif event is h11.PAUSED or isinstance(event, h11.ConnectionClosed):
+                self._request = None  # a switch of protocol, or the end: nothing to follow
+                break
         if self._head is not None and self._head > MAX_HEAD_BYTES:
             self._refuse(too_large())
             return False
         return True
-
-    @staticmethod
-    def _idle(request: h11.Connection) -> bool:
-        return request.their_state is h11.IDLE and not request.trailing_data[0]
 
     def _start_timer(self) -> None:
         self._stop_timer()
