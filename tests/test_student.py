@@ -12,11 +12,12 @@ from hypothesis import strategies as st
 
 import strategies
 from truco import Game, Rules
-from truco.actions import QUIERO, TRUCO, is_say
+from truco.actions import MAZO, NO_QUIERO, QUIERO, TRUCO, is_say
 from truco.bots import make_bot
 from truco.bots.student import (
     FEATURES_VERSION,
     StudentBot,
+    closing_points,
     feature_sizes,
     load_model,
     packaged_model,
@@ -211,3 +212,36 @@ def test_the_teachers_caution_lowers_a_risky_call_to_what_the_expert_grants_it()
         assert (e.values[1] - penalty[1] > e.values[0]) is calls
     assert caution(sure, 1.0)[1] < sure.values[1]  # a sure gain keeps most of its value
     assert caution(lucky, 0.0) == [0.0, 0.0]  # off: the raw means
+
+
+def test_a_refused_truco_closes_the_hand_for_its_points_whatever_the_hidden_cards() -> None:
+    """Refusing a truco, or leaving, closes the hand at once: the caller takes 1 point."""
+    game = Game(Rules(target=15), manual_deal=True)
+    game.deal((_cards("4c", "5o", "6b"), _cards("1e", "1b", "7e")))
+    game.play(0, "truco")
+    view = seat_view(game, 1)
+    assert closing_points(view, view.legal) == {NO_QUIERO: (1, 0), MAZO: (1, 0)}
+    assert closing_points(view, [QUIERO]) == {}
+
+
+@settings(max_examples=150, deadline=None)
+@given(table=st.sampled_from(TABLES), seed=st.integers(0, 10**9))
+def test_the_closing_points_of_several_actions_are_each_actions_alone(
+    table: Rules, seed: int
+) -> None:
+    """One draw of worlds serves every closing action: the answer for several actions
+    is the answer for each alone; and where an action closes the hand whatever the
+    hidden cards, the real game gives those points."""
+    game, seat = strategies.random_position(table, seed, max_actions=80)
+    view = seat_view(game, seat)
+    together = closing_points(view, view.legal)
+    alone = {a: p for a in view.legal for a, p in closing_points(view, [a]).items()}
+    assert together == alone
+    assert set(together) <= {NO_QUIERO, MAZO}
+    for action in set(view.legal) & {NO_QUIERO, MAZO}:
+        real = game.clone()
+        real.dealer = None
+        closed = len(real.history)
+        real.apply(seat, action)
+        closes = len(real.history) > closed
+        assert together.get(action) == (real.history[closed].points if closes else None)

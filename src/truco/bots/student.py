@@ -299,29 +299,27 @@ class StudentModel:
         return out
 
 
-#: Worlds that must agree on a closing action's points before they are taken as exact.
-CLOSING_WORLDS = 3
+def closing_points(view: SeatView, actions: Sequence[int]) -> dict[int, tuple[int, int]]:
+    """The hand's points ``(team 0, team 1)`` for each action of ``actions`` (a refusal or
+    the mazo) that closes the hand at once.
 
-
-def closing_points(view: SeatView, action: int) -> tuple[int, int] | None:
-    """The hand's points ``(team 0, team 1)`` when ``action`` (a refusal or the mazo)
-    closes the hand at once whatever the hidden cards: the same in a few worlds drawn
-    from the view (a fixed draw: the answer is the view's); ``None`` otherwise."""
-    if action not in (NO_QUIERO, MAZO) or view.seat is None:
-        return None
-    rng = random.Random(0)
-    determinizer = Determinizer(view)
-    seen: set[tuple[int, int]] = set()
-    for _ in range(CLOSING_WORLDS):
-        game = determinizer.sample(rng)
-        game.dealer = None  # only this hand is played
-        closed = len(game.history)
+    Such a hand's points are public (the refused call's stake, the team that left, what
+    the hand already gave), so one world drawn from the view tells them (a fixed draw:
+    the answer is the view's)."""
+    closers = [a for a in actions if a in (NO_QUIERO, MAZO)]
+    if not closers or view.seat is None:
+        return {}
+    world = Determinizer(view).sample(random.Random(0))
+    world.dealer = None  # only this hand is played
+    closed = len(world.history)
+    found: dict[int, tuple[int, int]] = {}
+    for action in closers:
+        game = world.clone()
         game.push(view.seat, action)
-        if len(game.history) == closed:
-            return None
-        points = game.history[closed].points
-        seen.add((points[0], points[1]))
-    return seen.pop() if len(seen) == 1 else None
+        if len(game.history) > closed:
+            points = game.history[closed].points
+            found[action] = (points[0], points[1])
+    return found
 
 
 def predict(
@@ -336,8 +334,9 @@ def predict(
     target = view.rules.target
     need_m, need_t = target - view.score[team], target - view.score[1 - team]
     out = model.evaluate(view, actions)
+    closing_of = closing_points(view, actions)
     for i, action in enumerate(actions):
-        closing = closing_points(view, action)
+        closing = closing_of.get(action)
         if closing is not None:
             mine, theirs = closing[team], closing[1 - team]
             out[i] = (
