@@ -3,19 +3,29 @@ search among the student's shortlist on close ones, from the seat's view only.""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import strategies
 from truco import Game, Rules
-from truco.actions import FALTA_ENVIDO, TRUCO, is_say, parse_action
+from truco.actions import FALTA_ENVIDO, TRUCO, is_play, is_say, parse_action
 from truco.bots import make_bot
-from truco.bots.guided import GUIDES, MATCH_CALLS, Guide, GuidedBot, guide_method, shortlist
-from truco.bots.search import EXPERT_2026, bluff_draw, cautious_index
+from truco.bots.guided import (
+    GUIDES,
+    MATCH_CALLS,
+    Guide,
+    GuidedBot,
+    envido_decision,
+    guide_method,
+    shortlist,
+)
+from truco.bots.search import EXPERT_2026, Evaluation, bluff_draw, cautious_index
 from truco.bots.student import StudentBot
 from truco.cards import parse_card
 from truco.game import MatchPosition
-from truco.view import seat_view
+from truco.view import SeatView, seat_view
 
 TABLES = strategies.SAMPLE_TABLES
 
@@ -138,3 +148,55 @@ def test_a_falta_from_a_weak_tanto_is_bounded_as_the_expert_bounds_its_bluffs() 
             bounded += 1
             assert bot.choose(view, view.legal, game.rules) != FALTA_ENVIDO
     assert bounded >= 8
+
+
+def _spy(bot: GuidedBot) -> list[str]:
+    """Which search each decision of ``bot`` asked for values (its calls in order)."""
+    asked: list[str] = []
+    for name, search in (("shortlist", bot.search), ("envido", bot.envido_search)):
+
+        def spied(
+            view: SeatView,
+            candidates: Sequence[int],
+            rules: Rules,
+            _name: str = name,
+            _evaluate: Callable[[SeatView, Sequence[int], Rules], Evaluation] = search.evaluate,
+        ) -> Evaluation:
+            asked.append(_name)
+            return _evaluate(view, candidates, rules)
+
+        search.evaluate = spied  # type: ignore[method-assign]
+    return asked
+
+
+def _first_decision(players: int, envido: bool) -> tuple[Game, int]:
+    """A hand's first decision that is (or, past the first baza, is not) an envido
+    decision, the cards played before it the first legal ones."""
+    game = Game(Rules(players=players, target=15), seed=3)
+    while True:
+        seat = game.turn
+        assert seat is not None
+        view = seat_view(game, seat)
+        if envido_decision(view, view.legal) == envido and (envido or game.baza_results):
+            return game, seat
+        game.apply(seat, next(a for a in view.legal if is_play(a)))
+
+
+def test_in_3v3_the_envido_is_the_experts_search_alone_and_elsewhere_the_students() -> None:
+    """The student never learnt the 3v3 envido: there an envido decision (a call that
+    may be made, or one to answer) is the expert's search over every candidate at the
+    envido budget, reading the rivals as the bot fitted them; its other decisions, and
+    every decision at the other tables, go through the student's shortlist."""
+    guide = GUIDES["guided"]
+    assert guide.unlearnt == frozenset({6}) and guide.envido_worlds > guide.worlds
+    cases = [(6, True, True), (4, True, False), (2, True, False), (6, False, False)]
+    for players, envido, searched_alone in cases:
+        game, seat = _first_decision(players, envido)
+        view = seat_view(game, seat)
+        bot = make_bot("master", 5)
+        assert isinstance(bot, GuidedBot)
+        asked = _spy(bot)
+        assert bot.choose(view, view.legal, game.rules) in view.legal
+        assert ("envido" in asked) == searched_alone, (players, envido, asked)
+        if searched_alone:
+            assert asked == ["envido"] and bot.envido_search.rivals is bot.search.rivals

@@ -4,8 +4,8 @@ deciding seat's view.
 For each action of a match where the seat had a real choice, the analysis rebuilds that
 seat's :class:`~truco.view.SeatView` (its own cards, the public table: never another
 seat's hidden cards) and asks the top bot of the ladder (:data:`TOP_BOT`, the
-``master``'s student, :mod:`truco.bots.student`; the master searches further only
-its close decisions, :mod:`truco.bots.guided`) two things in that view:
+``master``'s student, :mod:`truco.bots.student`; the master searches further its
+close decisions and the envido of 3v3, :mod:`truco.bots.guided`) two things in that view:
 
 * what every legal action is worth, told apart as the hand's **expected points** for the
   seat's team (only the points that count: none past the target) and the **change in the

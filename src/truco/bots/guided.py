@@ -13,7 +13,14 @@ quiet move of the shortlist only when it is worth more by more than one standard
 the search's paired difference (:func:`~.search.cautious_index`); a few worlds otherwise
 make a falta look free whenever none of them held the rival's good hand. The search then
 spends its worlds only where the student hesitates, among the moves it rates, at about
-1/40 of the expert's cost.
+1/35 of the expert's cost a decision (its 95th percentile, 1v1).
+
+The student learnt from 1v1 and 2v2 positions only, and in 3v3 its envido is far from the
+expert's (it accepts faltas that three rivals' tantos beat). On such a table
+(:attr:`Guide.unlearnt`) an envido decision, an envido call to answer or one that may be
+made, is the expert's search alone over every candidate at :attr:`Guide.envido_worlds`
+worlds (its fit of the rivals shared): in 3v3 the level's 95th percentile is then about a
+fifth of the expert's, not a thirtieth.
 
 A falta envido from a weak tanto (under :data:`~.search.BLUFF_TANTO`) is a bluff that
 puts the match on one envido; the student learnt from a teacher whose rollout rivals fold
@@ -33,7 +40,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..actions import FALTA_ENVIDO, is_say
+from ..actions import ENVIDO_CALLS, FALTA_ENVIDO, is_say
 from ..rules import Rules
 from ..view import SeatView
 from .search import EXPERT_2026, Method, SearchBot, cautious_index, paired_error
@@ -51,6 +58,11 @@ class Guide:
     gate: float
     worlds: int
     blend: float = 0.5
+    #: tables (by their number of players) whose envido the student never learnt: there
+    #: an envido decision (an envido call to answer, or one that may be made) is the
+    #: expert's search alone over every candidate, at ``envido_worlds`` worlds
+    unlearnt: frozenset[int] = frozenset()
+    envido_worlds: int = 48
 
 
 def shortlist(values: Sequence[float], guide: Guide) -> list[int]:
@@ -66,13 +78,30 @@ def guide_method(guide: Guide) -> Method:
     return dataclasses.replace(EXPERT_2026, worlds=guide.worlds, oversample=2, team_worlds=None)
 
 
+def envido_method(guide: Guide) -> Method:
+    """The expert's search at the guide's budget for the envido of an unlearnt table."""
+    return dataclasses.replace(
+        EXPERT_2026, worlds=guide.envido_worlds, team_worlds=guide.envido_worlds
+    )
+
+
+def envido_decision(view: SeatView, legal: Sequence[int]) -> bool:
+    """Whether ``view`` must answer an envido call or may make one."""
+    pending = view.pending
+    return (pending is not None and pending.kind == "envido") or any(
+        a in ENVIDO_CALLS for a in legal
+    )
+
+
 #: The calls that can put the match on one envido, whose bluffs the guided student makes
 #: only as often as the expert makes any (:meth:`~.search.SearchBot.bounded_bluffs`).
 MATCH_CALLS = frozenset({FALTA_ENVIDO})
 
 
 #: The student's levels that search their close decisions, and their budgets.
-GUIDES = {"guided": Guide(candidates=3, gate=2.0, worlds=12)}
+GUIDES = {
+    "guided": Guide(candidates=3, gate=2.0, worlds=12, unlearnt=frozenset({6}), envido_worlds=48)
+}
 
 
 class GuidedBot(StudentBot):
@@ -88,11 +117,14 @@ class GuidedBot(StudentBot):
         self.level = level
         self.guide = GUIDES[level]
         self.search = SearchBot("expert-2026", seed, method=guide_method(self.guide))
+        self.envido_search = SearchBot("expert-2026", seed, method=envido_method(self.guide))
 
     def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
         return self.search.tracked(view, lambda: self._choose(view, legal, rules))
 
     def _choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
+        if view.rules.players in self.guide.unlearnt and envido_decision(view, legal):
+            return self._search_alone(view, legal, rules)
         candidates = [a for a in legal if not is_say(a)] or list(legal)
         candidates = self.search.bounded_bluffs(view, candidates, MATCH_CALLS)
         if len(candidates) == 1:
@@ -110,3 +142,12 @@ class GuidedBot(StudentBot):
             return b * paired_error(found.samples[i], found.samples[base])
 
         return shortlisted[cautious_index(shortlisted, mixed, error, self.search.method.cautious)]
+
+    def _search_alone(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
+        """The expert's choice at the envido budget, reading the rivals as fitted."""
+        search = self.envido_search
+        search.tracker, search.rivals = self.search.tracker, self.search.rivals
+        candidates = search.bounded_bluffs(view, [a for a in legal if not is_say(a)])
+        if len(candidates) == 1:
+            return candidates[0]
+        return search.cautious_choice(search.evaluate(view, candidates, rules))
