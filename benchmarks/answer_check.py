@@ -140,7 +140,7 @@ def changed_answers(
             choice = {}
             for name, bot in bots.items():
                 bot.rng = random.Random(key)  # the same draws for every variant
-                choice[name] = bot._choose(view, legal, replay.rules)
+                choice[name] = bot.decide(view, legal, replay.rules)
             if len(set(choice.values())) > 1:
                 value = {
                     a: answer_value(replay, s, a, bots["as is"], opponent, key, continuations)

@@ -229,7 +229,7 @@ def test_the_expert_calls_a_falta_after_its_pass_from_a_rival_seen_bluffing_ther
     for passed, answer in ((None, NO_QUIERO), (0.3, QUIERO)):
         for seed in range(3):
             bot = _expert_seeing_bluffs_after_passes(view, seed, passed_bluffs=passed)
-            assert bot._choose(view, legal, Rules(target=15)) == answer
+            assert bot.decide(view, legal, Rules(target=15)) == answer
 
 
 def test_the_expert_passes_a_big_tanto_to_a_rival_who_bluffs_after_its_passes() -> None:
@@ -244,7 +244,7 @@ def test_the_expert_passes_a_big_tanto_to_a_rival_who_bluffs_after_its_passes() 
     for trap in (False, True):
         for seed in range(2):
             bot = _expert_seeing_bluffs_after_passes(view, seed, trap=trap, table_power=False)
-            action = bot._choose(view, legal, rules)
+            action = bot.decide(view, legal, rules)
             assert (action < 40) == trap, (trap, seed, action)
 
 
@@ -307,7 +307,7 @@ def _answer_to_a_truco_bluffer(view: SeatView, seed: int, **method: Any) -> int:
     over our low card needs no bluff to explain it)."""
     method.setdefault("table_power", False)
     bot = _expert_having_seen(view, seed, {"trucos_shown": 6, "trucos_weak": 5}, **method)
-    return bot._choose(view, [a for a in view.legal if not is_say(a)], Rules(target=15))
+    return bot.decide(view, [a for a in view.legal if not is_say(a)], Rules(target=15))
 
 
 def test_the_expert_accepts_a_truco_from_a_rival_seen_bluffing_them() -> None:
@@ -337,6 +337,6 @@ def test_the_expert_reads_a_first_truco_as_a_possible_bluff_until_shown_honest()
         believing = _expert_having_seen(view, seed, {}, truco_bluffs=None, **rough)
         honest = _expert_having_seen(view, seed, {"trucos_shown": 6, "trucos_weak": 0}, **rough)
         reading = _expert_having_seen(view, seed, {}, **rough)
-        assert reading._choose(view, legal, game.rules) == QUIERO
-        assert believing._choose(view, legal, game.rules) != QUIERO
-        assert honest._choose(view, legal, game.rules) != QUIERO
+        assert reading.decide(view, legal, game.rules) == QUIERO
+        assert believing.decide(view, legal, game.rules) != QUIERO
+        assert honest.decide(view, legal, game.rules) != QUIERO

@@ -147,7 +147,4 @@ class GuidedBot(StudentBot):
         """The expert's choice at the envido budget, reading the rivals as fitted."""
         search = self.envido_search
         search.tracker, search.rivals = self.search.tracker, self.search.rivals
-        candidates = search.bounded_bluffs(view, [a for a in legal if not is_say(a)])
-        if len(candidates) == 1:
-            return candidates[0]
-        return search.cautious_choice(search.evaluate(view, candidates, rules))
+        return search.decide(view, legal, rules)

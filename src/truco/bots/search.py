@@ -355,7 +355,7 @@ class SearchBot(Bot):
         return self._new_tracker(0).model()
 
     def choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
-        return self.tracked(view, lambda: self._choose(view, legal, rules))
+        return self.tracked(view, lambda: self.decide(view, legal, rules))
 
     def tracked(self, view: SeatView, decide: Callable[[], int]) -> int:
         """The action ``decide`` returns, the rivals' model fitted to ``view`` before
@@ -368,7 +368,9 @@ class SearchBot(Bot):
             self.tracker.own_action(view, action)
         return action
 
-    def _choose(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
+    def decide(self, view: SeatView, legal: Sequence[int], rules: Rules) -> int:
+        """The search's move in ``view``, its rivals read as last fitted (the fit is
+        :meth:`choose`'s: another bot that shares this search's read calls this)."""
         candidates = self.bounded_bluffs(view, [a for a in legal if not is_say(a)])
         if len(candidates) == 1:
             return candidates[0]
