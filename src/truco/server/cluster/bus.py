@@ -170,6 +170,9 @@ def merge_frames(messages: list[Message]) -> list[Message]:
     first: dict[tuple[str, int], int] = {}  # (frame, version) -> its message in merged
     last: dict[str, int] = {}  # connection -> its last message in merged
     for message in messages:
+        if "c" not in message:  # a word to the node itself (``expel``), for no connection
+            merged.append(dict(message))
+            continue
         conn = message["c"]
         if message["k"] == "out":
             key = (message["x"], message["v"])

@@ -439,9 +439,27 @@ class ClusterLobby(Lobby):
         random.shuffle(orphans)
         await asyncio.gather(*(self.take_over(t) for t in orphans[: min(room, max(1, share))]))
 
+    def expel(self, player_id: str) -> int:
+        """A banned player out of this node's tables at once, and out of the other nodes'
+        as soon as the bus brings them the word (``expel``); how many tables of this node
+        they sat at. The word may be lost with a node, as any of the bus's: the player's
+        sockets still close with their sessions, and the grace's bot then takes the seat."""
+        self._spawn(self._expel_elsewhere(player_id))
+        return super().expel(player_id)
+
+    async def _expel_elsewhere(self, player_id: str) -> None:
+        now = time.time() * 1000
+        for node in await self.redis.zrangebyscore(self.key("nodes"), now, "+inf"):
+            name = node.decode() if isinstance(node, bytes) else str(node)
+            if name != self.node:
+                self.bus.send(name, {"k": "expel", "p": player_id})
+
     # ------------------------------------------------------------------ the bus
     def _on_message(self, message: Message) -> None:
         kind = message["k"]
+        if kind == "expel":
+            super().expel(str(message["p"]))
+            return
         if kind == "out":
             conns = message["c"]
             for conn_id in [conns] if isinstance(conns, str) else conns:

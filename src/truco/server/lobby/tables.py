@@ -122,9 +122,9 @@ class Lobby:
 
     def expel(self, player_id: str) -> int:
         """A banned player out of every live table of this process (a bot takes a seat in
-        a match, a waiting table frees it); how many tables they sat at. Tables on other
-        nodes see the player's sockets close with their sessions, and a bot covers the
-        seat after the reconnect grace."""
+        a match, a waiting table frees it); how many tables they sat at. Each other node
+        does the same once its sessions sweep finds the player's sessions gone
+        (:func:`~..web.moderation_api.expel_if_banned`)."""
         held = [
             t
             for t in self.live()

@@ -7,8 +7,9 @@ Everything here is a plain function of an :class:`~sqlalchemy.engine.Engine`, so
 routes (:mod:`.moderation_api`) do the same thing. What a running server does on top (close
 the banned player's sockets at once, hand their seats to bots, drop their queue tickets) is
 :mod:`.moderation_api`'s; a ban made by ``truco admin`` reaches a running server through the
-database: its sessions are gone, so every node closes their sockets within
-``session_recheck_seconds`` and their seats go to bots after ``disconnect_grace``.
+database: its sessions are gone, so within ``session_recheck_seconds`` every node closes
+their sockets, finds the player banned (:func:`banned_among`) and gives their seats to bots
+and drops their ticket there as the routes do (no reconnect grace for a banned player).
 
 Roles: ``player`` (everyone), ``moderator`` (reports, bans, renames, ratings, address bans,
 signals, the audit log), ``admin`` (a moderator who may also give and take roles). The
@@ -126,6 +127,19 @@ def any_banned(conn: Connection, player_ids: list[str]) -> bool:
         accounts_table.c.id.in_(player_ids), accounts_table.c.banned.is_(True)
     )
     return conn.execute(query.limit(1)).first() is not None
+
+
+def banned_among(engine: Engine, player_ids: list[str]) -> set[str]:
+    """The banned accounts among ``player_ids``."""
+    with engine.connect() as conn:
+        return {
+            r.id
+            for r in conn.execute(
+                select(accounts_table.c.id).where(
+                    accounts_table.c.id.in_(player_ids), accounts_table.c.banned.is_(True)
+                )
+            )
+        }
 
 
 def is_banned(engine: Engine, account_id: str) -> bool:

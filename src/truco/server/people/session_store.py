@@ -12,7 +12,9 @@ ended *here* is forgotten at once, one ended by another node of a cluster (which
 database) is noticed within ``recheck`` seconds. The same bound holds for sockets: a socket
 whose session ends here is closed at once (:meth:`Sessions.watch`), and every ``recheck``
 seconds the sessions of this node's open sockets are looked up together and the sockets of
-those gone (ended elsewhere, or expired) are closed.
+those gone (ended elsewhere, or expired) are closed, and their players are told to
+:attr:`Sessions.on_ended_elsewhere` (the server expels a player banned by ``truco admin``
+or on another node from this node's tables at once, not after the reconnect grace).
 
 All database work runs in the store's writer thread (one statement or two each): SQLite
 wants one writer, and a lookup is rare enough once remembered.
@@ -25,6 +27,7 @@ import contextlib
 import logging
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from time import monotonic
 from typing import Any, Protocol
@@ -101,6 +104,11 @@ class Sessions:
         self._written_seen: dict[str, float] = {}
         #: session id -> the open sockets that speak for it
         self._sockets: dict[str, set[Closable]] = {}
+        #: session id -> the player of its open sockets
+        self._owners: dict[str, str] = {}
+        #: told the players whose watched sessions the sweep found gone (ended on
+        #: another node or by ``truco admin``, or expired)
+        self.on_ended_elsewhere: Callable[[list[str]], Awaitable[object]] | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self._purged = 0.0
 
@@ -284,6 +292,7 @@ class Sessions:
         for session_id in session_ids:
             self._known[session_id] = (None, monotonic())
             self._seen.pop(session_id, None)
+            self._owners.pop(session_id, None)
             for socket in self._sockets.pop(session_id, set()):
                 socket.close(ENDED)
 
@@ -296,6 +305,7 @@ class Sessions:
         """Close ``socket`` when ``player``'s session ends."""
         if player is not None and player.session:
             self._sockets.setdefault(player.session, set()).add(socket)
+            self._owners[player.session] = player.id
 
     def unwatch(self, player: Player | None, socket: Closable) -> None:
         if player is None:
@@ -305,6 +315,7 @@ class Sessions:
             sockets.discard(socket)
             if not sockets:
                 del self._sockets[player.session]
+                self._owners.pop(player.session, None)
 
     async def sweep(self) -> None:
         """Close the sockets whose sessions ended elsewhere or expired; write the
@@ -350,12 +361,16 @@ class Sessions:
         self._written_seen.update(seen)
         for session_id in seen:
             self._seen.pop(session_id, None)
-        self._closed([s for s in watched if s not in live and s in self._sockets])
+        gone = [s for s in watched if s not in live and s in self._sockets]
+        players = sorted({self._owners[s] for s in gone if s in self._owners})
+        self._closed(gone)
         stale = monotonic() - self.recheck
         for session_id in [s for s, (_, at) in self._known.items() if at < stale]:
             del self._known[session_id]
         if len(self._written_seen) > CACHE_SIZE:
             self._written_seen.clear()
+        if players and self.on_ended_elsewhere is not None:
+            await self.on_ended_elsewhere(players)
 
     async def _sweep_forever(self) -> None:
         while True:

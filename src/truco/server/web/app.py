@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -185,6 +186,9 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     )
     server = Server(config, store, lobby, sessions, sockets)
     matchmaker = queue_api.Matchmaker(server, queue_backend(config))
+    sessions.on_ended_elsewhere = functools.partial(
+        moderation_api.expel_if_banned, server, matchmaker
+    )
     director = Director(server)
 
     @asynccontextmanager

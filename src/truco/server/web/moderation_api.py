@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path as PathLib
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import FileResponse
@@ -25,6 +25,9 @@ from ..people.players import Player
 from ..people.ratings import MODES
 from ..refusals import EVERY_ROUTE, refusals
 from .deps import ID_RE, PlayerDep, Server, ServerDep
+
+if TYPE_CHECKING:
+    from .queue_api import Matchmaker
 
 STATIC = PathLib(__file__).parents[1] / "static"
 router = APIRouter(prefix="/api", responses=EVERY_ROUTE)
@@ -203,19 +206,30 @@ async def ban(
     found, _ = await server.store.in_writer(
         lambda: moderation.ban(engine, _actor(mod), name, body.reason, end_sessions=False)
     )
-    return {**found.to_json(), **await expel(request, server, found.id)}
+    matchmaker = getattr(request.app.state, "matchmaker", None)
+    return {**found.to_json(), **await expel(server, matchmaker, found.id)}
 
 
-async def expel(request: Request, server: Server, player_id: str) -> dict[str, int]:
+async def expel(server: Server, matchmaker: Matchmaker | None, player_id: str) -> dict[str, int]:
     """What a ban does to a running server: sessions end (their sockets close), seats go
     to bots, the queue ticket drops."""
     ended = await server.sessions.end_all(player_id)
     tables = server.lobby.expel(player_id)
-    matchmaker = getattr(request.app.state, "matchmaker", None)
     dropped = 0
     if matchmaker is not None:
         dropped = int(await matchmaker.backend.leave(player_id))
     return {"sessions_ended": ended, "tables": tables, "tickets_dropped": dropped}
+
+
+async def expel_if_banned(
+    server: Server, matchmaker: Matchmaker | None, player_ids: list[str]
+) -> None:
+    """Expel those of ``player_ids`` who are banned: their sessions ended elsewhere (a
+    ban by ``truco admin``, or a moderator on another node), so this node's seats and
+    ticket are theirs to settle (:attr:`~.session_store.Sessions.on_ended_elsewhere`)."""
+    engine = server.store.engine
+    for player_id in sorted(await asyncio.to_thread(moderation.banned_among, engine, player_ids)):
+        await expel(server, matchmaker, player_id)
 
 
 @router.post("/mod/players/{name}/unban", responses=refusals(400, 401, 403, 404, 422))
