@@ -54,6 +54,7 @@ SLOW_MODULES = frozenset(
         "test_server_bots",
         "test_tournaments",
         "test_tournaments_cluster",  # two nodes, PostgreSQL and Redis
+        "test_moderation_cluster",
         "test_friends_challenges",  # a server, a dozen accounts (argon2 each)
         "test_student",
         "test_moderation",  # servers with bans, sessions and a truco admin beside them

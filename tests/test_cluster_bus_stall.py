@@ -9,6 +9,7 @@ import os
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -99,3 +100,52 @@ def test_a_redis_that_stops_answering_costs_a_batch_not_the_bus(
             await redis.aclose()
 
     asyncio.run(scenario())
+
+
+def test_a_table_made_while_redis_is_paused_is_served_or_refused_never_left_behind(
+    private_redis: tuple[subprocess.Popen[bytes], str],
+) -> None:
+    """A node creates a table while its Redis is paused. A short pause: the creator waits
+    and the table is served once Redis answers. A pause longer than the creator waits
+    (30 s): 503 ``no_site``, and the table is withdrawn, so it never starts later (the
+    creator was told it was not made)."""
+    import httpx
+    from tests.cluster_testing import nodes
+    from tests.databases import postgres_schema, postgres_unreachable, service_missing
+    from tests.server_testing import TableClient, guest_token
+
+    reason = postgres_unreachable()
+    if reason:
+        service_missing(reason)
+    process, url = private_redis
+    body = {"rules": {"players": 2}, "seat": 0, "bots": {"1": "simple"}}
+    with (
+        postgres_schema("truco_paused") as db_url,
+        nodes(db_url, "paused:", 1, "--redis", url) as (node,),
+    ):
+        token = guest_token(node.url, "Ana")
+        headers = {"Authorization": f"Bearer {token}"}
+
+        def create(pause: float) -> httpx.Response:
+            process.send_signal(signal.SIGSTOP)
+            resume = threading.Timer(pause, process.send_signal, (signal.SIGCONT,))
+            resume.start()
+            try:
+                return httpx.post(f"{node.url}/api/tables", json=body, headers=headers, timeout=90)
+            finally:
+                resume.join()
+
+        short = create(3)
+        assert short.status_code == 201, short.text
+        client = TableClient(node.ws_url, short.json()["id"], token)
+        assert client.wait_state(lambda s: s["view"] is not None)["table"]["status"] == "playing"
+        client.close()
+
+        long = create(36)
+        assert (long.status_code, long.json()["code"]) == (503, "no_site")
+        time.sleep(3)  # Redis answers again: nothing of the refused table starts
+        listed = httpx.get(f"{node.url}/api/tables", timeout=10).json()
+        # (the first table may be gone a while: its lease ran out during the long pause)
+        assert {t["id"] for t in listed} <= {short.json()["id"]}
+        again = httpx.post(f"{node.url}/api/tables", json=body, headers=headers, timeout=30)
+        assert again.status_code == 201, again.text

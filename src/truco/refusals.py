@@ -167,6 +167,7 @@ CODES: Final[dict[str, Code]] = {
             "bad_rules": "those are not rules of a table: {problem}",
             "short_turn": "turn_seconds: 0 (no clock) or at least {seconds} seconds a turn",
             "no_database": "the database does not answer: try again later",
+            "no_site": "this server cannot reach the rest of the site: try again in a moment",
             "stopping": "the server is stopping: try again in a moment",
             "not_over": "a rematch is offered once the match is over",
             "rematch_closed": "the rematch is off: someone declined or left",

@@ -338,7 +338,7 @@ async def accept(server: Server, challenge_id: str, player: Player) -> Challenge
         table = seat_match(
             server, [challenger, player], Rules.from_dict(challenge.rules), rated=challenge.rated
         )
-        await asyncio.wait_for(table.until_durable(), 30)
+        await server.lobby.made(table)
     except BaseException:
         await asyncio.to_thread(_reopen, engine, challenge)
         raise
@@ -357,7 +357,7 @@ async def _accept_seat(server: Server, challenge: Challenge, player: Player) -> 
             table = seat_match(
                 server, people, Rules.from_dict(challenge.rules), rated=challenge.rated
             )
-            await asyncio.wait_for(table.until_durable(), 30)
+            await server.lobby.made(table)
         except BaseException:
             await asyncio.to_thread(team_challenges.reopen, engine, challenge.id)
             raise

@@ -18,6 +18,7 @@ from ..people.ratings import record_result, record_unrecorded
 from ..storage.store import Store
 from ..table import Command, Join, Leave, Seat, Table, TableError, name_bots
 from ..table.bot_pool import BotPool, check_bot_spec, offered_bots
+from ..table.durability import TableNotHosted
 from ..table.inbox import Expel
 from ..tasks import spawn
 
@@ -34,6 +35,10 @@ def table_code() -> str:
 def bot_levels() -> list[str]:
     """The bot choices for empty seats (see :func:`~truco.server.table.bot_pool.offered_bots`)."""
     return offered_bots()
+
+
+#: how long a new table's creator waits for it to be committed
+MADE_SECONDS = 30.0
 
 
 class Inbox(Protocol):
@@ -228,8 +233,23 @@ class Lobby:
         table.start_if_full()
         if address is not None:
             self.addresses[table.id] = address
-        self._open(table)  # its actor commits it first (await table.until_durable())
+        self._open(table)  # its actor commits it first (await self.made(table))
         return table
+
+    async def made(self, table: Table, seconds: float = MADE_SECONDS) -> None:
+        """Return once the new ``table`` is committed: only then may anyone hear of it.
+        Past ``seconds``, :class:`TimeoutError`; a table no actor ever ran (a cluster
+        node still waiting for its lease) is withdrawn first, so that it cannot start
+        after its creator was told it was not made (:class:`TableNotHosted`)."""
+        try:
+            await asyncio.wait_for(table.until_durable(), seconds)
+        except TimeoutError:
+            if table.task is not None:
+                raise
+            if self.tables.get(table.id) is table:
+                del self.tables[table.id]
+                self.addresses.pop(table.id, None)
+            raise TableNotHosted(f"table {table.id} was not hosted in time") from None
 
     def create_match(
         self,
@@ -245,7 +265,7 @@ class Lobby:
         """A table for players matched by the server (the quick-match queue): ``players[i]``
         sits in seat ``i`` (teams are the even and the odd seats), ``bots`` fill the seats
         named (a casual table only), and the match starts once every seat is taken. A rated
-        table takes accounts only. Callers ``await table.until_durable()`` before telling
+        table takes accounts only. Callers ``await lobby.made(table)`` before telling
         the players its code."""
         if not players or len(players) + len(bots or {}) > rules.players:
             raise TableError("too_many_players", players=rules.players)
@@ -271,10 +291,10 @@ class Lobby:
         self._open(table)
         return table
 
-    def rematch(self, old: Table) -> Table:
-        """A new table for a finished one's rematch: the same rules, name, turn clock and
-        rated-ness, every person and bot in the seat they had (a bot of the same level);
-        the match starts at once. Callers ``await table.until_durable()`` first."""
+    async def rematch(self, old: Table) -> Table:
+        """A new table for a finished one's rematch, once committed (:meth:`made`): the
+        same rules, name, turn clock and rated-ness, every person and bot in the seat
+        they had (a bot of the same level); the match starts at once."""
         if len(self.live()) >= self.config.max_tables:
             raise TableError("full")
         creator = old.creator or next(s.player_id for s in old.seats if s.player_id)
@@ -297,6 +317,7 @@ class Lobby:
                 table.seats[where] = Seat("bot", None, seat.name, seat.bot)
         table.start_if_full()
         self._open(table)
+        await self.made(table)
         return table
 
     def _free_code(self) -> str:

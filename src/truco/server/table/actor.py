@@ -14,7 +14,7 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -127,7 +127,7 @@ class Table:
         version: int = 0,
         created_at: float | None = None,
         on_over: Callable[[Table], None] | None = None,
-        on_rematch: Callable[[Table], Table] | None = None,
+        on_rematch: Callable[[Table], Awaitable[Table]] | None = None,
     ) -> None:
         self.id = id
         self.name = name
@@ -428,8 +428,7 @@ class Table:
         assert self.on_rematch is not None
         made: RematchMade
         try:
-            table = self.on_rematch(self)
-            await asyncio.wait_for(table.until_durable(), 30)
+            table = await self.on_rematch(self)
             made = RematchMade(table.id)
         except TableError as exc:
             made = RematchMade(None, exc.code)

@@ -23,6 +23,11 @@ class TableStopped(Exception):
     """The table's actor stopped (the server is stopping) before it was durable."""
 
 
+class TableNotHosted(TimeoutError):
+    """No actor ever ran the table before its creator stopped waiting (a cluster node
+    could not get its lease: Redis away); it was withdrawn and will not start later."""
+
+
 class Durability:
     """How much of a table is durable, and the commit of the rest."""
 

@@ -169,7 +169,7 @@ class Matchmaker:
             for seat, player in people.items():
                 table.seats[seat] = Seat("human", player.id, player.name, account=player.account)
             table.start_if_full()
-        await asyncio.wait_for(table.until_durable(), 30)
+        await self.server.lobby.made(table)
         return table.id
 
     def _refusal(self, pairing: Pairing) -> str | None:

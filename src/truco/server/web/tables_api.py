@@ -30,7 +30,7 @@ from ..people.sessions import clear_session_cookie, set_session_cookie
 from ..refusals import EVERY_ROUTE, HTTPRefusal, refusals
 from ..storage.rows import MatchRow
 from ..table.bot_pool import check_bot_spec, offered_bots
-from ..table.durability import TableStopped
+from ..table.durability import TableNotHosted, TableStopped
 from .deps import MaybePlayerDep, NoSession, PlayerDep, Server, ServerDep, TableId
 from .replays import replay_steps
 
@@ -233,7 +233,9 @@ async def new_table(
         rated=body.rated,
     )
     try:  # write-ahead: the table is in the database before anyone hears of it
-        await asyncio.wait_for(table.until_durable(), 30)
+        await server.lobby.made(table)
+    except TableNotHosted:  # a cluster node without Redis: withdrawn, never to start
+        raise HTTPRefusal(503, "no_site") from None
     except TimeoutError:
         raise HTTPRefusal(503, "no_database") from None
     except TableStopped:  # the server stopped before it was: another node makes it

@@ -308,7 +308,7 @@ class Director:
                 rated=bool(row["rated"]),
                 name=row["name"],
             )
-            await asyncio.wait_for(table.until_durable(), 30)
+            await self.server.lobby.made(table)
             values = {"table_id": table.id}
         except Exception:  # void (not counted); the tournament waits before pairing again
             log.exception("tournament %s: no table for game %d", tournament_id, seq)
