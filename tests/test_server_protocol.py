@@ -438,6 +438,33 @@ def test_a_card_released_before_its_turn_goes_down_when_the_turn_comes(
         client.close()
 
 
+def test_an_action_sent_with_its_version_is_taken_once(server: LiveServer) -> None:
+    """A script that sends the same action twice with the version it chose at (``v``)
+    gets it taken once: the second is ``stale``, and nothing changes."""
+    _table_id, clients = seated_table(server, {"players": 2}, [0, 1])
+    for c in clients:
+        drain(c)
+    actor = next(c for c in clients if c.view and c.view["seat"] in c.view["actors"])
+    other = clients[1] if actor is clients[0] else clients[0]
+    chosen_at = actor.version
+    for bad in (-1, "3", 2**60, True):
+        actor.send({"type": "act", "action": "truco", "v": bad})
+        refused = actor.wait(lambda m: m["type"] == "error")
+        assert (refused["code"], refused["params"]["field"]) == ("bad_message", "v"), bad
+    actor.send({"type": "act", "action": "truco", "v": chosen_at})
+    actor.send({"type": "act", "action": "truco", "v": chosen_at})
+    stale = actor.wait(lambda m: m["type"] == "error")
+    assert stale["code"] == "stale" and stale["params"]["given"] == chosen_at
+    called = other.wait_state(lambda m: any(e.get("action") == "truco" for e in m["events"]))
+    assert stale["params"]["version"] == called["v"]
+    other.send({"type": "ping"})
+    assert other.wait(lambda m: m["type"] == "pong")["v"] == called["v"]  # taken once
+    other.send({"type": "act", "action": "quiero", "v": called["v"]})  # the right one: taken
+    actor.wait_state(lambda m: any(e.get("action") == "quiero" for e in m["events"]))
+    for client in clients:
+        client.close()
+
+
 # ------------------------------------------------------------------ bad input
 def test_bad_input_gets_an_error_and_changes_nothing(server: LiveServer) -> None:
     table_id, clients = seated_table(server, {"players": 2}, [0, 1])

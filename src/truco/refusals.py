@@ -139,6 +139,7 @@ CODES: Final[dict[str, Code]] = {
             "not_seated": "you have no seat at this table",
             "started": "the match has started: seats cannot change now",
             "not_playing": "the match is not being played",
+            "stale": "the table changed since version {given} (it is at {version}): look again",
             "card_committed": (
                 "the {card} is already committed: a card released cannot be taken back"
             ),

@@ -94,10 +94,13 @@ class RemoveBot(_Message):
 
 class Act(_Message):
     """An action in the record notation. A ``play`` before one's turn is committed
-    and goes down when the turn comes."""
+    and goes down when the turn comes. ``v``, when given, is the version the action was
+    chosen at: if the table is at another one, it is refused (``stale``), so that the
+    same action sent twice is taken once."""
 
     type: Literal["act"]
     action: ActionToken
+    v: int | None = Field(default=None, ge=0, le=2**53)
 
 
 class Why(_Message):

@@ -314,7 +314,7 @@ class Table:
         elif isinstance(msg, Sync):
             self._resyncs.append((client, msg.since))
         elif isinstance(msg, Act):
-            self._act(client, msg.action)
+            self._act(client, msg.action, msg.v)
         elif isinstance(msg, Why):
             self._reply(client, why_message(msg.action, self._why(client, msg.action)))
         elif isinstance(msg, Back):
@@ -509,8 +509,10 @@ class Table:
             return None
         return game.why_illegal(seat, action)
 
-    def _act(self, client: Peer, token: str) -> None:
+    def _act(self, client: Peer, token: str, chosen_at: int | None = None) -> None:
         seat, game, action = self._acting(client, token)
+        if chosen_at is not None and chosen_at != self.version:
+            raise TableError("stale", given=chosen_at, version=self.version)
         if self.seats[seat].away:
             self._set_away(seat, False, "back")
         if is_play(action) and not game.on_turn(seat):
