@@ -4,8 +4,13 @@ together by casual quick match), challenge by name or by link, accept, decline, 
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
+import threading
 import time
 from collections.abc import Iterator
+from unittest import mock
 
 import httpx
 import pytest
@@ -222,6 +227,86 @@ def test_the_terminal_accepts_a_challenge_link(server: LiveServer) -> None:
         session.close()
     with pytest.raises(RemoteError, match="HTTP 409"):  # taken already: closed
         RemoteSession.connect(f"{server.url}{link['link']}", name="Otro")
+
+
+def test_the_terminal_logs_in_and_takes_a_challenge_sent_to_its_account(
+    server: LiveServer,
+) -> None:
+    """``truco play --connect https://server/desafio/ID --login NAME``: a challenge sent
+    to an account is taken from the terminal once logged in (a guest is refused), and a
+    wrong password is one line, nothing seated."""
+    from truco.cli import main
+    from truco.tui.remote import RemoteError, RemoteSession
+
+    (ana, ana_name), (_, beto_name) = account(server), account(server)
+    sent = ana.post("/api/challenges", json={"target": beto_name, "rated": True}).json()
+    link = f"{server.url}{sent['link']}"
+    with pytest.raises(RemoteError, match="HTTP 403"):
+        RemoteSession.connect(link, name="Colado")  # a guest: not theirs to take
+    with pytest.raises(RemoteError, match="HTTP 401"):
+        RemoteSession.connect(link, name=beto_name, password="not-her-password")
+    assert ana.get(f"/api/challenges/{sent['id']}").json()["status"] == "open"
+    session = RemoteSession.connect(link, name=beto_name, password="mate-cocido-7")
+    try:
+        assert session.wanted_seat == 1
+        seats = ana.get(f"/api/tables/{session.table_id}").json()
+        assert [s["name"] for s in seats["seats"]] == [ana_name, beto_name] and seats["rated"]
+    finally:
+        session.close()
+    # the command: a wrong password, then none at all without a terminal to ask it in
+    env = {"TRUCO_PASSWORD": "wrong-one-1"}
+    for environ, expected in ((env, "HTTP 401"), ({"TRUCO_PASSWORD": ""}, "TRUCO_PASSWORD")):
+        err = io.StringIO()
+        with mock.patch.dict(os.environ, environ), contextlib.redirect_stderr(err):
+            status = main(["play", "--connect", link, "--login", beto_name])
+        assert status == 2 and expected in err.getvalue()
+        assert len(err.getvalue().strip().splitlines()) == 1 and "Traceback" not in err.getvalue()
+
+
+def test_the_terminal_takes_its_seat_in_a_team_challenge_once_everyone_says_yes(
+    server: LiveServer,
+) -> None:
+    """A 2v2 challenge accepted from the terminal first: it waits (told once) for the
+    others' yes, then sits in the seat the challenge gave it (a rival: seat 3)."""
+    from truco.tui.remote import RemoteSession
+
+    ana, _ = account(server)
+    (beto, beto_name), (cami, cami_name) = account(server), account(server)
+    _, dani_name = account(server)
+    sent = ana.post(
+        "/api/challenges",
+        json={"rules": {"players": 4}, "partners": [beto_name], "rivals": [cami_name, dani_name]},
+    ).json()
+    told: list[str] = []
+    found: list[RemoteSession] = []
+
+    def terminal() -> None:
+        found.append(
+            RemoteSession.connect(
+                f"{server.url}{sent['link']}",
+                name=dani_name,
+                password="mate-cocido-7",
+                waiting=lambda: told.append("waiting"),
+            )
+        )
+
+    thread = threading.Thread(target=terminal)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not told and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert told == ["waiting"] and not found
+    for who in (beto, cami):
+        assert who.post(f"/api/challenges/{sent['id']}/accept").status_code == 200
+    thread.join(20)
+    assert told == ["waiting"] and len(found) == 1
+    session = found[0]
+    try:
+        assert session.wanted_seat == 3
+        seats = ana.get(f"/api/tables/{session.table_id}").json()["seats"]
+        assert seats[3]["name"] == dani_name
+    finally:
+        session.close()
 
 
 def test_a_team_challenge_seats_everyone_once_each_invited_player_says_yes(

@@ -112,8 +112,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
     _set_language(args)
     if args.connect:
         return _cmd_connect(args)
-    if args.table or args.name is not None:
-        option = "--table" if args.table else "--name"
+    if args.table or args.name is not None or args.login is not None:
+        option = "--table" if args.table else "--name" if args.name is not None else "--login"
         return _fail(
             "play",
             _("{option} is for a server's table: give --connect URL too").format(option=option),
@@ -133,13 +133,18 @@ def _cmd_connect(args: argparse.Namespace) -> int:
     from .remote import RemoteError, RemoteSession
 
     try:
+        password = None
+        if args.login is not None:
+            password = _password()
         session = RemoteSession.connect(
             args.connect,
-            name=args.name or "player",
+            name=args.login or args.name or "player",
             table=args.table,
             rules=_rules(args),
             bots=args.bots.split(","),
             seat=args.seat,
+            password=password,
+            waiting=lambda: print(_("waiting for the other players to accept…"), file=sys.stderr),
         )
     except (RemoteError, RulesError) as exc:
         return _fail("play", str(exc))
@@ -147,6 +152,21 @@ def _cmd_connect(args: argparse.Namespace) -> int:
         return _run(session, args)
     finally:
         session.close()
+
+
+def _password() -> str:
+    """The account's password: ``TRUCO_PASSWORD``, or asked without echo."""
+    import getpass
+    import os
+
+    from .remote import RemoteError
+
+    given = os.environ.get("TRUCO_PASSWORD")
+    if given:
+        return given
+    if not sys.stdin.isatty():
+        raise RemoteError(_("--login needs a password: set TRUCO_PASSWORD or run in a terminal"))
+    return getpass.getpass(_("password: "))
 
 
 def _cmd_watch(args: argparse.Namespace) -> int:
@@ -234,6 +254,15 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--table", metavar="CODE", help=_("with --connect: the table to join"))
     p.add_argument("--name", default=None, help=_("with --connect: your name at the table"))
+    p.add_argument(
+        "--login",
+        metavar="NAME",
+        default=None,
+        help=_(
+            "with --connect: play as your account NAME (the password from TRUCO_PASSWORD, "
+            "or asked): challenges sent to you, rated tables"
+        ),
+    )
     p.set_defaults(func=_cmd_play)
 
     p = sub.add_parser(

@@ -30,6 +30,8 @@ from .session import SessionDefaults, SessionError, bot_level, bot_specs, team_n
 TIMEOUT = 10.0
 #: Seconds between attempts to open a dropped connection again.
 RECONNECT_WAITS = (1.0, 2.0, 4.0, 8.0)
+#: Seconds between looks at a team challenge that waits for the others' yes.
+CHALLENGE_POLL = 1.0
 
 
 class RemoteError(ValueError):
@@ -100,10 +102,15 @@ class RemoteSession(SessionDefaults):
         rules: Rules | None = None,
         bots: Sequence[str] = (),
         seat: int = 0,
+        password: str | None = None,
+        waiting: Callable[[], None] | None = None,
     ) -> RemoteSession:
-        """Get a guest token; create a table with ``rules`` and ``bots`` in the other
-        seats (and sit at ``seat``), or join the table ``table`` (from the URL too), or
-        accept the challenge of a challenge link (``/desafio/ID``) and sit at its table."""
+        """Get a guest token (with ``password``: log in to the account ``name``); create
+        a table with ``rules`` and ``bots`` in the other seats (and sit at ``seat``), or
+        join the table ``table`` (from the URL too), or accept the challenge of a
+        challenge link (``/desafio/ID``: an open one, or one sent to this account) and
+        sit at its table; a team challenge's table is made at the last yes, and
+        ``waiting`` is called once while the others have not said it."""
         import httpx
 
         base, from_url = split_url(url)
@@ -111,17 +118,19 @@ class RemoteSession(SessionDefaults):
         challenge = challenge_of(url)
         try:
             with httpx.Client(base_url=base, timeout=TIMEOUT) as http:
-                token = _json(http.post("/api/guest", json={"name": name}))["token"]
+                if password is None:
+                    token = _json(http.post("/api/guest", json={"name": name}))["token"]
+                else:
+                    login = {"name": name, "password": password}
+                    token = _json(http.post("/api/login", json=login))["token"]
                 if challenge is not None:
-                    accepted = _json(
-                        http.post(
-                            f"/api/challenges/{challenge}/accept",
-                            headers={"Authorization": f"Bearer {token}"},
-                        )
-                    )
-                    table = str(accepted["table"])
+                    table = _challenge_table(http, challenge, token, waiting)
                     summary = _json(http.get(f"/api/tables/{table}"))
-                    return cls(base, table, token, summary, 1)  # the challenger sits first
+                    ours = 1  # an open link: the challenger sits first
+                    if password is not None:  # an account's name is its own at a table
+                        names = [s["name"] for s in summary["seats"]]
+                        ours = names.index(name) if name in names else ours
+                    return cls(base, table, token, summary, ours)
                 if table is None:
                     rules = rules or Rules()
                     if not 0 <= seat < rules.players:
@@ -371,6 +380,33 @@ class RemoteSession(SessionDefaults):
         except (httpx.HTTPError, RemoteError) as exc:
             self._notices.append(_("The server did not give the record: {error}").format(error=exc))
             return None
+
+
+def _challenge_table(
+    http: Any, challenge: str, token: str, waiting: Callable[[], None] | None
+) -> str:
+    """Accept ``challenge`` and return its table's code, once every invited player said
+    yes (a team challenge); a challenge declined or expired meanwhile is a refusal."""
+    headers = {"Authorization": f"Bearer {token}"}
+    state = _json(http.post(f"/api/challenges/{challenge}/accept", headers=headers))
+    told = False
+    while state.get("table") is None:
+        status = state.get("status")
+        if status != "open":
+            ended = {
+                "declined": _("someone declined the challenge: no table was made"),
+                "cancelled": _("the challenger cancelled the challenge: no table was made"),
+                "expired": _("the challenge expired: no table was made"),
+            }
+            raise RemoteError(
+                ended.get(str(status), _("the challenge is closed: no table was made"))
+            )
+        if not told and waiting is not None:
+            waiting()
+            told = True
+        time.sleep(CHALLENGE_POLL)
+        state = _json(http.get(f"/api/challenges/{challenge}", headers=headers))
+    return str(state["table"])
 
 
 def _json(response: Any) -> Any:
