@@ -55,6 +55,8 @@ SLOW_MODULES = frozenset(
         "test_tournaments",
         "test_tournaments_cluster",  # two nodes, PostgreSQL and Redis
         "test_moderation_cluster",
+        "test_notices_cluster",
+        "test_notices",  # servers with streams held open
         "test_friends_challenges",  # a server, a dozen accounts (argon2 each)
         "test_student",
         "test_moderation",  # servers with bans, sessions and a truco admin beside them

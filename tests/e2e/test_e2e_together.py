@@ -104,6 +104,8 @@ def test_an_open_link_is_taken_by_someone_without_a_session(
 def test_a_tournament_page_updates_live(browser: Any, server: LiveServer) -> None:
     dani, dani_name = signed_up(browser, server, "Dani")
     eli, eli_name = signed_up(browser, server, "Eli")
+    streams: list[int] = []  # the page's notice streams (/api/notices), by their status
+    dani.on("response", lambda r: "/api/notices?tournament=" in r.url and streams.append(r.status))
     dani.click("#nav-tournaments")
     dani.wait_for_selector("#tournament-form")
     dani.fill("#tournament-form input[name=name]", "Copa del barrio")
@@ -113,10 +115,12 @@ def test_a_tournament_page_updates_live(browser: Any, server: LiveServer) -> Non
     dani.wait_for_selector("#tournament[data-status=open]")
     dani.click("#join")
     dani.wait_for_selector(f'#standings tr[data-player="{dani_name}"]')
+    dani.wait_for_timeout(2500)  # past the page's first look: the next is 30 s away
     eli.goto(dani.url)
     eli.wait_for_selector("#join").click()
-    # Dani's page shows Eli without being reloaded
-    dani.wait_for_selector(f'#standings tr[data-player="{eli_name}"]')
+    # Dani's page shows Eli without being reloaded, at once: its stream told it
+    dani.wait_for_selector(f'#standings tr[data-player="{eli_name}"]', timeout=10_000)
+    assert streams and streams[0] == 200
     dani.click("#start")
     for page in (dani, eli):  # the director pairs the first round: each page shows it
         page.wait_for_selector("#tournament[data-status=running]")

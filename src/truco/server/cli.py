@@ -360,7 +360,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         address=f"http://{args.host}:{sock.getsockname()[1]}/",
         # the tables stop (committed, their sockets told) before uvicorn waits for the
         # sockets to close; a cluster node leaving takes no table over meanwhile
-        on_shutdown=app.state.lobby.shut_down,
+        on_shutdown=app.state.shut_down,
         on_drain=app.state.readiness.drain,
         drain_seconds=max(0.0, args.drain_seconds),
     )

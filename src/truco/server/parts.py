@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from .config import ServerConfig
 from .guards.socket_caps import SocketCaps
 from .lobby.tables import Lobby
+from .notices import Notices
 from .people.session_store import Sessions
 from .storage.store import Store
 
@@ -21,3 +22,5 @@ class Server:
     sessions: Sessions
     #: the sockets open per address and per player
     sockets: SocketCaps = field(default_factory=lambda: SocketCaps(0, 0))
+    #: who listens for what changed (:mod:`.notices`)
+    notices: Notices = field(default_factory=Notices)

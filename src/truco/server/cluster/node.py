@@ -23,7 +23,7 @@ import math
 import random
 import secrets
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -92,6 +92,8 @@ class ClusterLobby(Lobby):
         self.routes: dict[str, Route] = {}  # this node's sockets at tables run elsewhere
         self.remote: dict[str, RemoteClient] = {}  # other nodes' sockets at tables run here
         self.find_seconds = 2 * lease_ms / 1000 + 3
+        #: where the notices other nodes publish are delivered (:mod:`~..notices`)
+        self.on_notices: Callable[[list[str]], None] | None = None
         self._others: list[tuple[float, dict[str, Any]]] = []  # the site's summaries, cached
         self._listing_asked = 0.0
         #: table -> its lobby face, version and when its summary went to Redis
@@ -448,17 +450,32 @@ class ClusterLobby(Lobby):
         return super().expel(player_id)
 
     async def _expel_elsewhere(self, player_id: str) -> None:
+        await self._tell_others({"k": "expel", "p": player_id})
+
+    def relay_notices(self, keys: list[str]) -> None:
+        """Pass a notice published here (:mod:`~..notices`) to the other nodes."""
+        self._spawn(self._tell_others({"k": "notice", "keys": keys}))
+
+    async def _tell_others(self, message: Message) -> None:
+        """``message`` to every other live node (a word to the node, for no connection)."""
         now = time.time() * 1000
         for node in await self.redis.zrangebyscore(self.key("nodes"), now, "+inf"):
             name = node.decode() if isinstance(node, bytes) else str(node)
             if name != self.node:
-                self.bus.send(name, {"k": "expel", "p": player_id})
+                self.bus.send(name, dict(message))
 
     # ------------------------------------------------------------------ the bus
+    def _on_word(self, message: Message) -> None:
+        """A word to this node itself (:meth:`_tell_others`), for no connection."""
+        if message["k"] == "expel":
+            super().expel(str(message["p"]))
+        elif message["k"] == "notice" and self.on_notices is not None:
+            self.on_notices([str(k) for k in message["keys"]])
+
     def _on_message(self, message: Message) -> None:
         kind = message["k"]
-        if kind == "expel":
-            super().expel(str(message["p"]))
+        if "c" not in message:
+            self._on_word(message)
             return
         if kind == "out":
             conns = message["c"]

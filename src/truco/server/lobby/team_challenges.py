@@ -88,6 +88,12 @@ def seats_of(conn: Connection, challenge_id: str) -> list[dict[str, Any]]:
     return [dict(r) for r in rows]
 
 
+def players_of(engine: Engine, challenge_id: str) -> list[str]:
+    """The players named or seated in a team challenge."""
+    with engine.connect() as conn:
+        return [s["player_id"] for s in seats_of(conn, challenge_id) if s["player_id"]]
+
+
 def seats_json(engine: Engine, challenge_id: str) -> list[dict[str, Any]]:
     """The seats as the page shows them (no player ids)."""
     with engine.connect() as conn:

@@ -2,12 +2,24 @@
 // the link's page (/desafio/{id}: accept or decline; a newcomer gets a guest session
 // first), and the watch every page keeps while a session is open: a challenge received
 // is shown with its buttons, and a challenge sent that was accepted takes the
-// challenger to the table. Both ask the server every few seconds.
+// challenger to the table. The watch hears of a change on the server's notice stream
+// (/api/notices) and then asks; without a stream it asks every few seconds.
 import { refusalText } from "./account.js";
 import { copyButton, el } from "./dom.js";
 import { t } from "./i18n.js";
 
 export const WATCH_MS = 4000;
+/** With a notice stream open, a look now and then all the same (a notice may be lost). */
+export const SLOW_MS = 30000;
+
+/** A stream of notices (``/api/notices``) that calls ``heard`` at each change; null where
+ * the browser has none. The browser opens a dropped one again by itself. */
+export function noticeStream(query, heard) {
+  if (typeof EventSource === "undefined") return null;
+  const source = new EventSource(`/api/notices${query}`);
+  source.addEventListener("changed", heard);
+  return source;
+}
 
 export function rulesText(rules) {
   const size = { 2: "1v1", 4: "2v2", 6: "3v3" }[rules.players] || "1v1";
@@ -86,7 +98,11 @@ export async function showChallenge(id, { app, api, identity, go }) {
  * received; an accepted one of theirs takes them to its table. */
 export function watchChallenges({ api, identity, go }, box) {
   const known = new Set();
+  let stream = null;
+  let timer = null;
   const tick = async () => {
+    clearTimeout(timer);
+    if (identity.player && !stream) stream = noticeStream("", () => tick());
     if (identity.player && !location.pathname.startsWith("/t/")) {
       try {
         const data = await api("/api/challenges");
@@ -106,10 +122,10 @@ export function watchChallenges({ api, identity, go }, box) {
           } }, t("chal.decline")))));
       } catch { /* no session, or the server away: the next look tries again */ }
     }
-    setTimeout(tick, WATCH_MS);
+    timer = setTimeout(tick, stream?.readyState === 1 ? SLOW_MS : WATCH_MS);
   };
   // what was accepted before this page opened does not move it
   // (asked only with a session: a first visit's console shows no 401)
-  if (!identity.player) { setTimeout(tick, WATCH_MS); return; }
+  if (!identity.player) { timer = setTimeout(tick, WATCH_MS); return; }
   api("/api/challenges").then((data) => data.sent.forEach((c) => c.status === "accepted" && known.add(c.id))).catch(() => {}).finally(tick);
 }

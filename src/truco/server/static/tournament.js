@@ -1,9 +1,10 @@
 // Tournaments: the list (/torneos) with the form to organise one, and a tournament's
 // page (/torneos/{id}): its standings, every game (spectate it live, or its replay once
 // over), and the buttons to enter, withdraw or start it. The page asks the server again
-// every two seconds (the director pairs on any node: the database is the truth).
+// when the notice stream says the tournament changed (the director pairs on any node and
+// tells every node), or every two seconds without a stream.
 import { refusalText } from "./account.js";
-import { rulesText } from "./challenges.js";
+import { noticeStream, rulesText, SLOW_MS } from "./challenges.js";
 import { el } from "./dom.js";
 import { lang, t } from "./i18n.js";
 
@@ -134,10 +135,12 @@ export async function showTournament(id, ctx) {
   render(await api(`/api/tournaments/${id}`));
   let closed = false;
   const poll = async () => {
+    clearTimeout(timer);
     if (closed) return;
     try { const tour = await api(`/api/tournaments/${id}`); if (!closed) render(tour); } catch { /* the next poll tries again */ }
-    if (!closed && seen?.status !== "finished") timer = setTimeout(poll, POLL_MS);
+    if (!closed && seen?.status !== "finished") timer = setTimeout(poll, stream?.readyState === 1 ? SLOW_MS : POLL_MS);
   };
+  const stream = noticeStream(`?tournament=${encodeURIComponent(id)}`, () => poll());
   timer = setTimeout(poll, POLL_MS);
-  return { close() { closed = true; clearTimeout(timer); } };
+  return { close() { closed = true; clearTimeout(timer); stream?.close(); } };
 }

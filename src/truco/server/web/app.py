@@ -50,6 +50,7 @@ from . import (
     howto,
     live,
     moderation_api,
+    notices_api,
     queue_api,
     tournaments_api,
 )
@@ -189,6 +190,10 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     sessions.on_ended_elsewhere = functools.partial(
         moderation_api.expel_if_banned, server, matchmaker
     )
+    relay = getattr(lobby, "relay_notices", None)
+    if relay is not None:  # a cluster node: notices go to the other nodes and come from them
+        server.notices.relay = relay
+        lobby.on_notices = server.notices.deliver  # type: ignore[attr-defined]  # (ClusterLobby)
     director = Director(server)
 
     @asynccontextmanager
@@ -227,6 +232,13 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app = FastAPI(title="Truco Argento", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.server = server
     app.state.lobby = lobby
+
+    def shut_down() -> None:
+        """The server begins to stop: the notice streams end, the tables stop."""
+        server.notices.close()
+        lobby.shut_down()
+
+    app.state.shut_down = shut_down
     app.state.config = config
     app.state.login_guard = accounts_api.LoginGuard(
         config.login_rate, config.password_workers, config.login_free_failures
@@ -258,6 +270,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     app.include_router(friends_api.router)
     app.include_router(challenges_api.router)
     app.include_router(tournaments_api.router)
+    app.include_router(notices_api.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     addresses = AddressLimits(config.http_rate, config.http_write_rate, windows)
     max_body, body_seconds = config.max_body_bytes, config.body_seconds

@@ -56,6 +56,18 @@ async def _link(server: Server, challenge: challenges.Challenge) -> dict[str, An
     return {**challenge.to_json(), "seats": seats, "link": f"/desafio/{challenge.id}"}
 
 
+async def _changed(server: Server, challenge: challenges.Challenge) -> dict[str, Any]:
+    """:func:`_link`, after telling everyone in ``challenge`` that it changed (their
+    pages' streams: :mod:`~..notices`)."""
+    players = {challenge.challenger_id, challenge.target_id}
+    if challenge.team:
+        players.update(
+            await asyncio.to_thread(team_challenges.players_of, server.store.engine, challenge.id)
+        )
+    server.notices.publish(*sorted(f"player:{p}" for p in players if p))
+    return await _link(server, challenge)
+
+
 @router.post("/challenges", responses=refusals(400, 401, 403, 404, 409))
 async def create(body: NewChallenge, server: ServerDep, player: PlayerDep) -> dict[str, Any]:
     """Challenge the account ``target`` (or make an open link) to a 1v1 with ``rules``;
@@ -66,7 +78,7 @@ async def create(body: NewChallenge, server: ServerDep, player: PlayerDep) -> di
     challenge = await asyncio.to_thread(
         challenges.create, server.store.engine, player, target or None, rules, body.rated, *names
     )
-    return await _link(server, challenge)
+    return await _changed(server, challenge)
 
 
 @router.get("/challenges", responses=refusals(401, 403))
@@ -85,7 +97,7 @@ async def one(challenge_id: ChallengeId, server: ServerDep) -> dict[str, Any]:
 @router.post("/challenges/{challenge_id}/accept", responses=refusals(401, 403, 404, 409, 503))
 async def accept(challenge_id: ChallengeId, server: ServerDep, player: PlayerDep) -> dict[str, Any]:
     """Accept: both of you are seated at a new table (its code in ``table``)."""
-    return await _link(server, await challenges.accept(server, challenge_id, player))
+    return await _changed(server, await challenges.accept(server, challenge_id, player))
 
 
 @router.post("/challenges/{challenge_id}/decline", responses=refusals(401, 403, 404, 409))
@@ -94,11 +106,11 @@ async def decline(
 ) -> dict[str, Any]:
     engine = server.store.engine
     challenge = await asyncio.to_thread(challenges.decline, engine, challenge_id, player)
-    return await _link(server, challenge)
+    return await _changed(server, challenge)
 
 
 @router.delete("/challenges/{challenge_id}", responses=refusals(401, 403, 404, 409))
 async def cancel(challenge_id: ChallengeId, server: ServerDep, player: PlayerDep) -> dict[str, Any]:
     engine = server.store.engine
     challenge = await asyncio.to_thread(challenges.cancel, engine, challenge_id, player)
-    return await _link(server, challenge)
+    return await _changed(server, challenge)

@@ -130,6 +130,7 @@ async def join(
     engine = server.store.engine
     partners = [n.strip() for n in body.partners] if body else []
     await asyncio.to_thread(records.join, engine, tournament_id, player, partners)
+    server.notices.publish(f"tournament:{tournament_id}")
     return await asyncio.to_thread(records.view, engine, tournament_id)
 
 
@@ -140,6 +141,7 @@ async def withdraw(
     """Be paired no more (the games played still count)."""
     engine = server.store.engine
     await asyncio.to_thread(records.withdraw, engine, tournament_id, player)
+    server.notices.publish(f"tournament:{tournament_id}")
     return await asyncio.to_thread(records.view, engine, tournament_id)
 
 
@@ -150,4 +152,5 @@ async def start(
     """The organiser starts it now (at least two entrants)."""
     engine = server.store.engine
     await asyncio.to_thread(records.start_now, engine, tournament_id, player)
+    server.notices.publish(f"tournament:{tournament_id}")
     return await asyncio.to_thread(records.view, engine, tournament_id)

@@ -96,18 +96,25 @@ class Director:
         engine = self.server.store.engine
         now = self.clock()
 
-        def step() -> list[tuple[int, list[str]]]:
+        def step() -> tuple[bool, list[tuple[int, list[str]]]]:
             with engine.begin() as conn:
                 if not records.claim(conn, tournament_id, self.name, now, LEASE):
-                    return []
-                self._note_results(conn, tournament_id)
-                return self._plan(conn, tournament_id, now)
+                    return False, []
+                status = records._tournament(conn, tournament_id)["status"]
+                ended = self._note_results(conn, tournament_id)
+                pairs = self._plan(conn, tournament_id, now)
+                moved = records._tournament(conn, tournament_id)["status"] != status
+                return bool(ended or pairs or moved), pairs
 
-        for seq, pair in await asyncio.to_thread(step):
+        changed, pairs = await asyncio.to_thread(step)
+        for seq, pair in pairs:
             await self._seat(tournament_id, seq, pair)
+        if changed:  # the tournament's pages ask again (:mod:`~...notices`)
+            self.server.notices.publish(f"tournament:{tournament_id}")
 
     # -------------------------------------------------------------- in the database
-    def _note_results(self, conn: Connection, tournament_id: str) -> None:
+    def _note_results(self, conn: Connection, tournament_id: str) -> int:
+        """The games whose tables ended, written as done; how many."""
         playing = conn.execute(
             select(tournament_games_table).where(
                 tournament_games_table.c.tournament_id == tournament_id,
@@ -139,6 +146,7 @@ class Director:
                 )
                 .values(status="done", winner_id=winner, ended_seq=order)
             )
+        return len(ended)
 
     def _plan(
         self, conn: Connection, tournament_id: str, now: float
