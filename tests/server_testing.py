@@ -48,6 +48,19 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+class _Server(uvicorn.Server):
+    """uvicorn's server that ends the notice streams as its shutdown begins, as ``truco
+    serve`` does (a page left open must not hold the test server's stop)."""
+
+    def __init__(self, config: uvicorn.Config, on_shutdown: Callable[[], None]) -> None:
+        super().__init__(config)
+        self.on_shutdown = on_shutdown
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self.on_shutdown()
+        await super().shutdown(sockets=sockets)
+
+
 class LiveServer:
     """``with LiveServer(config) as server:`` serves on ``server.url`` until the block ends."""
 
@@ -56,7 +69,7 @@ class LiveServer:
         self.config = config
         self.port = port or free_port()
         self.app = create_app(config)
-        self._server = uvicorn.Server(
+        self._server = _Server(
             uvicorn.Config(
                 **uvicorn_options(
                     self.app,
@@ -66,7 +79,8 @@ class LiveServer:
                     lifespan="on",
                     **options,
                 )
-            )
+            ),
+            on_shutdown=self.app.state.server.notices.close,
         )
         self._thread = threading.Thread(
             target=self._server.run, name=f"truco-server-{self.port}", daemon=True

@@ -12,6 +12,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -202,3 +203,14 @@ def test_a_stream_ends_with_its_session(server: LiveServer) -> None:
         assert stream.ended.wait(10), "the stream outlived its session"
     finally:
         stream.close()
+
+
+def test_an_open_stream_does_not_hold_the_servers_stop(tmp_path: Any) -> None:
+    config = ServerConfig(db_url=f"sqlite:///{tmp_path / 'truco.sqlite3'}")
+    with LiveServer(config) as live:
+        watcher = Stream(live.url, query="?tournament=abierto")
+        assert watcher.next() == ("hello", "")
+        started = time.monotonic()
+        live.stop()
+        assert watcher.ended.wait(5) and time.monotonic() - started < 10
+        watcher.close()
