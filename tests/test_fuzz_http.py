@@ -78,7 +78,8 @@ def check(case: Any, session: dict[str, str]) -> int:
 def test_no_request_gets_a_server_error_and_every_answer_is_documented(
     live: LiveServer, session: dict[str, str], mode: GenerationMode
 ) -> None:
-    schema = schemathesis.openapi.from_url(f"{live.url}/openapi.json")
+    # (the notice stream never ends by itself: tests/test_notices.py tries it)
+    schema = schemathesis.openapi.from_url(f"{live.url}/openapi.json").exclude(path="/api/notices")
     operations = len(list(schema.get_all_operations()))
     assert operations >= 10  # every route of the API is in the schema
 

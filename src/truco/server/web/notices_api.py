@@ -32,6 +32,12 @@ PING_SECONDS = 25.0
 RETRY_MS = 5000
 
 
+class EventStream(StreamingResponse):
+    """A stream of server-sent events (what the OpenAPI document names for 200)."""
+
+    media_type = "text/event-stream"
+
+
 class _Closer:
     """What :meth:`Sessions.watch` closes when the stream's session ends."""
 
@@ -42,13 +48,23 @@ class _Closer:
         self.subscription.close()
 
 
-@router.get("/notices", responses=refusals(400, 403, 429))
+@router.get(
+    "/notices",
+    response_class=EventStream,
+    responses={
+        **refusals(400, 403, 429),
+        200: {
+            "description": "the events, until the stream ends",
+            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+        },
+    },
+)
 async def notices(
     request: Request,
     server: ServerDep,
     player: MaybePlayerDep,
     tournament: Annotated[str | None, Query(pattern=ID_PATTERN, max_length=32)] = None,
-) -> StreamingResponse:
+) -> EventStream:
     """Server-sent events: ``changed`` with the keys that changed (see the module)."""
     keys = set()
     if player is not None:
@@ -88,6 +104,4 @@ async def notices(
             await server.sockets.release("player", player.id)
 
     headers: dict[str, Any] = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return StreamingResponse(
-        events(), media_type="text/event-stream", headers=headers, background=BackgroundTask(ended)
-    )
+    return EventStream(events(), headers=headers, background=BackgroundTask(ended))
