@@ -38,7 +38,8 @@ class Subscription:
         self._pending.add(key)
         self._ready.set()
 
-    def close(self) -> None:
+    def close(self, reason: str = "") -> None:
+        """End the stream (the server stops, or its session ended: ``reason``)."""
         self.closed = True
         self._ready.set()
 

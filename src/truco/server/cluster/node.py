@@ -446,11 +446,8 @@ class ClusterLobby(Lobby):
         as soon as the bus brings them the word (``expel``); how many tables of this node
         they sat at. The word may be lost with a node, as any of the bus's: the player's
         sockets still close with their sessions, and the grace's bot then takes the seat."""
-        self._spawn(self._expel_elsewhere(player_id))
+        self._spawn(self._tell_others({"k": "expel", "p": player_id}))
         return super().expel(player_id)
-
-    async def _expel_elsewhere(self, player_id: str) -> None:
-        await self._tell_others({"k": "expel", "p": player_id})
 
     def relay_notices(self, keys: list[str]) -> None:
         """Pass a notice published here (:mod:`~..notices`) to the other nodes."""

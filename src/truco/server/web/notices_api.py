@@ -20,7 +20,6 @@ from fastapi.responses import StreamingResponse
 from starlette.background import BackgroundTask
 
 from ..guards.limits import client_address
-from ..notices import Subscription
 from ..refusals import EVERY_ROUTE, refusals
 from .deps import ID_PATTERN, MaybePlayerDep, ServerDep
 
@@ -36,16 +35,6 @@ class EventStream(StreamingResponse):
     """A stream of server-sent events (what the OpenAPI document names for 200)."""
 
     media_type = "text/event-stream"
-
-
-class _Closer:
-    """What :meth:`Sessions.watch` closes when the stream's session ends."""
-
-    def __init__(self, subscription: Subscription) -> None:
-        self.subscription = subscription
-
-    def close(self, reason: str) -> None:
-        self.subscription.close()
 
 
 @router.get(
@@ -82,8 +71,7 @@ async def notices(
     if refusal is not None:
         raise HTTPException(429, refusal)
     subscription = server.notices.subscribe(keys)
-    closer = _Closer(subscription)
-    server.sessions.watch(player, closer)
+    server.sessions.watch(player, subscription)  # its session ends: the stream too
 
     async def events() -> AsyncIterator[str]:
         yield f"retry: {RETRY_MS}\n: hello\n\n"
@@ -98,7 +86,7 @@ async def notices(
         # after the response, however it ended (the client gone: Starlette cancels the
         # stream, then runs this)
         server.notices.unsubscribe(subscription)
-        server.sessions.unwatch(player, closer)
+        server.sessions.unwatch(player, subscription)
         await server.sockets.release("address", address)
         if player is not None:
             await server.sockets.release("player", player.id)
